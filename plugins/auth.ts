@@ -1,0 +1,90 @@
+// Authorization: the Basic credentials that earn a token (`fastify.checkCredentials`), and the
+// preHandler that guards a resource with the session's token (`fastify.tokenAuth(resource)`).
+// Secrets are compared in constant time.
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
+import { safeEqual } from '../src/secrets.js'
+
+/** How the request carried its token: the X-AUTH-TOKEN header or `Authorization: Bearer`. */
+export type TokenSource = 'x-auth-token' | 'bearer'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Whether an Authorization header holds the accepted Basic credentials. */
+    checkCredentials (authorization: string | undefined): boolean
+    /** The `WWW-Authenticate` value that goes with a refused Basic login. */
+    basicChallenge: string
+    /**
+     * A preHandler that lets a request through only with its session's token, and records
+     * `<METHOD> <resource> no-token|wrong-token` challenges on the way out.
+     */
+    tokenAuth (resource: string): preHandlerAsyncHookHandler
+  }
+  interface FastifyRequest {
+    /** Set by `tokenAuth` once the token was accepted. */
+    tokenSource: TokenSource | null
+  }
+}
+
+export interface AuthOptions {
+  username: string
+  password: string
+  realm: string
+}
+
+const BASIC = /^basic +([a-z0-9+/]+=*) *$/i
+const BEARER = /^bearer +(\S+) *$/i
+
+function tokenOf (request: FastifyRequest): [string, TokenSource] | undefined {
+  const header = request.headers['x-auth-token']
+  // An empty X-AUTH-TOKEN counts as missing.
+  if (typeof header === 'string' && header !== '') return [header, 'x-auth-token']
+  const bearer = BEARER.exec(request.headers.authorization ?? '')
+  return bearer === null ? undefined : [bearer[1] as string, 'bearer']
+}
+
+async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<void> {
+  const { username, password, realm } = options
+
+  fastify.decorate('basicChallenge', `Basic realm="${realm}"`)
+
+  fastify.decorate('checkCredentials', function (authorization: string | undefined): boolean {
+    const basic = BASIC.exec(authorization ?? '')
+    if (basic === null) return false
+    const decoded = Buffer.from(basic[1] as string, 'base64').toString('utf8')
+    const colon = decoded.indexOf(':')
+    if (colon === -1) return false
+    // Both halves are always compared, so the time taken does not say which one was wrong.
+    const userOk = safeEqual(decoded.slice(0, colon), username)
+    const passwordOk = safeEqual(decoded.slice(colon + 1), password)
+    return userOk && passwordOk
+  })
+
+  fastify.decorateRequest('tokenSource', null)
+
+  fastify.decorate('tokenAuth', function (resource: string): preHandlerAsyncHookHandler {
+    return async function requireToken (request: FastifyRequest, reply: FastifyReply) {
+      const challenger = request.challenger
+      if (challenger === null) {
+        return reply.fail(401, 'The X-CHALLENGER header must name a session: create one with POST /challenger')
+      }
+      const found = tokenOf(request)
+      if (found === undefined) {
+        await request.passChallenge(`${request.method} ${resource} no-token`)
+        return reply.fail(401, 'Send the token from POST /secret/token in the X-AUTH-TOKEN header')
+      }
+      const [token, source] = found
+      if (!safeEqual(token, challenger.token)) {
+        await request.passChallenge(`${request.method} ${resource} ${source === 'bearer' ? 'wrong-bearer' : 'wrong-token'}`)
+        return reply.fail(403, 'The token is not the one issued to this session')
+      }
+      request.tokenSource = source
+    }
+  })
+}
+
+export default fp(auth, {
+  name: 'auth',
+  fastify: '5.x',
+  dependencies: ['session', 'errors']
+})

@@ -1,0 +1,109 @@
+// Errors: one body shape, {"errorMessages": ["..."]}, made in one place.
+// Adds `reply.fail(status, message)`, the error handler and the 404 handler for the service,
+// and the handlers for errors that happen before routing (see `frameworkErrors`).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** Sends `status` with the error body `{"errorMessages": [message]}`. */
+    fail (status: number, message: string): FastifyReply
+  }
+}
+
+export interface ErrorBody {
+  errorMessages: string[]
+}
+
+export function errorBody (message: string): ErrorBody {
+  return { errorMessages: [message] }
+}
+
+// Fastify's own messages, said the way a learner can act on.
+const messages: Record<string, (error: FastifyError, request: FastifyRequest) => string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) =>
+    `Unsupported Content-Type ${JSON.stringify(request.headers['content-type'] ?? '')}: send application/json`,
+  FST_ERR_CTP_BODY_TOO_LARGE: (_e, request) =>
+    `The request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes`,
+  FST_ERR_CTP_INVALID_JSON_BODY: () => 'The request body is not valid JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => 'The request body is empty; send a JSON object such as {"note": "..."}',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => 'The Content-Length header does not match the body',
+  FST_ERR_VALIDATION: (error) => `Invalid request: ${error.message}`
+}
+
+function messageFor (error: FastifyError, request: FastifyRequest): string {
+  const make = error.code === undefined ? undefined : messages[error.code]
+  return make === undefined ? error.message : make(error, request)
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors raised before a route is found (a malformed URL).
+ * Hooks have not run, so the common headers are set here.
+ */
+export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const challenger = request.headers['x-challenger']
+  if (challenger !== undefined) reply.header('x-challenger', challenger)
+  reply
+    .code(error.statusCode ?? 400)
+    .headers(corsHeaders)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(errorBody(error.message)))
+}
+
+const corsHeaders = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': '*',
+  'access-control-expose-headers': '*'
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: errors from Node's HTTP parser (a malformed request line,
+ * headers over Node's size limit, a request that timed out). No request was parsed, so there is
+ * nothing to echo: the status, the CORS headers and the error body, then the connection closes.
+ */
+export function clientErrorHandler (error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const [status, message] = clientErrors[error.code ?? ''] ?? [400, 'Malformed HTTP request']
+  const body = JSON.stringify(errorBody(message))
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+    Object.entries(corsHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+    'content-type: application/json; charset=utf-8\r\n' +
+    `content-length: ${Buffer.byteLength(body)}\r\n` +
+    'connection: close\r\n\r\n' +
+    body
+  )
+}
+
+const clientErrors: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'The request headers are larger than the server accepts'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive']
+}
+
+async function errors (fastify: FastifyInstance): Promise<void> {
+  fastify.decorateReply('fail', function (this: FastifyReply, status: number, message: string) {
+    return this.code(status).send(errorBody(message))
+  })
+
+  fastify.setErrorHandler(function (error: FastifyError, request, reply) {
+    const status = error.statusCode ?? 500
+    if (status >= 500) {
+      // Logged in full; the learner gets no stack or internal detail.
+      request.log.error({ err: error }, 'request failed')
+      return reply.fail(500, 'Internal Server Error')
+    }
+    return reply.fail(status, messageFor(error, request))
+  })
+
+  fastify.setNotFoundHandler(function (request, reply) {
+    return reply.fail(404, `No resource at ${request.method} ${request.url}`)
+  })
+}
+
+export default fp(errors, { name: 'errors', fastify: '5.x' })

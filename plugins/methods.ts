@@ -1,0 +1,61 @@
+// HTTP methods: teaches the server every method Node's parser accepts (but CONNECT), so that
+// odd verbs reach the service and get a 405 instead of Fastify's 404, and adds
+// `fastify.answerEarly` and `fastify.allowOnly` for routes that answer before any body is read.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { METHODS } from 'node:http'
+
+/** Every method a route can be asked for. */
+export const ALL_METHODS: readonly string[] = METHODS.filter(method => method !== 'CONNECT')
+
+type Answer = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every method Node's parser accepts but CONNECT. */
+    allMethods: readonly string[]
+    /**
+     * Registers `url` for `methods`, answered by `answer` in the route's onRequest hook, before
+     * Fastify reads, limits or parses a body: a method that is refused is refused whatever it carries.
+     */
+    answerEarly (url: string, methods: readonly string[], answer: Answer): void
+    /**
+     * Answers OPTIONS on `url` with 204 and `Allow` (which also serves as the CORS preflight), and
+     * every method not in `allow` with 405, `Allow` and the error body.
+     */
+    allowOnly (url: string, allow: readonly string[]): void
+  }
+}
+
+/* c8 ignore next 4 */
+function unreachable (): void {
+  // answerEarly's onRequest hook always sends the reply, so Fastify never calls the handler.
+  throw new Error('unreachable')
+}
+
+async function methods (fastify: FastifyInstance): Promise<void> {
+  // Fastify keeps one list of methods per server. Added as bodyless: Fastify never parses a body
+  // for them, so they cannot fail on one before the route refuses them.
+  for (const method of ALL_METHODS) {
+    if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method)
+  }
+
+  fastify.decorate('allMethods', ALL_METHODS)
+
+  fastify.decorate('answerEarly', function (this: FastifyInstance, url: string, methods: readonly string[], answer: Answer) {
+    this.route({ method: [...methods], url, onRequest: answer, handler: unreachable })
+  })
+
+  fastify.decorate('allowOnly', function (this: FastifyInstance, url: string, allow: readonly string[]) {
+    const allowHeader = allow.join(', ')
+    this.answerEarly(url, ['OPTIONS'], async (_request, reply) =>
+      reply.code(204).headers({ allow: allowHeader, 'access-control-allow-methods': allowHeader }).send()
+    )
+    const refused = ALL_METHODS.filter(method => !allow.includes(method))
+    this.answerEarly(url, refused, async (request, reply) =>
+      reply.header('allow', allowHeader).fail(405, `${request.method} is not allowed on ${url}; allowed: ${allowHeader}`)
+    )
+  })
+}
+
+export default fp(methods, { name: 'http-methods', fastify: '5.x', dependencies: ['errors'] })

@@ -1,0 +1,38 @@
+// The whole service as one Fastify plugin. It is deliberately not wrapped in fastify-plugin:
+// a host can mount it under a prefix, and its decorators, hooks and error format stay inside.
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsync } from 'fastify'
+import auth from '../plugins/auth.js'
+import errors from '../plugins/errors.js'
+import headers from '../plugins/headers.js'
+import methods from '../plugins/methods.js'
+import registry from '../plugins/registry.js'
+import session from '../plugins/session.js'
+import challenger from '../routes/challenger.js'
+import challenges from '../routes/challenges.js'
+import heartbeat from '../routes/heartbeat.js'
+import secret from '../routes/secret.js'
+import { resolveOptions, type ApiChallengesOptions } from './options.js'
+
+export type { ApiChallengesOptions } from './options.js'
+
+const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
+  const options = resolveOptions(opts)
+
+  // TypeBox's own compiler validates without Ajv's type coercion: 42, null or ["a"] is not a note.
+  fastify.setValidatorCompiler(TypeBoxValidatorCompiler)
+
+  await fastify.register(errors)
+  await fastify.register(headers)
+  await fastify.register(methods)
+  await fastify.register(registry, { store: options.store })
+  await fastify.register(session)
+  await fastify.register(auth, options)
+
+  await fastify.register(heartbeat)
+  await fastify.register(challenger)
+  await fastify.register(challenges)
+  await fastify.register(secret, options)
+}
+
+export default app

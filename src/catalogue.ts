@@ -1,0 +1,76 @@
+// The challenge catalogue: which challenges exist and which request passes each.
+// Plain data and lookups; it knows nothing of HTTP or Fastify.
+
+/**
+ * What a route reports after it has answered a request, in the form
+ * `<METHOD> <resource> <outcome>`; the catalogue maps some of them to a challenge.
+ * HEAD never appears here, so a HEAD request passes nothing ("HEAD is not GET").
+ */
+export type Trigger =
+  | 'POST /challenger created'
+  | 'GET /challenges listed'
+  | 'DELETE /heartbeat'
+  | 'PATCH /heartbeat'
+  | 'TRACE /heartbeat'
+  | 'GET /heartbeat'
+  | 'POST /heartbeat as DELETE'
+  | 'POST /heartbeat as PATCH'
+  | 'POST /heartbeat as TRACE'
+  | 'POST /secret/token refused'
+  | 'POST /secret/token issued'
+  | 'GET /secret/note wrong-token'
+  | 'GET /secret/note no-token'
+  | 'GET /secret/note x-auth-token'
+  | 'GET /secret/note bearer'
+  | 'POST /secret/note wrong-token'
+  | 'POST /secret/note no-token'
+  | 'POST /secret/note x-auth-token'
+  | 'POST /secret/note bearer'
+
+export interface Challenge {
+  /** The reference's v1 number. */
+  readonly id: number
+  readonly name: string
+  readonly description: string
+  readonly trigger: Trigger
+}
+
+/** Every challenge, sorted by id. A session's progress is a bitmask over this array's indexes. */
+export const challenges: readonly Challenge[] = Object.freeze([
+  { id: 1, name: 'POST /challenger (201)', description: 'Create a session with POST /challenger and no X-CHALLENGER header; the response\'s X-CHALLENGER header holds your session id.', trigger: 'POST /challenger created' },
+  { id: 2, name: 'GET /challenges (200)', description: 'List the challenges with GET /challenges, sending your X-CHALLENGER header.', trigger: 'GET /challenges listed' },
+  { id: 25, name: 'DELETE /heartbeat (405)', description: 'Send DELETE to /heartbeat: the method is not allowed.', trigger: 'DELETE /heartbeat' },
+  { id: 26, name: 'PATCH /heartbeat (500)', description: 'Send PATCH to /heartbeat: the server fails with an internal error.', trigger: 'PATCH /heartbeat' },
+  { id: 27, name: 'TRACE /heartbeat (501)', description: 'Send TRACE to /heartbeat: the method is not implemented.', trigger: 'TRACE /heartbeat' },
+  { id: 28, name: 'GET /heartbeat (204)', description: 'Send GET to /heartbeat: the server is running and answers with no content.', trigger: 'GET /heartbeat' },
+  { id: 29, name: 'POST /secret/token (401)', description: 'Ask for a token with POST /secret/token and wrong Basic credentials.', trigger: 'POST /secret/token refused' },
+  { id: 30, name: 'POST /secret/token (201)', description: 'Get a token with POST /secret/token and the Basic credentials admin:password; it comes back in X-AUTH-TOKEN.', trigger: 'POST /secret/token issued' },
+  { id: 31, name: 'GET /secret/note (403)', description: 'Read the secret note with an X-AUTH-TOKEN that is not your session\'s token.', trigger: 'GET /secret/note wrong-token' },
+  { id: 32, name: 'GET /secret/note (401)', description: 'Read the secret note without any X-AUTH-TOKEN header.', trigger: 'GET /secret/note no-token' },
+  { id: 33, name: 'GET /secret/note (200)', description: 'Read the secret note with your session\'s token in X-AUTH-TOKEN.', trigger: 'GET /secret/note x-auth-token' },
+  { id: 34, name: 'POST /secret/note (200)', description: 'Write the secret note with your session\'s token in X-AUTH-TOKEN and a JSON body {"note": "..."}.', trigger: 'POST /secret/note x-auth-token' },
+  { id: 35, name: 'POST /secret/note (401)', description: 'Write the secret note without any X-AUTH-TOKEN header.', trigger: 'POST /secret/note no-token' },
+  { id: 36, name: 'POST /secret/note (403)', description: 'Write the secret note with an X-AUTH-TOKEN that is not your session\'s token.', trigger: 'POST /secret/note wrong-token' },
+  { id: 37, name: 'GET /secret/note (Bearer)', description: 'Read the secret note with your token sent as Authorization: Bearer <token>.', trigger: 'GET /secret/note bearer' },
+  { id: 38, name: 'POST /secret/note (Bearer)', description: 'Write the secret note with your token sent as Authorization: Bearer <token>.', trigger: 'POST /secret/note bearer' },
+  { id: 40, name: 'POST /heartbeat as DELETE (405)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: DELETE.', trigger: 'POST /heartbeat as DELETE' },
+  { id: 41, name: 'POST /heartbeat as PATCH (500)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: PATCH.', trigger: 'POST /heartbeat as PATCH' },
+  { id: 42, name: 'POST /heartbeat as TRACE (501)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: TRACE.', trigger: 'POST /heartbeat as TRACE' }
+].map(c => Object.freeze(c as Challenge)))
+
+const bitByTrigger = new Map<string, number>(challenges.map((c, index) => [c.trigger, 1 << index]))
+
+/** The progress bit a trigger sets, or 0 when the trigger passes no challenge. */
+export function bitFor (trigger: string): number {
+  return bitByTrigger.get(trigger) ?? 0
+}
+
+/** Whether the challenge at `index` of `challenges` is passed in `progress`. */
+export function isPassed (progress: number, index: number): boolean {
+  return (progress & (1 << index)) !== 0
+}
+
+/** The id as the reference writes it in status maps: two digits, `01`. */
+export function paddedId (id: number): string {
+  return String(id).padStart(2, '0')
+}

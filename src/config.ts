@@ -1,0 +1,54 @@
+// The environment of `npm start`, read in one place and turned into server and app options.
+// A bad value stops start-up with one line that names the variable.
+import type { ApiChallengesOptions } from './options.js'
+
+export interface ServerConfig {
+  port: number
+  host: string
+  logLevel: string
+  app: ApiChallengesOptions
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+type Env = Record<string, string | undefined>
+
+function integer (env: Env, name: string, min: number, max: number): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  const value = Number(raw)
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`)
+  }
+  return value
+}
+
+function nonEmpty (env: Env, name: string): string | undefined {
+  const raw = env[name]
+  return raw === undefined || raw === '' ? undefined : raw
+}
+
+export function configFromEnv (env: Env): ServerConfig {
+  const logLevel = nonEmpty(env, 'LOG_LEVEL') ?? 'info'
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`)
+  }
+  const app: ApiChallengesOptions = {
+    username: nonEmpty(env, 'AUTH_USERNAME'),
+    password: nonEmpty(env, 'AUTH_PASSWORD'),
+    noteMaxLength: integer(env, 'NOTE_MAX_LENGTH', 1, 1_000_000),
+    bodyLimit: integer(env, 'BODY_LIMIT', 1, 100 * 1024 * 1024)
+  }
+  if (app.username?.includes(':') === true) throw new ConfigError('AUTH_USERNAME must not contain ":"')
+  return {
+    port: integer(env, 'PORT', 0, 65535) ?? 3000,
+    host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
+    logLevel,
+    // Unset variables leave the app's own defaults in force.
+    app: Object.fromEntries(Object.entries(app).filter(([, value]) => value !== undefined))
+  }
+}

@@ -1,0 +1,50 @@
+// The process: environment → options, a Fastify server with the service registered, listen,
+// and a graceful close on SIGINT/SIGTERM. Nothing else starts a server.
+import closeWithGrace from 'close-with-grace'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import { realpathSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
+import { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
+import app from './app.js'
+import { configFromEnv, ConfigError, type ServerConfig } from './config.js'
+
+/** A Fastify server with the service registered at the root, not yet listening. */
+export function createServer (config: ServerConfig): FastifyInstance {
+  const fastify = Fastify({
+    logger: { level: config.logLevel },
+    // One log line per request costs half the throughput; they are there at debug and trace.
+    logController: new LogController({ disableRequestLogging: !['debug', 'trace'].includes(config.logLevel) }),
+    // Errors raised before routing get the service's error body and headers too.
+    frameworkErrors,
+    clientErrorHandler
+  })
+  fastify.register(app, config.app)
+  return fastify
+}
+
+/** Starts the practice target from the environment; resolves once it listens. */
+export async function main (env: Record<string, string | undefined>): Promise<FastifyInstance | undefined> {
+  let config: ServerConfig
+  try {
+    config = configFromEnv(env)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`api-challenges: ${error.message}\n`)
+    process.exitCode = 1
+    return undefined
+  }
+  const fastify = createServer(config)
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err !== undefined) fastify.log.error({ err }, 'closing after an error')
+    else fastify.log.info({ signal }, 'closing')
+    await fastify.close()
+  })
+  const address = await fastify.listen({ port: config.port, host: config.host })
+  fastify.log.info(`API Challenges practice target ready: curl -i -X POST ${address}/challenger`)
+  return fastify
+}
+
+const entry = process.argv[1]
+if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href) {
+  await main(process.env)
+}

@@ -1,0 +1,19 @@
+// Note truncation by Unicode code points: a surrogate pair counts as one character
+// and is never split.
+
+/** `text` cut to at most `max` code points. */
+export function truncate (text: string, max: number): string {
+  // A string's code points never outnumber its UTF-16 units.
+  if (text.length <= max) return text
+  let points = 0
+  for (let i = 0; i < text.length; i++) {
+    if (points === max) return text.slice(0, i)
+    points++
+    const unit = text.charCodeAt(i)
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) i++
+    }
+  }
+  return text
+}
