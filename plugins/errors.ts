@@ -23,19 +23,20 @@ export function errorBody (message: string): ErrorBody {
 
 // Fastify's own messages, said the way a learner can act on.
 const messages: Record<string, (error: FastifyError, request: FastifyRequest) => string> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) =>
-    `Unsupported Content-Type ${JSON.stringify(request.headers['content-type'] ?? '')}: send application/json`,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) => request.headers['content-type'] === undefined
+    ? 'The request has a body but no Content-Type: send application/json'
+    : `Unsupported Content-Type ${JSON.stringify(request.headers['content-type'])}: send application/json`,
   FST_ERR_CTP_BODY_TOO_LARGE: (_e, request) =>
     `The request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes`,
-  FST_ERR_CTP_INVALID_JSON_BODY: () => 'The request body is not valid JSON',
+  FST_ERR_CTP_INVALID_JSON_BODY: () => 'The request body is not valid JSON (or holds a __proto__ or constructor.prototype key)',
   FST_ERR_CTP_EMPTY_JSON_BODY: () => 'The request body is empty; send a JSON object such as {"note": "..."}',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => 'The Content-Length header does not match the body',
   FST_ERR_VALIDATION: (error) => `Invalid request: ${error.message}`
 }
 
+/** What the learner reads: a message of ours for Fastify's own errors, else the error's message. */
 function messageFor (error: FastifyError, request: FastifyRequest): string {
-  const make = error.code === undefined ? undefined : messages[error.code]
-  return make === undefined ? error.message : make(error, request)
+  return messages[error.code]?.(error, request) ?? error.message
 }
 
 /**
@@ -46,7 +47,8 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
   const challenger = request.headers['x-challenger']
   if (challenger !== undefined) reply.header('x-challenger', challenger)
   reply
-    .code(error.statusCode ?? 400)
+    // Fastify's framework errors always carry their status.
+    .code(error.statusCode as number)
     .headers(corsHeaders)
     .type('application/json; charset=utf-8')
     .send(JSON.stringify(errorBody(error.message)))

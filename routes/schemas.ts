@@ -1,5 +1,5 @@
-// TypeBox schemas shared by the route plugins. Types come from `Static<typeof Schema>`.
-import { Type, type Static } from '@sinclair/typebox'
+// TypeBox schemas shared by the route plugins; the type provider derives the handlers' types from them.
+import { Type } from '@sinclair/typebox'
 
 export const ErrorBody = Type.Object({
   errorMessages: Type.Array(Type.String())
@@ -8,7 +8,6 @@ export const ErrorBody = Type.Object({
 export const NoteBody = Type.Object({
   note: Type.String({ description: 'The new note; longer text is truncated when stored' })
 })
-export type NoteBody = Static<typeof NoteBody>
 
 export const Note = Type.Object({
   note: Type.String({ description: 'The stored note, "" when none was written' })
@@ -22,7 +21,6 @@ export const ChallengeList = Type.Object({
     status: Type.Boolean()
   }))
 })
-export type ChallengeList = Static<typeof ChallengeList>
 
 // `type: 'null'` is how OpenAPI tools read "no body"; the static type lets `reply.send()` go without one.
 export const Empty = Type.Unsafe<undefined>({ type: 'null', description: 'No body' })

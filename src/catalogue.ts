@@ -69,8 +69,3 @@ export function bitFor (trigger: string): number {
 export function isPassed (progress: number, index: number): boolean {
   return (progress & (1 << index)) !== 0
 }
-
-/** The id as the reference writes it in status maps: two digits, `01`. */
-export function paddedId (id: number): string {
-  return String(id).padStart(2, '0')
-}

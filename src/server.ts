@@ -22,7 +22,10 @@ export function createServer (config: ServerConfig): FastifyInstance {
   return fastify
 }
 
-/** Starts the practice target from the environment; resolves once it listens. */
+/**
+ * Starts the practice target from the environment; resolves once it listens, or with undefined
+ * (after one line on stderr) when a setting is bad.
+ */
 export async function main (env: Record<string, string | undefined>): Promise<FastifyInstance | undefined> {
   let config: ServerConfig
   try {
@@ -30,7 +33,6 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     process.stderr.write(`api-challenges: ${error.message}\n`)
-    process.exitCode = 1
     return undefined
   }
   const fastify = createServer(config)
@@ -46,5 +48,5 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
 
 const entry = process.argv[1]
 if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href) {
-  await main(process.env)
+  if (await main(process.env) === undefined) process.exitCode = 1
 }

@@ -1,0 +1,107 @@
+// The plain modules, without HTTP: truncation, the catalogue, secrets, options, configuration, store.
+import t from 'tap'
+import { bitFor, challenges, isPassed } from '../src/catalogue.js'
+import { configFromEnv, ConfigError } from '../src/config.js'
+import { defaults, resolveOptions } from '../src/options.js'
+import { safeEqual } from '../src/secrets.js'
+import { MemoryStore, TOKEN_PATTERN } from '../src/store.js'
+import { truncate } from '../src/truncate.js'
+
+t.test('truncate counts code points and never splits a surrogate pair', async t => {
+  t.equal(truncate('', 3), '')
+  t.equal(truncate('abc', 3), 'abc')
+  t.equal(truncate('abcd', 3), 'abc')
+  t.equal(truncate('😀😀😀😀', 3), '😀😀😀')
+  t.equal(truncate('ab😀c', 3), 'ab😀')
+  t.equal(truncate('a😀😀', 2), 'a😀')
+  t.equal(truncate('😀😀', 2), '😀😀', 'four UTF-16 units, two code points: nothing cut')
+  t.equal(truncate('a\ud800bcd', 3), 'a\ud800b', 'a lone high surrogate counts as one')
+  t.equal(truncate('\ud800\ud800\ud800\ud800', 2), '\ud800\ud800')
+  t.equal(truncate('é'.repeat(200), 100), 'é'.repeat(100))
+})
+
+t.test('the catalogue', async t => {
+  const ids = challenges.map(c => c.id)
+  t.same(ids, [1, 2, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42])
+  t.equal(new Set(challenges.map(c => c.trigger)).size, challenges.length, 'one trigger per challenge')
+  t.ok(challenges.length <= 31, 'progress fits in one small integer')
+  t.equal(bitFor('GET /heartbeat'), 1 << ids.indexOf(28))
+  t.equal(bitFor('HEAD /heartbeat'), 0)
+  t.equal(bitFor('POST /secret/note wrong-bearer'), 0)
+  t.ok(isPassed(bitFor('TRACE /heartbeat'), ids.indexOf(27)))
+  t.notOk(isPassed(bitFor('TRACE /heartbeat'), ids.indexOf(26)))
+  t.throws(() => { (challenges as unknown as unknown[]).push({}) }, TypeError, 'frozen')
+  t.equal(challenges.find(c => c.id === 41)?.name, 'POST /heartbeat as PATCH (500)')
+})
+
+t.test('safeEqual', async t => {
+  t.ok(safeEqual('abc', 'abc'))
+  t.notOk(safeEqual('abd', 'abc'))
+  t.notOk(safeEqual('ab', 'abc'))
+  t.notOk(safeEqual('abcd', 'abc'))
+  t.notOk(safeEqual('', 'abc'))
+  t.ok(safeEqual('wörd', 'wörd'))
+  t.notOk(safeEqual('wörd', 'word'))
+  t.notOk(safeEqual('abc\u0000', 'abc'))
+})
+
+t.test('resolveOptions merges defaults without touching the caller and refuses bad values', async t => {
+  t.same(resolveOptions(), { ...defaults, store: undefined })
+  const mine = { noteMaxLength: 5 }
+  const resolved = resolveOptions(mine)
+  t.equal(resolved.noteMaxLength, 5)
+  t.equal(resolved.username, 'admin')
+  t.same(mine, { noteMaxLength: 5 }, 'the caller\'s object is unchanged')
+  t.throws(() => resolveOptions({ noteMaxLength: 0 }), { message: 'api-challenges: option noteMaxLength must be a positive integer, got 0' })
+  t.throws(() => resolveOptions({ bodyLimit: 1.5 }), /bodyLimit must be a positive integer/)
+  t.throws(() => resolveOptions({ bodyLimit: '10' as unknown as number }), /bodyLimit must be a positive integer, got "10"/)
+  t.throws(() => resolveOptions({ username: 'a:b' }), /option username must be/)
+  t.throws(() => resolveOptions({ username: '' }), /option username must be/)
+  t.throws(() => resolveOptions({ password: 'a\nb' }), /option password must be/)
+  t.throws(() => resolveOptions({ realm: 'a"b' }), /option realm must be/)
+})
+
+t.test('configFromEnv reads the environment and names a bad variable', async t => {
+  t.same(configFromEnv({}), { port: 3000, host: '127.0.0.1', logLevel: 'info', app: {} })
+  t.same(configFromEnv({ PORT: '8080', HOST: '0.0.0.0', LOG_LEVEL: 'warn', AUTH_USERNAME: 'u', AUTH_PASSWORD: 'p', NOTE_MAX_LENGTH: '50', BODY_LIMIT: '1024' }), {
+    port: 8080,
+    host: '0.0.0.0',
+    logLevel: 'warn',
+    app: { username: 'u', password: 'p', noteMaxLength: 50, bodyLimit: 1024 }
+  })
+  t.same(configFromEnv({ PORT: '', HOST: '' }), { port: 3000, host: '127.0.0.1', logLevel: 'info', app: {} }, 'empty counts as unset')
+  const bad: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'abc' }, /^PORT must be a whole number from 0 to 65535, got "abc"$/],
+    [{ PORT: '70000' }, /^PORT must be/],
+    [{ PORT: '-1' }, /^PORT must be/],
+    [{ PORT: '1e3' }, /^PORT must be/],
+    [{ NOTE_MAX_LENGTH: '0' }, /^NOTE_MAX_LENGTH must be/],
+    [{ BODY_LIMIT: '10kb' }, /^BODY_LIMIT must be/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
+    [{ AUTH_USERNAME: 'a:b' }, /^AUTH_USERNAME must not contain ":"$/]
+  ]
+  for (const [env, message] of bad) t.throws(() => configFromEnv(env), { name: 'ConfigError', message }, JSON.stringify(env))
+  t.type(new ConfigError('x'), Error)
+})
+
+t.test('MemoryStore', async t => {
+  const store = new MemoryStore()
+  const a = await store.create()
+  const b = await store.create()
+  t.not(a.guid, b.guid)
+  t.match(a.token, TOKEN_PATTERN)
+  t.not(a.token, b.token)
+  t.same(await store.get(a.guid), { guid: a.guid, token: a.token, note: '', progress: 0 })
+  t.equal(await store.get('nope'), undefined)
+  t.equal(await store.get('__proto__'), undefined)
+  t.equal(await store.setNote(a.guid, 'hi'), 'hi')
+  t.equal(await store.setNote('nope', 'hi'), undefined)
+  await store.pass(a.guid, 0b101)
+  await store.pass(a.guid, 0b100)
+  await store.pass('nope', 1)
+  t.same(await store.get(a.guid), { guid: a.guid, token: a.token, note: 'hi', progress: 0b101 })
+  t.equal((await store.get(b.guid))?.note, '', 'the other session is untouched')
+  t.equal(store.size, 2)
+  await store.close()
+  t.equal(store.size, 0)
+})

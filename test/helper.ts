@@ -1,0 +1,56 @@
+// Builds the service as `npm start` does (same Fastify options), silent, for one test,
+// and closes it on teardown.
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { Test } from 'tap'
+import type { ApiChallengesOptions } from '../src/app.js'
+import { challenges, isPassed } from '../src/catalogue.js'
+import { createServer } from '../src/server.js'
+import { MemoryStore, type ChallengerStore } from '../src/store.js'
+
+const stores = new WeakMap<FastifyInstance, ChallengerStore>()
+
+/** The app, with a store the test can look into (`passed`, `storeOf`) unless `options` brings one. */
+export async function build (t: Test, options: ApiChallengesOptions = {}): Promise<FastifyInstance> {
+  const store = options.store ?? new MemoryStore()
+  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { ...options, store } })
+  stores.set(app, store)
+  t.teardown(() => app.close())
+  await app.ready()
+  return app
+}
+
+export interface Session {
+  guid: string
+  token: string
+}
+
+/** A new session with its token, the way a learner gets them. */
+export async function newSession (app: FastifyInstance): Promise<Session> {
+  const created = await app.inject({ method: 'POST', url: '/challenger' })
+  const guid = created.headers['x-challenger'] as string
+  const issued = await app.inject({
+    method: 'POST',
+    url: '/secret/token',
+    headers: { 'x-challenger': guid, authorization: basic('admin', 'password') }
+  })
+  return { guid, token: issued.headers['x-auth-token'] as string }
+}
+
+export function basic (username: string, password: string): string {
+  return 'Basic ' + Buffer.from(`${username}:${password}`).toString('base64')
+}
+
+/** The ids of the challenges the session has passed, as GET /challenges lists them. */
+export async function passed (app: FastifyInstance, guid: string): Promise<number[]> {
+  // Read through the registry, so that looking does not pass challenge 02.
+  const progress = (await storeOf(app).get(guid))?.progress ?? 0
+  return challenges.filter((_c, index) => isPassed(progress, index)).map(c => c.id)
+}
+
+export function errorMessages (res: LightMyRequestResponse): unknown {
+  return res.json().errorMessages
+}
+
+export function storeOf (app: FastifyInstance): ChallengerStore {
+  return stores.get(app) as ChallengerStore
+}

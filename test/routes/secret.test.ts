@@ -1,0 +1,292 @@
+import t from 'tap'
+import { MemoryStore } from '../../src/store.js'
+import { basic, build, errorMessages, newSession, passed, storeOf } from '../helper.js'
+
+const json = { 'content-type': 'application/json' }
+
+t.test('POST /secret/token', async t => {
+  const app = await build(t)
+  const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+
+  t.test('with the right credentials and a session is 201 with the token and an empty body', async t => {
+    const res = await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, authorization: basic('admin', 'password') } })
+    t.equal(res.statusCode, 201)
+    t.equal(res.body, '')
+    t.match(res.headers['x-auth-token'], /^[0-9a-f]{32}$/)
+    t.equal(res.headers['x-challenger'], guid)
+    const again = await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, authorization: basic('admin', 'password') } })
+    t.equal(again.headers['x-auth-token'], res.headers['x-auth-token'], 'the same token on every request')
+    t.ok((await passed(app, guid)).includes(30))
+  })
+
+  t.test('wrong or missing credentials are 401 with WWW-Authenticate and no token', async t => {
+    for (const authorization of [basic('admin', 'wrong'), basic('root', 'password'), basic('admin', 'password2'), 'Basic', 'Basic !!!', 'Basic ' + Buffer.from('nocolon').toString('base64'), 'Bearer x', undefined]) {
+      const headers = authorization === undefined ? { 'x-challenger': guid } : { 'x-challenger': guid, authorization }
+      const res = await app.inject({ method: 'POST', url: '/secret/token', headers })
+      t.equal(res.statusCode, 401, String(authorization))
+      t.equal(res.headers['www-authenticate'], 'Basic realm="api-challenges"')
+      t.equal(res.headers['x-auth-token'], undefined)
+      t.same(errorMessages(res), ['Send Basic credentials that the server accepts (by default admin:password) in the Authorization header'])
+    }
+  })
+
+  t.test('credentials are checked before the session', async t => {
+    const res = await app.inject({ method: 'POST', url: '/secret/token', headers: { authorization: basic('admin', 'nope') } })
+    t.equal(res.statusCode, 401)
+    t.equal(res.headers['www-authenticate'], 'Basic realm="api-challenges"')
+  })
+
+  t.test('a missing or unknown session is 401 without WWW-Authenticate', async t => {
+    for (const headers of [{}, { 'x-challenger': 'unknown' }]) {
+      const res = await app.inject({ method: 'POST', url: '/secret/token', headers: { ...headers, authorization: basic('admin', 'password') } })
+      t.equal(res.statusCode, 401)
+      t.equal(res.headers['www-authenticate'], undefined)
+      t.equal(res.headers['x-auth-token'], undefined)
+      t.match(errorMessages(res), [/X-CHALLENGER/])
+    }
+  })
+
+  t.test('OPTIONS is 204 with Allow; other methods 405 with Allow and the error body', async t => {
+    const options = await app.inject({ method: 'OPTIONS', url: '/secret/token' })
+    t.equal(options.statusCode, 204)
+    t.equal(options.headers.allow, 'POST, OPTIONS')
+    for (const method of ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'TRACE', 'PROPFIND']) {
+      const res = await app.inject({ method: method as 'GET', url: '/secret/token' })
+      t.equal(res.statusCode, 405, method)
+      t.equal(res.headers.allow, 'POST, OPTIONS')
+      if (method !== 'HEAD') t.match(errorMessages(res), [/not allowed/])
+    }
+  })
+})
+
+t.test('challenge 29 needs some credentials sent; 30 the token issued', async t => {
+  const app = await build(t)
+  const none = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+  await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': none } })
+  t.same(await passed(app, none), [1])
+  await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': none, authorization: basic('admin', 'x') } })
+  t.same(await passed(app, none), [1, 29])
+})
+
+t.test('tokens differ between sessions', async t => {
+  const app = await build(t)
+  const a = await newSession(app)
+  const b = await newSession(app)
+  t.not(a.token, b.token)
+})
+
+t.test('credentials and realm are configurable', async t => {
+  const app = await build(t, { username: 'learner', password: 'p:ss wörd', realm: 'practice' })
+  const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+  const old = await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, authorization: basic('admin', 'password') } })
+  t.equal(old.statusCode, 401)
+  t.equal(old.headers['www-authenticate'], 'Basic realm="practice"')
+  const res = await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, authorization: basic('learner', 'p:ss wörd') } })
+  t.equal(res.statusCode, 201)
+})
+
+t.test('/secret/note', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const other = await newSession(app)
+  const mine = { 'x-challenger': me.guid, 'x-auth-token': me.token }
+
+  t.test('GET before any write is 200 with an empty note', async t => {
+    const res = await app.inject({ method: 'GET', url: '/secret/note', headers: mine })
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+    t.same(res.json(), { note: '' })
+  })
+
+  t.test('POST with the token stores the note and answers it', async t => {
+    const res = await app.inject({ method: 'POST', url: '/secret/note', headers: { ...mine, ...json }, payload: { note: 'my secret' } })
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+    t.same(res.json(), { note: 'my secret' })
+    const read = await app.inject({ method: 'GET', url: '/secret/note', headers: mine })
+    t.same(read.json(), { note: 'my secret' })
+  })
+
+  t.test('the token also works as Authorization: Bearer; a Basic header is ignored', async t => {
+    const bearer = { 'x-challenger': me.guid, authorization: `Bearer ${me.token}` }
+    const res = await app.inject({ method: 'GET', url: '/secret/note', headers: bearer })
+    t.equal(res.statusCode, 200)
+    t.same(res.json(), { note: 'my secret' })
+    const basicToo = await app.inject({ method: 'GET', url: '/secret/note', headers: { ...mine, authorization: basic('admin', 'password') } })
+    t.equal(basicToo.statusCode, 200)
+    const basicOnly = await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': me.guid, authorization: basic('admin', 'password') } })
+    t.equal(basicOnly.statusCode, 401)
+  })
+
+  t.test('no token is 401; an empty X-AUTH-TOKEN counts as none', async t => {
+    for (const headers of [{ 'x-challenger': me.guid }, { 'x-challenger': me.guid, 'x-auth-token': '' }]) {
+      for (const method of ['GET', 'POST'] as const) {
+        const res = await app.inject({ method, url: '/secret/note', headers: { ...headers, ...json }, payload: method === 'POST' ? { note: 'changed' } : undefined })
+        t.equal(res.statusCode, 401, method)
+        t.match(errorMessages(res), [/X-AUTH-TOKEN/])
+      }
+    }
+    t.same((await app.inject({ method: 'GET', url: '/secret/note', headers: mine })).json(), { note: 'my secret' })
+  })
+
+  t.test('a wrong token, or another session\'s token, is 403 and changes nothing', async t => {
+    for (const token of ['wrong', other.token, me.token.toUpperCase(), me.token + '0', me.token.slice(1)]) {
+      for (const headers of [{ 'x-auth-token': token }, { authorization: `Bearer ${token}` }]) {
+        const res = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, ...headers, ...json }, payload: { note: 'changed' } })
+        t.equal(res.statusCode, 403, token)
+        t.same(res.json(), { errorMessages: ['The token is not the one issued to this session'] })
+      }
+    }
+    t.same((await app.inject({ method: 'GET', url: '/secret/note', headers: mine })).json(), { note: 'my secret' })
+    t.same((await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': other.guid, 'x-auth-token': other.token } })).json(), { note: '' })
+  })
+
+  t.test('a missing or unknown session is 401, whatever the token', async t => {
+    for (const challenger of [{}, { 'x-challenger': '' }, { 'x-challenger': 'nobody' }]) {
+      const res = await app.inject({ method: 'GET', url: '/secret/note', headers: { ...challenger, 'x-auth-token': me.token } })
+      t.equal(res.statusCode, 401)
+      t.match(errorMessages(res), [/X-CHALLENGER/])
+    }
+  })
+
+  t.test('OPTIONS is 204 with Allow; other methods 405', async t => {
+    const options = await app.inject({ method: 'OPTIONS', url: '/secret/note', headers: json, payload: '{bad' })
+    t.equal(options.statusCode, 204)
+    t.equal(options.headers.allow, 'GET, HEAD, POST, OPTIONS')
+    for (const method of ['PUT', 'DELETE', 'PATCH', 'TRACE', 'SEARCH']) {
+      const res = await app.inject({ method: method as 'GET', url: '/secret/note', headers: { ...mine, ...json }, payload: '{"note":"changed"}' })
+      t.equal(res.statusCode, 405, method)
+      t.equal(res.headers.allow, 'GET, HEAD, POST, OPTIONS')
+    }
+    const head = await app.inject({ method: 'HEAD', url: '/secret/note', headers: mine })
+    t.equal(head.statusCode, 200)
+    t.equal(head.body, '')
+    t.same((await app.inject({ method: 'GET', url: '/secret/note', headers: mine })).json(), { note: 'my secret' })
+  })
+})
+
+t.test('a POST body is checked before the token', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const cases: Array<[string, Record<string, string>, string, number]> = [
+    ['malformed JSON', json, '{"note":', 400],
+    ['empty JSON body', json, '', 400],
+    ['not an object', json, '"just text"', 400],
+    ['an array', json, '[{"note":"a"}]', 400],
+    ['no note', json, '{"text":"a"}', 400],
+    ['a number', json, '{"note":42}', 400],
+    ['null', json, '{"note":null}', 400],
+    ['an array note', json, '{"note":["a"]}', 400],
+    ['a boolean note', json, '{"note":true}', 400],
+    ['__proto__', json, '{"note":"a","__proto__":{"x":1}}', 400],
+    ['text/plain', { 'content-type': 'text/plain' }, '{"note":"a"}', 415],
+    ['form data', { 'content-type': 'application/x-www-form-urlencoded' }, 'note=a', 415],
+    ['a body over 16 KiB', json, JSON.stringify({ note: 'x'.repeat(16 * 1024) }), 413]
+  ]
+  for (const [name, headers, payload, status] of cases) {
+    for (const auth of [{}, { 'x-auth-token': me.token }, { 'x-auth-token': 'wrong' }]) {
+      const res = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, ...auth, ...headers }, payload })
+      t.equal(res.statusCode, status, `${name} ${JSON.stringify(auth)}`)
+      t.match(res.json(), { errorMessages: [String] }, name)
+    }
+  }
+  const missing = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid } })
+  t.equal(missing.statusCode, 400, 'no body and no content type')
+  t.equal((await storeOf(app).get(me.guid))?.note, '', 'nothing was stored')
+  t.same(await passed(app, me.guid), [1, 30], 'no note challenge was passed by a refused body')
+})
+
+t.test('a valid body with no token is 401, with a wrong token 403', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const none = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, ...json }, payload: { note: 'a' } })
+  t.equal(none.statusCode, 401)
+  const wrong = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, 'x-auth-token': 'x', ...json }, payload: { note: 'a' } })
+  t.equal(wrong.statusCode, 403)
+})
+
+t.test('error messages say what was wrong', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const headers = { 'x-challenger': me.guid, 'x-auth-token': me.token }
+  const send = async (extra: Record<string, string>, payload: string) =>
+    errorMessages(await app.inject({ method: 'POST', url: '/secret/note', headers: { ...headers, ...extra }, payload }))
+  t.same(await send(json, '{'), ['The request body is not valid JSON (or holds a __proto__ or constructor.prototype key)'])
+  t.same(await send({}, 'note'), ['The request has a body but no Content-Type: send application/json'])
+  t.same(await send({ ...json, 'content-length': '5' }, '{"note":"longer"}'), ['The Content-Length header does not match the body'])
+  t.same(await send(json, ''), ['The request body is empty; send a JSON object such as {"note": "..."}'])
+  t.match(await send(json, '{"note":1}'), [/^Invalid request: body\/note /])
+  t.same(await send({ 'content-type': 'text/csv' }, 'a'), ['Unsupported Content-Type "text/csv": send application/json'])
+  t.same(await send(json, JSON.stringify({ note: 'x'.repeat(20000) })), ['The request body is larger than the limit of 16384 bytes'])
+})
+
+t.test('notes are truncated to 100 code points when stored', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const headers = { 'x-challenger': me.guid, 'x-auth-token': me.token, ...json }
+  const cases: Array<[string, string]> = [
+    ['a'.repeat(100), 'a'.repeat(100)],
+    ['a'.repeat(101), 'a'.repeat(100)],
+    ['😀'.repeat(150), '😀'.repeat(100)],
+    ['a'.repeat(99) + '😀😀', 'a'.repeat(99) + '😀'],
+    ['x'.repeat(16000), 'x'.repeat(100)]
+  ]
+  for (const [sent, stored] of cases) {
+    const res = await app.inject({ method: 'POST', url: '/secret/note', headers, payload: { note: sent } })
+    t.equal(res.statusCode, 200)
+    t.equal(res.json().note, stored)
+    t.equal((await app.inject({ method: 'GET', url: '/secret/note', headers })).json().note, stored)
+  }
+})
+
+t.test('note length and body limit are configurable', async t => {
+  const app = await build(t, { noteMaxLength: 5, bodyLimit: 100 })
+  const me = await newSession(app)
+  const headers = { 'x-challenger': me.guid, 'x-auth-token': me.token, ...json }
+  const res = await app.inject({ method: 'POST', url: '/secret/note', headers, payload: { note: 'abcdefgh' } })
+  t.same(res.json(), { note: 'abcde' })
+  const big = await app.inject({ method: 'POST', url: '/secret/note', headers, payload: { note: 'x'.repeat(100) } })
+  t.equal(big.statusCode, 413)
+})
+
+t.test('challenges 31-38 pass for the exact request each names', async t => {
+  const app = await build(t)
+  const cases: Array<[string, 'GET' | 'POST' | 'HEAD', (s: { token: string }) => Record<string, string>, number[]]> = [
+    ['GET wrong X-AUTH-TOKEN', 'GET', () => ({ 'x-auth-token': 'wrong' }), [31]],
+    ['GET no token', 'GET', () => ({}), [32]],
+    ['GET X-AUTH-TOKEN', 'GET', s => ({ 'x-auth-token': s.token }), [33]],
+    ['POST X-AUTH-TOKEN', 'POST', s => ({ 'x-auth-token': s.token }), [34]],
+    ['POST no token', 'POST', () => ({}), [35]],
+    ['POST wrong X-AUTH-TOKEN', 'POST', () => ({ 'x-auth-token': 'wrong' }), [36]],
+    ['GET Bearer', 'GET', s => ({ authorization: `Bearer ${s.token}` }), [37]],
+    ['POST Bearer', 'POST', s => ({ authorization: `Bearer ${s.token}` }), [38]],
+    ['GET wrong Bearer', 'GET', () => ({ authorization: 'Bearer wrong' }), []],
+    ['POST wrong Bearer', 'POST', () => ({ authorization: 'Bearer wrong' }), []],
+    ['HEAD X-AUTH-TOKEN', 'HEAD', s => ({ 'x-auth-token': s.token }), []],
+    ['HEAD no token', 'HEAD', () => ({}), []]
+  ]
+  for (const [name, method, auth, expected] of cases) {
+    const session = await newSession(app)
+    const res = await app.inject({
+      method,
+      url: '/secret/note',
+      headers: { 'x-challenger': session.guid, ...auth(session), ...json },
+      payload: method === 'POST' ? { note: 'n' } : undefined
+    })
+    t.ok(res.statusCode < 500, `${name}: ${res.statusCode}`)
+    t.same(await passed(app, session.guid), [1, 30, ...expected], name)
+  }
+})
+
+t.test('a session that ends while its note is written gets 401, not a false 200', async t => {
+  class EndingStore extends MemoryStore {
+    override async setNote (): Promise<string | undefined> {
+      return undefined
+    }
+  }
+  const app = await build(t, { store: new EndingStore() })
+  const me = await newSession(app)
+  const res = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, 'x-auth-token': me.token, ...json }, payload: { note: 'a' } })
+  t.equal(res.statusCode, 401)
+  t.same(await passed(app, me.guid), [1, 30])
+})
