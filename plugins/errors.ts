@@ -22,12 +22,14 @@ export function errorBody (message: string): ErrorBody {
 }
 
 // Fastify's own messages, said the way a learner can act on.
-const messages: Record<string, (error: FastifyError, request: FastifyRequest) => string> = {
+type Message = (error: FastifyError, request: FastifyRequest, options: ErrorsOptions) => string
+
+const messages: Record<string, Message> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) => request.headers['content-type'] === undefined
     ? 'The request has a body but no Content-Type: send application/json'
     : `Unsupported Content-Type ${JSON.stringify(request.headers['content-type'])}: send application/json`,
-  FST_ERR_CTP_BODY_TOO_LARGE: (_e, request) =>
-    `The request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes`,
+  FST_ERR_CTP_BODY_TOO_LARGE: (_e, _request, options) =>
+    `The request body is larger than the limit of ${options.bodyLimit} bytes`,
   FST_ERR_CTP_INVALID_JSON_BODY: () => 'The request body is not valid JSON (or holds a __proto__ or constructor.prototype key)',
   FST_ERR_CTP_EMPTY_JSON_BODY: () => 'The request body is empty; send a JSON object such as {"note": "..."}',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => 'The Content-Length header does not match the body',
@@ -35,8 +37,8 @@ const messages: Record<string, (error: FastifyError, request: FastifyRequest) =>
 }
 
 /** What the learner reads: a message of ours for Fastify's own errors, else the error's message. */
-function messageFor (error: FastifyError, request: FastifyRequest): string {
-  return messages[error.code]?.(error, request) ?? error.message
+function messageFor (error: FastifyError, request: FastifyRequest, options: ErrorsOptions): string {
+  return messages[error.code]?.(error, request, options) ?? error.message
 }
 
 /**
@@ -88,9 +90,24 @@ const clientErrors: Record<string, [number, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive']
 }
 
-async function errors (fastify: FastifyInstance): Promise<void> {
+export interface ErrorsOptions {
+  /** The body limit that the bodies plugin applies, named in the 413 message. */
+  bodyLimit: number
+}
+
+async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promise<void> {
   fastify.decorateReply('fail', function (this: FastifyReply, status: number, message: string) {
     return this.code(status).send(errorBody(message))
+  })
+
+  // One line per invalid field (TypeBox reports a missing string twice: required, and not a string).
+  fastify.setSchemaErrorFormatter(function (errors, dataVar) {
+    const byField = new Map<string, string>()
+    for (const error of errors) {
+      const field = `${dataVar}${error.instancePath}`
+      if (!byField.has(field)) byField.set(field, `${field}: ${error.message}`)
+    }
+    return new Error([...byField.values()].join('; '))
   })
 
   fastify.setErrorHandler(function (error: FastifyError, request, reply) {
@@ -100,7 +117,7 @@ async function errors (fastify: FastifyInstance): Promise<void> {
       request.log.error({ err: error }, 'request failed')
       return reply.fail(500, 'Internal Server Error')
     }
-    return reply.fail(status, messageFor(error, request))
+    return reply.fail(status, messageFor(error, request, options))
   })
 
   fastify.setNotFoundHandler(function (request, reply) {

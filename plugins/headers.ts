@@ -18,8 +18,14 @@ async function headers (fastify: FastifyInstance): Promise<void> {
     reply.header('access-control-allow-headers', '*')
     const challenger = request.headers['x-challenger']
     if (challenger !== undefined) reply.header('x-challenger', challenger)
+    // HTTP/1.1 requires Host (RFC 9112 §3.2). The server lets such a request through to here, so
+    // that the refusal carries the echo and the error body like every other answer.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      reply.fail(400, 'An HTTP/1.1 request needs a Host header')
+      return
+    }
     done()
   })
 }
 
-export default fp(headers, { name: 'common-headers', fastify: '5.x' })
+export default fp(headers, { name: 'common-headers', fastify: '5.x', dependencies: ['errors'] })

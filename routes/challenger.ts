@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Empty, ErrorBody } from './schemas.js'
 
 const challenger: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.acceptBodies('none')
   fastify.post('/challenger', {
     schema: { response: { 200: Empty, 201: Empty, 404: ErrorBody } }
   }, async (request, reply) => {

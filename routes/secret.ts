@@ -8,10 +8,10 @@ import { Empty, ErrorBody, Note, NoteBody } from './schemas.js'
 
 export interface SecretOptions {
   noteMaxLength: number
-  bodyLimit: number
 }
 
 const token: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.acceptBodies('none')
   fastify.post('/secret/token', {
     schema: { response: { 201: Empty, 401: ErrorBody } }
   }, async (request, reply) => {
@@ -38,8 +38,7 @@ function authorized (request: { challenger: ChallengerRecord | null }): Challeng
 }
 
 const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) => {
-  // Only JSON: Fastify's text/plain parser would let a string body reach validation as a 400.
-  fastify.removeContentTypeParser('text/plain')
+  fastify.acceptBodies('json')
   fastify.addHook('preHandler', fastify.tokenAuth('/secret/note'))
 
   const response = { 200: Note, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 413: ErrorBody, 415: ErrorBody }
@@ -50,7 +49,6 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   })
 
   fastify.post('/secret/note', {
-    bodyLimit: options.bodyLimit,
     schema: { body: NoteBody, response }
   }, async (request, reply) => {
     const stored = await fastify.challengers.setNote(

@@ -3,6 +3,7 @@
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import type { FastifyPluginAsync } from 'fastify'
 import auth from '../plugins/auth.js'
+import bodies from '../plugins/bodies.js'
 import errors from '../plugins/errors.js'
 import headers from '../plugins/headers.js'
 import methods from '../plugins/methods.js'
@@ -22,9 +23,10 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   // TypeBox's own compiler validates without Ajv's type coercion: 42, null or ["a"] is not a note.
   fastify.setValidatorCompiler(TypeBoxValidatorCompiler)
 
-  await fastify.register(errors)
+  await fastify.register(errors, options)
   await fastify.register(headers)
   await fastify.register(methods)
+  await fastify.register(bodies, options)
   await fastify.register(registry, { store: options.store })
   await fastify.register(session)
   await fastify.register(auth, options)

@@ -16,7 +16,9 @@ export function createServer (config: ServerConfig): FastifyInstance {
     logController: new LogController({ disableRequestLogging: !['debug', 'trace'].includes(config.logLevel) }),
     // Errors raised before routing get the service's error body and headers too.
     frameworkErrors,
-    clientErrorHandler
+    clientErrorHandler,
+    // The app refuses a missing Host itself, with its headers and error body (Node's own 400 has neither).
+    http: { requireHostHeader: false }
   })
   fastify.register(app, config.app)
   return fastify

@@ -4,7 +4,7 @@ import { bitFor, challenges, isPassed } from '../src/catalogue.js'
 import { configFromEnv, ConfigError } from '../src/config.js'
 import { defaults, resolveOptions } from '../src/options.js'
 import { safeEqual } from '../src/secrets.js'
-import { MemoryStore, TOKEN_PATTERN } from '../src/store.js'
+import { detached, MemoryStore, newGuid, newToken, TOKEN_PATTERN } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
 
 t.test('truncate counts code points and never splits a surrogate pair', async t => {
@@ -104,4 +104,29 @@ t.test('MemoryStore', async t => {
   t.equal(store.size, 2)
   await store.close()
   t.equal(store.size, 0)
+})
+
+t.test('guids are random version 4 UUIDs and tokens 128 random bits', async t => {
+  const guids = new Set<string>()
+  const tokens = new Set<string>()
+  // Over a thousand draws, so the batch of entropy is refilled several times.
+  for (let i = 0; i < 1200; i++) {
+    guids.add(newGuid())
+    tokens.add(newToken())
+  }
+  t.equal(guids.size, 1200)
+  t.equal(tokens.size, 1200)
+  t.same([...guids].filter(guid => !/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(guid)), [])
+  t.same([...tokens].filter(token => !TOKEN_PATTERN.test(token)), [])
+  // Each hex digit of the tokens turns up about equally often: a stuck or skewed source would not.
+  const counts = new Map<string, number>()
+  for (const token of tokens) for (const digit of token) counts.set(digit, (counts.get(digit) ?? 0) + 1)
+  t.equal(counts.size, 16)
+  for (const [digit, count] of counts) t.ok(count > 2000 && count < 2800, `${digit}: ${count} of 38400`)
+})
+
+t.test('detached copies text exactly, lone surrogates included', async t => {
+  for (const text of ['', 'plain', 'é😀<&>"\'', '\ud800x\udfff', 'x'.repeat(200).slice(50, 150)]) {
+    t.equal(detached(text), text)
+  }
 })

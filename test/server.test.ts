@@ -67,6 +67,16 @@ t.test('on a real listener', async t => {
     t.same(JSON.parse(bodyOf(answer)), { errorMessages: ['The request headers are larger than the server accepts'] })
   })
 
+  t.test('an HTTP/1.1 request without Host is 400 with the echo and the error body; HTTP/1.0 needs none', async t => {
+    const answer = await rawRequest(port, 'GET /heartbeat HTTP/1.1\r\nX-CHALLENGER: abc\r\nConnection: close\r\n\r\n')
+    t.equal(statusLine(answer), 'HTTP/1.1 400 Bad Request')
+    t.match(answer, /\r\nx-challenger: abc\r\n/)
+    t.match(answer, /\r\naccess-control-allow-origin: \*\r\n/)
+    t.same(JSON.parse(bodyOf(answer)), { errorMessages: ['An HTTP/1.1 request needs a Host header'] })
+    const old = await rawRequest(port, 'GET /heartbeat HTTP/1.0\r\n\r\n')
+    t.equal(statusLine(old), 'HTTP/1.1 204 No Content')
+  })
+
   t.test('CONNECT is refused without harm', async t => {
     const answer = await rawRequest(port, 'CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: x\r\n\r\n')
     t.notMatch(answer, /^HTTP\/1.1 2/)

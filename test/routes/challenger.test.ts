@@ -135,3 +135,15 @@ t.test('an error that carries a 4xx status keeps its status and message', async 
   t.equal(res.statusCode, 429)
   t.same(errorMessages(res), ['The session store is busy, try again'])
 })
+
+t.test('routes that take no body accept and ignore whatever body a client sends', async t => {
+  const app = await build(t)
+  for (const [type, payload] of [['application/json', ''], ['application/json', '{bad'], ['application/xml', '<x/>'], ['application/x-www-form-urlencoded', 'a=b'], ['text/plain', 'hi']]) {
+    const res = await app.inject({ method: 'POST', url: '/challenger', headers: { 'content-type': type as string }, payload })
+    t.equal(res.statusCode, 201, `${type} ${payload}`)
+    t.match(res.headers['x-challenger'], UUID)
+  }
+  const big = await app.inject({ method: 'POST', url: '/challenger', headers: { 'content-type': 'text/plain' }, payload: 'x'.repeat(16 * 1024 + 1) })
+  t.equal(big.statusCode, 413, 'but not beyond the body limit')
+  t.same(errorMessages(big), ['The request body is larger than the limit of 16384 bytes'])
+})

@@ -59,6 +59,17 @@ t.test('POST /secret/token', async t => {
   })
 })
 
+t.test('a body sent to /secret/token is ignored: credentials still come first', async t => {
+  const app = await build(t)
+  const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+  const refused = await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, 'content-type': 'application/xml' }, payload: '<x/>' })
+  t.equal(refused.statusCode, 401)
+  t.equal(refused.headers['www-authenticate'], 'Basic realm="api-challenges"')
+  const issued = await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, 'content-type': 'application/json', authorization: basic('admin', 'password') } })
+  t.equal(issued.statusCode, 201)
+  t.match(issued.headers['x-auth-token'], /^[0-9a-f]{32}$/)
+})
+
 t.test('challenge 29 needs some credentials sent; 30 the token issued', async t => {
   const app = await build(t)
   const none = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
@@ -215,7 +226,9 @@ t.test('error messages say what was wrong', async t => {
   t.same(await send({}, 'note'), ['The request has a body but no Content-Type: send application/json'])
   t.same(await send({ ...json, 'content-length': '5' }, '{"note":"longer"}'), ['The Content-Length header does not match the body'])
   t.same(await send(json, ''), ['The request body is empty; send a JSON object such as {"note": "..."}'])
-  t.match(await send(json, '{"note":1}'), [/^Invalid request: body\/note /])
+  t.same(await send(json, '{"note":1}'), ['Invalid request: body/note: Expected string'])
+  t.same(await send(json, '{"text":"a"}'), ['Invalid request: body/note: Expected required property'])
+  t.same(await send(json, '[]'), ['Invalid request: body: Expected object'])
   t.same(await send({ 'content-type': 'text/csv' }, 'a'), ['Unsupported Content-Type "text/csv": send application/json'])
   t.same(await send(json, JSON.stringify({ note: 'x'.repeat(20000) })), ['The request body is larger than the limit of 16384 bytes'])
 })

@@ -1,0 +1,13 @@
+// The physical floor: a bare node:http server that answers every request with 204.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+const server = createServer((request, response) => {
+  request.resume()
+  response.statusCode = 204
+  response.end()
+})
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`bench-ready http://127.0.0.1:${(server.address() as AddressInfo).port}\n`)
+})
+process.on('SIGTERM', () => { server.close(() => process.exit(0)) })

@@ -1,0 +1,45 @@
+// Heap per idle session: sessions created through the registry API in this process, heap measured
+// after a full gc. Run with --expose-gc (npm run bench does).
+import { MemoryStore } from '../src/store.js'
+
+const gc = (globalThis as { gc?: () => void }).gc
+if (gc === undefined) {
+  process.stderr.write('memory.js needs node --expose-gc\n')
+  process.exit(1)
+}
+
+function heapAfterGc (): number {
+  gc?.()
+  gc?.()
+  return process.memoryUsage().heapUsed
+}
+
+export interface MemoryFigure {
+  sessions: number
+  bytesPerSession: number
+  bytesPerSessionWithNote: number
+}
+
+async function measure (sessions: number): Promise<MemoryFigure> {
+  // The script's own list of guids is allocated before the first reading, so it is not counted.
+  const guids = new Array<string>(sessions).fill('')
+  const store = new MemoryStore()
+  const before = heapAfterGc()
+  for (let i = 0; i < sessions; i++) guids[i] = (await store.create()).guid
+  const idle = heapAfterGc()
+  // A full-length note in every session, for context: the note text itself is the learner's.
+  // JSON.parse makes each a flat string, as the service's body parser does.
+  for (let i = 0; i < sessions; i++) await store.setNote(guids[i] as string, JSON.parse(`"${String(i).padStart(100, 'n')}"`))
+  const withNote = heapAfterGc()
+  const figure = {
+    sessions,
+    bytesPerSession: Math.round((idle - before) / sessions),
+    bytesPerSessionWithNote: Math.round((withNote - before) / sessions)
+  }
+  await store.close()
+  return figure
+}
+
+const figures: MemoryFigure[] = []
+for (const sessions of [10_000, 100_000]) figures.push(await measure(sessions))
+process.stdout.write(JSON.stringify(figures) + '\n')
