@@ -2,5 +2,5 @@ import neostandard from 'neostandard'
 
 export default neostandard({
   ts: true,
-  ignores: ['dist/**', '.tap/**', 'coverage/**']
+  ignores: ['dist/**', '.tap/**', 'coverage/**', '.exp/**']
 })

@@ -1,8 +1,7 @@
 // The session decorator: `request.challenger` is the session named by X-CHALLENGER (or null),
-// looked up once per request, and `request.passChallenge(trigger)` records progress on it.
+// looked up once per request, and `request.pass(bit)` records progress on it.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { bitFor } from '../src/catalogue.js'
 import type { ChallengerRecord } from '../src/store.js'
 
 declare module 'fastify' {
@@ -10,19 +9,21 @@ declare module 'fastify' {
     /** The session named by X-CHALLENGER; null when the header is absent or names no session. */
     challenger: ChallengerRecord | null
     /**
-     * Records the challenge that `trigger` passes (see src/catalogue.ts) on this request's session.
-     * Does nothing without a session or when the trigger passes no challenge.
+     * Records a challenge on this request's session: `bit` is the catalogue's `bitFor(trigger)`,
+     * looked up when the route is registered. Does nothing without a session or for bit 0.
      */
-    passChallenge (trigger: string): Promise<void>
+    pass (bit: number): Promise<void>
   }
 }
 
 async function session (fastify: FastifyInstance): Promise<void> {
   fastify.decorateRequest('challenger', null)
 
-  fastify.decorateRequest('passChallenge', async function (this: FastifyRequest, trigger: string) {
-    const bit = bitFor(trigger)
-    if (bit !== 0 && this.challenger !== null) await this.server.challengers.pass(this.challenger.guid, bit)
+  fastify.decorateRequest('pass', async function (this: FastifyRequest, bit: number) {
+    // Already passed (as far as this request saw): nothing to write.
+    if (bit !== 0 && this.challenger !== null && (this.challenger.progress & bit) === 0) {
+      await this.server.challengers.pass(this.challenger.guid, bit)
+    }
   })
 
   fastify.addHook('onRequest', function findChallenger (request, _reply, done) {

@@ -2,9 +2,14 @@
 // guarded by the auth preHandler inside its own encapsulated plugin, so body parsing and
 // validation come first (a malformed body is 400 whoever sends it) and nothing outside it is guarded.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { bitFor } from '../src/catalogue.js'
 import type { ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
 import { Empty, ErrorBody, Note, NoteBody } from './schemas.js'
+
+/** How the token came, once tokenAuth has let the request through. */
+type TokenSource = NonNullable<FastifyRequest['tokenSource']>
 
 export interface SecretOptions {
   noteMaxLength: number
@@ -12,12 +17,14 @@ export interface SecretOptions {
 
 const token: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.acceptBodies('none')
+  const refused = bitFor('POST /secret/token refused')
+  const issued = bitFor('POST /secret/token issued')
   fastify.post('/secret/token', {
     schema: { response: { 201: Empty, 401: ErrorBody } }
   }, async (request, reply) => {
     const authorization = request.headers.authorization
     if (!fastify.checkCredentials(authorization)) {
-      if (authorization !== undefined) await request.passChallenge('POST /secret/token refused')
+      if (authorization !== undefined) await request.pass(refused)
       return reply
         .header('www-authenticate', fastify.basicChallenge)
         .fail(401, 'Send Basic credentials that the server accepts (by default admin:password) in the Authorization header')
@@ -26,7 +33,7 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
     if (challenger === null) {
       return reply.fail(401, 'The X-CHALLENGER header must name a session: create one with POST /challenger')
     }
-    await request.passChallenge('POST /secret/token issued')
+    await request.pass(issued)
     return reply.header('x-auth-token', challenger.token).code(201).send()
   })
   fastify.allowOnly('/secret/token', ['POST', 'OPTIONS'])
@@ -40,11 +47,16 @@ function authorized (request: { challenger: ChallengerRecord | null }): Challeng
 const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) => {
   fastify.acceptBodies('json')
   fastify.addHook('preHandler', fastify.tokenAuth('/secret/note'))
+  // Challenges 33, 34, 37 and 38, by method and by how the token came.
+  const success = (method: string) => ({ 'x-auth-token': bitFor(`${method} /secret/note x-auth-token`), bearer: bitFor(`${method} /secret/note bearer`) })
+  const read = success('GET')
+  const written = success('POST')
 
   const response = { 200: Note, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 413: ErrorBody, 415: ErrorBody }
 
   fastify.get('/secret/note', { schema: { response } }, async (request) => {
-    await request.passChallenge(`${request.method} /secret/note ${request.tokenSource}`)
+    // HEAD is answered by this handler too, and passes nothing.
+    if (request.method === 'GET') await request.pass(read[request.tokenSource as TokenSource])
     return { note: authorized(request).note }
   })
 
@@ -57,7 +69,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
     )
     // The store may have dropped the session since the request began.
     if (stored === undefined) return reply.fail(401, 'The session ended before the note was stored')
-    await request.passChallenge(`POST /secret/note ${request.tokenSource}`)
+    await request.pass(written[request.tokenSource as TokenSource])
     return { note: stored }
   })
 
