@@ -1,27 +1,120 @@
-// /challenger: creates a session, or confirms that the one named by X-CHALLENGER is live.
+// /challenger: creates a session or confirms that the named one is live; /challenger/{guid}: the
+// session as JSON (GET), to keep, and restored from that JSON (PUT) after a restart or expiry.
+// Creating sessions is rate-limited per client address.
+import rateLimit from '@fastify/rate-limit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { bitFor } from '../src/catalogue.js'
-import { Empty, ErrorBody } from './schemas.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { bitFor, progressFrom, statusMap } from '../src/catalogue.js'
+import type { ChallengerRecord } from '../src/store.js'
+import { truncate } from '../src/truncate.js'
+import { Empty, ErrorBody, GuidParams, SessionJson } from './schemas.js'
 
-const challenger: FastifyPluginAsyncTypebox = async (fastify) => {
-  fastify.acceptBodies('none')
-  const created = bitFor('POST /challenger created')
-  fastify.post('/challenger', {
-    schema: { response: { 200: Empty, 201: Empty, 404: ErrorBody } }
-  }, async (request, reply) => {
-    const named = request.headers['x-challenger']
-    if (named === undefined || named === '') {
-      const session = await fastify.challengers.create()
-      request.challenger = session
-      await request.pass(created)
-      return reply.header('x-challenger', session.guid).code(201).send()
+export interface ChallengerOptions {
+  noteMaxLength: number
+  /** Sessions one client address may create per minute; 0: no limit. */
+  creationRateLimit: number
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+function sessionJson (record: ChallengerRecord) {
+  return {
+    xChallenger: record.guid,
+    xAuthToken: record.token,
+    secretNote: record.note,
+    challengeStatus: statusMap(record.progress)
+  }
+}
+
+const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify, options) => {
+  /** Whether this request may create a session; when not, the 429 has been sent. */
+  let mayCreate = async (_request: FastifyRequest, _reply: FastifyReply): Promise<boolean> => true
+  if (options.creationRateLimit > 0) {
+    await fastify.register(rateLimit, { global: false, max: options.creationRateLimit, timeWindow: 60_000 })
+    const check = fastify.createRateLimit()
+    mayCreate = async (request, reply) => {
+      const verdict = await check(request)
+      if (verdict.isAllowed || !verdict.isExceeded) return true
+      reply.header('retry-after', String(verdict.ttlInSeconds))
+        .fail(429, `This address has created ${options.creationRateLimit} sessions in the last minute: try again in ${verdict.ttlInSeconds} s`)
+      return false
     }
-    if (request.challenger === null) {
-      return reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
-    }
-    return reply.code(200).send()
-  })
-  fastify.allowOnly('/challenger', ['POST', 'OPTIONS'])
+  }
+  const location = (guid: string): string => `${fastify.prefix}/challenger/${guid}`
+
+  const creation: FastifyPluginAsyncTypebox = async (fastify) => {
+    fastify.acceptBodies('none')
+    const created = bitFor('POST /challenger created')
+
+    fastify.post('/challenger', {
+      schema: { response: { 200: Empty, 201: Empty, 404: ErrorBody, 429: ErrorBody } }
+    }, async (request, reply) => {
+      const named = request.headers['x-challenger']
+      if (named === undefined || named === '') {
+        let session = request.challenger
+        // In single-player mode the one session already exists: it is handed out, not made.
+        if (session === null) {
+          if (!await mayCreate(request, reply)) return reply
+          session = await fastify.challengers.create()
+          request.challenger = session
+        }
+        await request.pass(created)
+        return reply.headers({ 'x-challenger': session.guid, location: location(session.guid) }).code(201).send()
+      }
+      if (request.challenger === null) {
+        return reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
+      }
+      return reply.code(200).send()
+    })
+    fastify.allowOnly('/challenger', ['POST', 'OPTIONS'])
+  }
+
+  const resource: FastifyPluginAsyncTypebox = async (fastify) => {
+    fastify.acceptBodies('json')
+
+    fastify.get('/challenger/:guid', {
+      schema: { params: GuidParams, response: { 200: SessionJson, 404: ErrorBody } }
+    }, async (request, reply) => {
+      const record = await fastify.challengers.get(request.params.guid)
+      if (record === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      return sessionJson(record)
+    })
+
+    fastify.put('/challenger/:guid', {
+      schema: {
+        params: GuidParams,
+        body: SessionJson,
+        response: { 200: SessionJson, 201: SessionJson, 400: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, 429: ErrorBody }
+      }
+    }, async (request, reply) => {
+      const { guid } = request.params
+      const body = request.body
+      if (!UUID.test(guid)) return reply.fail(400, `The session id in the URL must be a UUID, got ${JSON.stringify(guid)}`)
+      if (body.xChallenger !== guid) {
+        return reply.fail(409, `The body's xChallenger ${JSON.stringify(body.xChallenger)} is not the session in the URL`)
+      }
+      const single = fastify.singlePlayerGuid
+      if (single !== null && guid !== single) {
+        return reply.fail(409, `In single-player mode the only session is ${single}`)
+      }
+      const live = await fastify.challengers.get(guid) !== undefined
+      if (!live && !await mayCreate(request, reply)) return reply
+      const record: ChallengerRecord = {
+        guid,
+        token: body.xAuthToken,
+        note: truncate(body.secretNote, options.noteMaxLength),
+        progress: progressFrom(body.challengeStatus)
+      }
+      const outcome = await fastify.challengers.restore(record)
+      if (outcome === 'created') reply.header('location', location(guid))
+      return reply.code(outcome === 'created' ? 201 : 200).send(sessionJson(record))
+    })
+
+    fastify.allowOnly('/challenger/:guid', ['GET', 'HEAD', 'PUT', 'OPTIONS'])
+  }
+
+  await fastify.register(creation)
+  await fastify.register(resource)
 }
 
 export default challenger

@@ -27,12 +27,12 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(headers)
   await fastify.register(methods)
   await fastify.register(bodies, options)
-  await fastify.register(registry, { store: options.store })
+  await fastify.register(registry, options)
   await fastify.register(session)
   await fastify.register(auth, options)
 
   await fastify.register(heartbeat)
-  await fastify.register(challenger)
+  await fastify.register(challenger, options)
   await fastify.register(challenges)
   await fastify.register(secret, options)
 }

@@ -69,3 +69,22 @@ export function bitFor (trigger: string): number {
 export function isPassed (progress: number, index: number): boolean {
   return (progress & (1 << index)) !== 0
 }
+
+/** The id as the reference writes it in a status map: two digits, `01`. */
+export function paddedId (id: number): string {
+  return String(id).padStart(2, '0')
+}
+
+/** Progress as the reference's status map: every catalogue id, passed or not. */
+export function statusMap (progress: number): Record<string, boolean> {
+  const map: Record<string, boolean> = {}
+  challenges.forEach((c, index) => { map[paddedId(c.id)] = isPassed(progress, index) })
+  return map
+}
+
+/** The progress a status map stands for; ids it leaves out count as not passed. */
+export function progressFrom (map: Record<string, boolean | undefined>): number {
+  let progress = 0
+  challenges.forEach((c, index) => { if (map[paddedId(c.id)] === true) progress |= 1 << index })
+  return progress
+}

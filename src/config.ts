@@ -32,6 +32,12 @@ function nonEmpty (env: Env, name: string): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw
 }
 
+function mode (env: Env): 'multi' | 'single' | undefined {
+  const raw = nonEmpty(env, 'MODE')
+  if (raw === undefined || raw === 'multi' || raw === 'single') return raw
+  throw new ConfigError(`MODE must be multi or single, got ${JSON.stringify(raw)}`)
+}
+
 export function configFromEnv (env: Env): ServerConfig {
   const logLevel = nonEmpty(env, 'LOG_LEVEL') ?? 'info'
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -41,7 +47,11 @@ export function configFromEnv (env: Env): ServerConfig {
     username: nonEmpty(env, 'AUTH_USERNAME'),
     password: nonEmpty(env, 'AUTH_PASSWORD'),
     noteMaxLength: integer(env, 'NOTE_MAX_LENGTH', 1, 1_000_000),
-    bodyLimit: integer(env, 'BODY_LIMIT', 1, 100 * 1024 * 1024)
+    bodyLimit: integer(env, 'BODY_LIMIT', 1, 100 * 1024 * 1024),
+    mode: mode(env),
+    sessionIdleMs: integer(env, 'SESSION_IDLE_MS', 1, 2 ** 31 - 1),
+    maxSessions: integer(env, 'MAX_SESSIONS', 1, 100_000_000),
+    creationRateLimit: integer(env, 'CREATION_RATE_LIMIT', 0, 1_000_000_000)
   }
   if (app.username?.includes(':') === true) throw new ConfigError('AUTH_USERNAME must not contain ":"')
   return {

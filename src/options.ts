@@ -12,9 +12,27 @@ export interface ApiChallengesOptions {
   noteMaxLength?: number
   /** Largest note body accepted, in bytes; a larger one is refused with 413. Default 16 KiB. */
   bodyLimit?: number
-  /** Where sessions live. Default: a new in-memory store for each registration, closed with the app. */
+  /**
+   * `multi` (default): each learner has a session of their own, named by X-CHALLENGER.
+   * `single`: one implicit session (guid SINGLE_PLAYER_GUID) serves every request, with or without
+   * X-CHALLENGER; it never expires and does not count toward maxSessions.
+   */
+  mode?: 'multi' | 'single'
+  /** A session untouched for this long, in milliseconds, is gone. Default 10 minutes, as the reference. */
+  sessionIdleMs?: number
+  /** At most this many live sessions; when full, the least recently used one makes room. Default 100,000. */
+  maxSessions?: number
+  /** Sessions one client address may create per minute (POST /challenger, a recreating PUT); 0 turns the limit off. Default 60. */
+  creationRateLimit?: number
+  /**
+   * Where sessions live. Default: a new in-memory store for each registration (with sessionIdleMs
+   * and maxSessions), closed with the app. A store passed here brings its own expiry and capacity.
+   */
   store?: ChallengerStore
 }
+
+/** The fixed guid of the one session in single-player mode. */
+export const SINGLE_PLAYER_GUID = '00000000-0000-4000-8000-000000000001'
 
 export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store'>> & { store?: ChallengerStore }
 
@@ -23,12 +41,16 @@ export const defaults = Object.freeze({
   password: 'password',
   realm: 'api-challenges',
   noteMaxLength: 100,
-  bodyLimit: 16 * 1024
+  bodyLimit: 16 * 1024,
+  mode: 'multi' as 'multi' | 'single',
+  sessionIdleMs: 10 * 60 * 1000,
+  maxSessions: 100_000,
+  creationRateLimit: 60
 })
 
-function positiveInteger (name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`api-challenges: option ${name} must be a positive integer, got ${JSON.stringify(value)}`)
+function whole (name: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new TypeError(`api-challenges: option ${name} must be a whole number of at least ${min}, got ${JSON.stringify(value)}`)
   }
   return value
 }
@@ -40,6 +62,13 @@ function text (name: string, value: unknown, pattern: RegExp, rule: string): str
   return value
 }
 
+function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T)) {
+    throw new TypeError(`api-challenges: option ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`)
+  }
+  return value as T
+}
+
 /** The caller's options over the defaults, checked; the caller's object is left as it was. */
 export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOptions {
   const merged = { ...defaults, ...options }
@@ -48,8 +77,12 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     username: text('username', merged.username, /^[^:\r\n]+$/, 'a non-empty string without ":" or line breaks'),
     password: text('password', merged.password, /^[^\r\n]+$/, 'a non-empty string without line breaks'),
     realm: text('realm', merged.realm, /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/, 'printable ASCII without quotes or backslashes'),
-    noteMaxLength: positiveInteger('noteMaxLength', merged.noteMaxLength),
-    bodyLimit: positiveInteger('bodyLimit', merged.bodyLimit),
+    noteMaxLength: whole('noteMaxLength', merged.noteMaxLength, 1),
+    bodyLimit: whole('bodyLimit', merged.bodyLimit, 1),
+    mode: oneOf('mode', merged.mode, ['multi', 'single'] as const),
+    sessionIdleMs: whole('sessionIdleMs', merged.sessionIdleMs, 1),
+    maxSessions: whole('maxSessions', merged.maxSessions, 1),
+    creationRateLimit: whole('creationRateLimit', merged.creationRateLimit, 0),
     store: merged.store
   }
 }

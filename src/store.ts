@@ -14,14 +14,37 @@ export interface ChallengerRecord {
 }
 
 export interface ChallengerStore {
-  /** A new session with a fresh guid and token. */
+  /** A new session with a fresh guid and token. At capacity, the least recently used one makes room. */
   create (): Promise<ChallengerRecord>
+  /** The session, as it is now; looking it up counts as activity and keeps it alive. */
   get (guid: string): Promise<ChallengerRecord | undefined>
   /** Stores `note` as given and returns it, or undefined when the session is gone. */
   setNote (guid: string, note: string): Promise<string | undefined>
   /** Sets the progress bits in `bits`; a session that is gone is left gone. */
   pass (guid: string, bits: number): Promise<void>
+  /**
+   * Puts `record` in place of the session with its guid: 'replaced' when that session was live,
+   * 'created' when it was not. A pinned session never expires and does not count toward capacity.
+   */
+  restore (record: ChallengerRecord, options?: { pinned?: boolean }): Promise<'replaced' | 'created'>
   close (): Promise<void>
+}
+
+export interface MemoryStoreOptions {
+  /** A session untouched for this long is gone. Default 10 minutes. */
+  idleMs?: number
+  /** At most this many live sessions (pinned ones aside). Default 100,000. */
+  maxSessions?: number
+  /** The clock, in milliseconds; tests pass their own. */
+  now?: () => number
+  /** Runs `task` every `ms` until the returned function is called; tests pass their own. */
+  every?: (ms: number, task: () => void) => () => void
+}
+
+/** setInterval that keeps no process alive. */
+function every (ms: number, task: () => void): () => void {
+  const timer = setInterval(task, ms).unref()
+  return () => { clearInterval(timer) }
 }
 
 /** The shape of the tokens this service issues. */
@@ -85,39 +108,126 @@ interface Session {
   token: string
   note: string
   progress: number
+  /** Last activity, in milliseconds since the store began (a small integer for V8). */
+  seen: number
 }
 
-/** Every session in one Map, in this process. */
+function snapshot (session: Session): ChallengerRecord {
+  return { guid: session.guid, token: session.token, note: session.note, progress: session.progress }
+}
+
+/**
+ * Every session in one Map, in this process. The Map's order is the order of last activity (a
+ * touched session moves to the end), so the least recently used session is always first: eviction
+ * takes the first, and expiry removes expired sessions from the front, a few on each call and all of
+ * them on a timer. Each session is removed once, so expiry costs O(1) amortized per request.
+ */
 export class MemoryStore implements ChallengerStore {
   readonly #sessions = new Map<string, Session>()
+  readonly #pinned = new Map<string, Session>()
+  readonly #idleMs: number
+  readonly #maxSessions: number
+  readonly #now: () => number
+  readonly #epoch: number
+  readonly #stopSweeping: () => void
 
+  constructor (options: MemoryStoreOptions = {}) {
+    this.#idleMs = options.idleMs ?? 10 * 60 * 1000
+    this.#maxSessions = options.maxSessions ?? 100_000
+    this.#now = options.now ?? Date.now
+    this.#epoch = this.#now()
+    // Releases the memory of expired sessions that nobody asks for again.
+    this.#stopSweeping = (options.every ?? every)(Math.min(this.#idleMs, 60_000), () => { this.#expire(Infinity) })
+  }
+
+  /** Live sessions, pinned ones aside. */
   get size (): number {
     return this.#sessions.size
   }
 
-  async create (): Promise<ChallengerRecord> {
-    const session: Session = { guid: newGuid(), token: newToken(), note: '', progress: 0 }
-    this.#sessions.set(session.guid, session)
+  #clock (): number {
+    return this.#now() - this.#epoch
+  }
+
+  /** Removes up to `limit` expired sessions from the front. */
+  #expire (limit: number): void {
+    const now = this.#clock()
+    for (const session of this.#sessions.values()) {
+      if (limit-- <= 0 || now - session.seen < this.#idleMs) return
+      this.#sessions.delete(session.guid)
+    }
+  }
+
+  /** The live session, touched; an expired one is removed on sight. */
+  #find (guid: string): Session | undefined {
+    const pinned = this.#pinned.get(guid)
+    if (pinned !== undefined) return pinned
+    const session = this.#sessions.get(guid)
+    if (session === undefined) return undefined
+    const now = this.#clock()
+    this.#sessions.delete(guid)
+    if (now - session.seen >= this.#idleMs) return undefined
+    session.seen = now
+    this.#sessions.set(guid, session)
     return session
   }
 
+  #add (session: Session): void {
+    this.#expire(4)
+    if (this.#sessions.size >= this.#maxSessions) {
+      const oldest = this.#sessions.keys().next().value as string
+      this.#sessions.delete(oldest)
+    }
+    this.#sessions.set(session.guid, session)
+  }
+
+  async create (): Promise<ChallengerRecord> {
+    const session: Session = { guid: newGuid(), token: newToken(), note: '', progress: 0, seen: this.#clock() }
+    this.#add(session)
+    return snapshot(session)
+  }
+
   async get (guid: string): Promise<ChallengerRecord | undefined> {
-    return this.#sessions.get(guid)
+    this.#expire(2)
+    const session = this.#find(guid)
+    return session === undefined ? undefined : snapshot(session)
   }
 
   async setNote (guid: string, note: string): Promise<string | undefined> {
-    const session = this.#sessions.get(guid)
+    const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
     if (session === undefined) return undefined
     session.note = detached(note)
     return session.note
   }
 
   async pass (guid: string, bits: number): Promise<void> {
-    const session = this.#sessions.get(guid)
+    const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
     if (session !== undefined) session.progress |= bits
   }
 
+  async restore (record: ChallengerRecord, options: { pinned?: boolean } = {}): Promise<'replaced' | 'created'> {
+    const live = this.#find(record.guid) !== undefined
+    const session: Session = {
+      guid: detached(record.guid),
+      token: detached(record.token),
+      note: detached(record.note),
+      progress: record.progress,
+      seen: this.#clock()
+    }
+    if (options.pinned === true || this.#pinned.has(session.guid)) {
+      this.#sessions.delete(session.guid)
+      this.#pinned.set(session.guid, session)
+    } else if (live) {
+      this.#sessions.set(session.guid, session)
+    } else {
+      this.#add(session)
+    }
+    return live ? 'replaced' : 'created'
+  }
+
   async close (): Promise<void> {
+    this.#stopSweeping()
     this.#sessions.clear()
+    this.#pinned.clear()
   }
 }

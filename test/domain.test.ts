@@ -52,13 +52,17 @@ t.test('resolveOptions merges defaults without touching the caller and refuses b
   t.equal(resolved.noteMaxLength, 5)
   t.equal(resolved.username, 'admin')
   t.same(mine, { noteMaxLength: 5 }, 'the caller\'s object is unchanged')
-  t.throws(() => resolveOptions({ noteMaxLength: 0 }), { message: 'api-challenges: option noteMaxLength must be a positive integer, got 0' })
-  t.throws(() => resolveOptions({ bodyLimit: 1.5 }), /bodyLimit must be a positive integer/)
-  t.throws(() => resolveOptions({ bodyLimit: '10' as unknown as number }), /bodyLimit must be a positive integer, got "10"/)
+  t.throws(() => resolveOptions({ noteMaxLength: 0 }), { message: 'api-challenges: option noteMaxLength must be a whole number of at least 1, got 0' })
+  t.throws(() => resolveOptions({ bodyLimit: 1.5 }), /bodyLimit must be a whole number of at least 1/)
+  t.throws(() => resolveOptions({ bodyLimit: '10' as unknown as number }), /bodyLimit must be a whole number of at least 1, got "10"/)
   t.throws(() => resolveOptions({ username: 'a:b' }), /option username must be/)
   t.throws(() => resolveOptions({ username: '' }), /option username must be/)
   t.throws(() => resolveOptions({ password: 'a\nb' }), /option password must be/)
   t.throws(() => resolveOptions({ realm: 'a"b' }), /option realm must be/)
+  t.throws(() => resolveOptions({ mode: 'solo' as 'single' }), { message: 'api-challenges: option mode must be one of multi, single, got "solo"' })
+  t.throws(() => resolveOptions({ maxSessions: 0 }), /option maxSessions must be a whole number of at least 1/)
+  t.throws(() => resolveOptions({ creationRateLimit: -1 }), /option creationRateLimit must be a whole number of at least 0/)
+  t.equal(resolveOptions({ creationRateLimit: 0 }).creationRateLimit, 0)
 })
 
 t.test('configFromEnv reads the environment and names a bad variable', async t => {
@@ -69,6 +73,8 @@ t.test('configFromEnv reads the environment and names a bad variable', async t =
     logLevel: 'warn',
     app: { username: 'u', password: 'p', noteMaxLength: 50, bodyLimit: 1024 }
   })
+  t.same(configFromEnv({ MODE: 'single', SESSION_IDLE_MS: '60000', MAX_SESSIONS: '10', CREATION_RATE_LIMIT: '0' }).app,
+    { mode: 'single', sessionIdleMs: 60000, maxSessions: 10, creationRateLimit: 0 })
   t.same(configFromEnv({ PORT: '', HOST: '' }), { port: 3000, host: '127.0.0.1', logLevel: 'info', app: {} }, 'empty counts as unset')
   const bad: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'abc' }, /^PORT must be a whole number from 0 to 65535, got "abc"$/],
@@ -78,7 +84,11 @@ t.test('configFromEnv reads the environment and names a bad variable', async t =
     [{ NOTE_MAX_LENGTH: '0' }, /^NOTE_MAX_LENGTH must be/],
     [{ BODY_LIMIT: '10kb' }, /^BODY_LIMIT must be/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
-    [{ AUTH_USERNAME: 'a:b' }, /^AUTH_USERNAME must not contain ":"$/]
+    [{ AUTH_USERNAME: 'a:b' }, /^AUTH_USERNAME must not contain ":"$/],
+    [{ MAX_SESSIONS: 'abc' }, /^MAX_SESSIONS must be a whole number from 1 to 100000000, got "abc"$/],
+    [{ SESSION_IDLE_MS: '0' }, /^SESSION_IDLE_MS must be/],
+    [{ CREATION_RATE_LIMIT: '-1' }, /^CREATION_RATE_LIMIT must be/],
+    [{ MODE: 'solo' }, /^MODE must be multi or single, got "solo"$/]
   ]
   for (const [env, message] of bad) t.throws(() => configFromEnv(env), { name: 'ConfigError', message }, JSON.stringify(env))
   t.type(new ConfigError('x'), Error)

@@ -9,9 +9,12 @@ import { MemoryStore, type ChallengerStore } from '../src/store.js'
 
 const stores = new WeakMap<FastifyInstance, ChallengerStore>()
 
-/** The app, with a store the test can look into (`passed`, `storeOf`) unless `options` brings one. */
+/**
+ * The app, with a store the test can look into (`passed`, `storeOf`): the one `options` brings, or
+ * an in-memory store made from its session settings, as the registry would make it.
+ */
 export async function build (t: Test, options: ApiChallengesOptions = {}): Promise<FastifyInstance> {
-  const store = options.store ?? new MemoryStore()
+  const store = options.store ?? new MemoryStore({ idleMs: options.sessionIdleMs, maxSessions: options.maxSessions })
   const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { ...options, store } })
   stores.set(app, store)
   t.teardown(() => app.close())

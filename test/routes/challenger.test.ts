@@ -109,6 +109,7 @@ t.test('a failing store is a 500 with the error body and no detail', async t => 
       get: async () => { throw new Error('disk on fire at /var/secret') },
       setNote: async () => undefined,
       pass: async () => {},
+      restore: async () => 'created',
       close: async () => {}
     }
   })
@@ -128,6 +129,7 @@ t.test('an error that carries a 4xx status keeps its status and message', async 
       get: async () => undefined,
       setNote: async () => undefined,
       pass: async () => {},
+      restore: async () => 'created',
       close: async () => {}
     }
   })
