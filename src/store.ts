@@ -110,6 +110,9 @@ interface Session {
   progress: number
   /** Last activity, in milliseconds since the store began (a small integer for V8). */
   seen: number
+  /** Neighbours in the order of last activity: `older` is null for the least recently used. */
+  older: Session | null
+  newer: Session | null
 }
 
 function snapshot (session: Session): ChallengerRecord {
@@ -117,14 +120,17 @@ function snapshot (session: Session): ChallengerRecord {
 }
 
 /**
- * Every session in one Map, in this process. The Map's order is the order of last activity (a
- * touched session moves to the end), so the least recently used session is always first: eviction
- * takes the first, and expiry removes expired sessions from the front, a few on each call and all of
- * them on a timer. Each session is removed once, so expiry costs O(1) amortized per request.
+ * Every session in one Map, in this process, and threaded on a list in the order of last activity:
+ * a touch moves a session to the newest end, eviction takes the oldest, and expiry removes expired
+ * sessions from the oldest end, a few on each call and all of them on a timer. Every step is O(1);
+ * each session is removed once, so expiry costs O(1) amortized per request. (The Map's own order
+ * will not do: deleting and re-adding leaves holes that iteration from the front walks over.)
  */
 export class MemoryStore implements ChallengerStore {
   readonly #sessions = new Map<string, Session>()
   readonly #pinned = new Map<string, Session>()
+  #oldest: Session | null = null
+  #newest: Session | null = null
   readonly #idleMs: number
   readonly #maxSessions: number
   readonly #now: () => number
@@ -149,12 +155,32 @@ export class MemoryStore implements ChallengerStore {
     return this.#now() - this.#epoch
   }
 
-  /** Removes up to `limit` expired sessions from the front. */
+  #unlink (session: Session): void {
+    if (session.older === null) this.#oldest = session.newer
+    else session.older.newer = session.newer
+    if (session.newer === null) this.#newest = session.older
+    else session.newer.older = session.older
+    session.older = null
+    session.newer = null
+  }
+
+  #append (session: Session): void {
+    session.older = this.#newest
+    if (this.#newest === null) this.#oldest = session
+    else this.#newest.newer = session
+    this.#newest = session
+  }
+
+  #remove (session: Session): void {
+    this.#unlink(session)
+    this.#sessions.delete(session.guid)
+  }
+
+  /** Removes up to `limit` expired sessions, oldest first. */
   #expire (limit: number): void {
     const now = this.#clock()
-    for (const session of this.#sessions.values()) {
-      if (limit-- <= 0 || now - session.seen < this.#idleMs) return
-      this.#sessions.delete(session.guid)
+    while (limit-- > 0 && this.#oldest !== null && now - this.#oldest.seen >= this.#idleMs) {
+      this.#remove(this.#oldest)
     }
   }
 
@@ -165,24 +191,29 @@ export class MemoryStore implements ChallengerStore {
     const session = this.#sessions.get(guid)
     if (session === undefined) return undefined
     const now = this.#clock()
-    this.#sessions.delete(guid)
-    if (now - session.seen >= this.#idleMs) return undefined
+    if (now - session.seen >= this.#idleMs) {
+      this.#remove(session)
+      return undefined
+    }
     session.seen = now
-    this.#sessions.set(guid, session)
+    this.#unlink(session)
+    this.#append(session)
     return session
   }
 
   #add (session: Session): void {
     this.#expire(4)
-    if (this.#sessions.size >= this.#maxSessions) {
-      const oldest = this.#sessions.keys().next().value as string
-      this.#sessions.delete(oldest)
-    }
+    if (this.#sessions.size >= this.#maxSessions) this.#remove(this.#oldest as Session)
     this.#sessions.set(session.guid, session)
+    this.#append(session)
+  }
+
+  #session (guid: string, token: string, note: string, progress: number): Session {
+    return { guid, token, note, progress, seen: this.#clock(), older: null, newer: null }
   }
 
   async create (): Promise<ChallengerRecord> {
-    const session: Session = { guid: newGuid(), token: newToken(), note: '', progress: 0, seen: this.#clock() }
+    const session = this.#session(newGuid(), newToken(), '', 0)
     this.#add(session)
     return snapshot(session)
   }
@@ -206,28 +237,23 @@ export class MemoryStore implements ChallengerStore {
   }
 
   async restore (record: ChallengerRecord, options: { pinned?: boolean } = {}): Promise<'replaced' | 'created'> {
-    const live = this.#find(record.guid) !== undefined
-    const session: Session = {
-      guid: detached(record.guid),
-      token: detached(record.token),
-      note: detached(record.note),
-      progress: record.progress,
-      seen: this.#clock()
-    }
+    const live = this.#find(record.guid)
+    const session = this.#session(detached(record.guid), detached(record.token), detached(record.note), record.progress)
     if (options.pinned === true || this.#pinned.has(session.guid)) {
-      this.#sessions.delete(session.guid)
+      if (live !== undefined && !this.#pinned.has(session.guid)) this.#remove(live)
       this.#pinned.set(session.guid, session)
-    } else if (live) {
-      this.#sessions.set(session.guid, session)
     } else {
+      if (live !== undefined) this.#remove(live)
       this.#add(session)
     }
-    return live ? 'replaced' : 'created'
+    return live === undefined ? 'created' : 'replaced'
   }
 
   async close (): Promise<void> {
     this.#stopSweeping()
     this.#sessions.clear()
+    this.#oldest = null
+    this.#newest = null
     this.#pinned.clear()
   }
 }

@@ -95,3 +95,54 @@ t.test('a looked-up record is a copy: changing the store does not change it', as
   await store.setNote(a.guid, 'later')
   t.equal(seen?.note, '')
 })
+
+t.test('pinning a live session takes it out of the count', async t => {
+  const store = new MemoryStore()
+  t.teardown(() => store.close())
+  const a = await store.create()
+  t.equal(await store.restore({ ...a, note: 'pinned now' }, { pinned: true }), 'replaced')
+  t.equal(store.size, 0)
+  t.equal((await store.get(a.guid))?.note, 'pinned now')
+})
+
+t.test('expiry, touch and eviction agree with a plain model over many random steps', async t => {
+  // A seeded generator: the same steps on every run.
+  let seed = 42
+  const random = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed % n
+  }
+  const time = fakeTime()
+  const store = new MemoryStore({ idleMs: 50, maxSessions: 8, now: time.now, every: time.every })
+  // The model: guid → last activity, in order of last activity.
+  let model: Array<{ guid: string, seen: number }> = []
+  const guids: string[] = []
+  let mismatches = 0
+  for (let step = 0; step < 3000; step++) {
+    const now = time.now()
+    model = model.filter(entry => now - entry.seen < 50)
+    const choice = random(10)
+    if (choice < 3) {
+      const created = await store.create()
+      guids.push(created.guid)
+      if (model.length >= 8) model.shift()
+      model.push({ guid: created.guid, seen: now })
+    } else if (choice < 8 && guids.length > 0) {
+      const guid = guids[random(guids.length)] as string
+      const found = await store.get(guid)
+      const index = model.findIndex(entry => entry.guid === guid)
+      if ((found !== undefined) !== (index !== -1)) mismatches++
+      if (index !== -1) model.push(...model.splice(index, 1).map(entry => ({ ...entry, seen: now })))
+    } else if (choice === 8) {
+      time.tick()
+    } else {
+      time.advance(random(20))
+    }
+    if (store.size > 8) mismatches++
+  }
+  const now = time.now()
+  const live = model.filter(entry => now - entry.seen < 50).map(entry => entry.guid)
+  for (const guid of guids) if ((await store.get(guid) !== undefined) !== live.includes(guid)) mismatches++
+  t.equal(mismatches, 0)
+  t.ok(guids.length > 500, `${guids.length} sessions were created`)
+})
