@@ -7,13 +7,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bitFor, progressFrom, statusMap } from '../src/catalogue.js'
 import type { ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
-import { Empty, ErrorBody, GuidParams, SessionJson } from './schemas.js'
+import { answer, failure, GuidParams, header, noBody, security, SessionJson } from './schemas.js'
 
 export interface ChallengerOptions {
   noteMaxLength: number
   /** Sessions one client address may create per minute; 0: no limit. */
   creationRateLimit: number
 }
+
+const Location = header('Where the session is: /challenger/{guid}')
+const RetryAfter = header('Seconds until this address may create a session again')
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -47,7 +50,16 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     const created = bitFor('POST /challenger created')
 
     fastify.post('/challenger', {
-      schema: { response: { 200: Empty, 201: Empty, 404: ErrorBody, 429: ErrorBody } }
+      schema: {
+        summary: 'Create a session (challenge 01), or check that yours is live',
+        security: [{}, ...security.session],
+        response: {
+          200: noBody('The session in X-CHALLENGER is live'),
+          201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location }),
+          404: failure('No live session by the id in X-CHALLENGER'),
+          429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
+        }
+      }
     }, async (request, reply) => {
       const named = request.headers['x-challenger']
       if (named === undefined || named === '') {
@@ -73,7 +85,11 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     fastify.acceptBodies('json')
 
     fastify.get('/challenger/:guid', {
-      schema: { params: GuidParams, response: { 200: SessionJson, 404: ErrorBody } }
+      schema: {
+        summary: 'The whole session, to keep and PUT back later',
+        params: GuidParams,
+        response: { 200: answer(SessionJson, 'The session'), 404: failure('No live session by that id') }
+      }
     }, async (request, reply) => {
       const record = await fastify.challengers.get(request.params.guid)
       if (record === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
@@ -82,9 +98,18 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
 
     fastify.put('/challenger/:guid', {
       schema: {
+        summary: 'Restore a session from the JSON of GET /challenger/{guid}',
         params: GuidParams,
         body: SessionJson,
-        response: { 200: SessionJson, 201: SessionJson, 400: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, 429: ErrorBody }
+        response: {
+          200: answer(SessionJson, 'The live session\'s state was replaced'),
+          201: answer(SessionJson, 'The session was recreated', { Location }),
+          400: failure('A guid that is not a UUID, or a body that is not a session'),
+          409: failure('The body\'s xChallenger is not the URL\'s guid (in single-player mode: not the one session)'),
+          413: failure('A body over the body limit'),
+          415: failure('A content type other than application/json'),
+          429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
+        }
       }
     }, async (request, reply) => {
       const { guid } = request.params

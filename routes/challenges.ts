@@ -1,12 +1,16 @@
 // /challenges: the catalogue with the caller's progress (all false without a known session).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { bitFor, challenges as catalogue, isPassed } from '../src/catalogue.js'
-import { ChallengeList } from './schemas.js'
+import { answer, ChallengeList, security } from './schemas.js'
 
 const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
   const listed = bitFor('GET /challenges listed')
   fastify.get('/challenges', {
-    schema: { response: { 200: ChallengeList } }
+    schema: {
+      summary: 'The challenges, and which ones your session has passed (challenge 02)',
+      security: [{}, ...security.session],
+      response: { 200: answer(ChallengeList, 'Every challenge, sorted by id') }
+    }
   }, async (request) => {
     // HEAD is answered by this handler too, and passes nothing.
     const bit = request.method === 'GET' ? listed : 0

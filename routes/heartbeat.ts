@@ -2,7 +2,9 @@
 // Everything is answered before a body is read: no request to it needs one, and a PATCH with
 // or without a body is the same 500.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
 import { bitFor } from '../src/catalogue.js'
+import { Allow, header, html, noBody } from './schemas.js'
 
 const ALLOW = 'GET, HEAD, OPTIONS, PATCH, TRACE'
 const HTML = 'text/html;charset=utf-8'
@@ -40,11 +42,33 @@ function respond (method: string, reply: FastifyReply): FastifyReply {
 
 const heartbeat: FastifyPluginAsync = async (fastify) => {
   const bits = new Map(fastify.allMethods.map(method => [method, bitFor(`${method} /heartbeat`)]))
-  fastify.answerEarly('/heartbeat', fastify.allMethods, async (request, reply) => {
+  const heartbeat = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const [method, bit] = effectiveMethod(request, bits)
     await request.pass(bit)
     return respond(method, reply)
-  })
+  }
+  const notAllowed = html('Method not allowed (challenge 25 for DELETE)', { Allow })
+  const answers: Array<[string[], object]> = [
+    [['GET', 'HEAD'], { summary: 'Is the server running?', response: { 204: noBody('Running (challenge 28 for GET)') } }],
+    [['OPTIONS'], { summary: 'The verbs the heartbeat lists', response: { 204: noBody(`Allow: ${ALLOW}`, { Allow, 'Access-Control-Allow-Methods': header('The same methods, for CORS') }) } }],
+    [['PATCH'], { summary: 'Fails on purpose', response: { 500: html('Internal server error, with or without a body (challenge 26)') } }],
+    [['TRACE'], { summary: 'Not implemented', response: { 501: html('Not implemented (challenge 27)') } }],
+    [['DELETE', 'PUT'], { summary: 'Not allowed', response: { 405: notAllowed } }],
+    [['POST'], {
+      summary: 'Not allowed, unless X-HTTP-Method-Override makes it a DELETE, PATCH or TRACE',
+      headers: Type.Object({
+        'x-http-method-override': Type.Optional(Type.String({ description: 'DELETE, PATCH or TRACE, any case (challenges 40-42)' }))
+      }),
+      response: {
+        405: html('Not allowed: a plain POST, or POST as DELETE (challenge 40)', { Allow }),
+        500: html('POST as PATCH (challenge 41)'),
+        501: html('POST as TRACE (challenge 42)')
+      }
+    }]
+  ]
+  for (const [methods, schema] of answers) fastify.answerEarly('/heartbeat', methods, heartbeat, schema)
+  const listed = answers.flatMap(([methods]) => methods)
+  fastify.answerEarly('/heartbeat', fastify.allMethods.filter(method => !listed.includes(method)), heartbeat, { response: { 405: notAllowed } })
 }
 
 export default heartbeat

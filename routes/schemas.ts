@@ -1,31 +1,69 @@
-// TypeBox schemas shared by the route plugins; the type provider derives the handlers' types from them.
-import { Type } from '@sinclair/typebox'
+// TypeBox schemas shared by the route plugins; the type provider derives the handlers' types from
+// them, and @fastify/swagger turns them, with their descriptions, headers and examples, into the
+// OpenAPI document.
+import { Type, type TSchema } from '@sinclair/typebox'
 import { challenges, paddedId } from '../src/catalogue.js'
 import { TOKEN_PATTERN } from '../src/store.js'
 
+export interface HeaderDoc {
+  type: 'string'
+  description: string
+}
+
+/** A response header, for the document. */
+export function header (description: string): HeaderDoc {
+  return { type: 'string', description }
+}
+
+/** Every answer echoes X-CHALLENGER. */
+const echo = { 'X-CHALLENGER': header('The request\'s X-CHALLENGER, echoed when it was sent') }
+
+/** `schema` as the answer for one status: a description, and the headers that come with it. */
+export function answer<T extends TSchema> (schema: T, description: string, headers: Record<string, HeaderDoc> = {}): T {
+  return { ...schema, description, headers: { ...echo, ...headers } }
+}
+
 export const ErrorBody = Type.Object({
   errorMessages: Type.Array(Type.String())
-}, { description: 'The body of every error answer but the heartbeat\'s' })
+}, { examples: [{ errorMessages: ['The token is not the one issued to this session'] }] })
+
+/** An error answer: `{"errorMessages": ["..."]}`, its example saying what went wrong. */
+export function failure (description: string, headers: Record<string, HeaderDoc> = {}): typeof ErrorBody {
+  return { ...answer(ErrorBody, description, headers), examples: [{ errorMessages: [description] }] }
+}
+
+/** An answer without a body (`type: 'null'` is how OpenAPI tools read "no body"). */
+export function noBody (description: string, headers: Record<string, HeaderDoc> = {}) {
+  return answer(Type.Unsafe<undefined>({ type: 'null' }), description, headers)
+}
+
+/** The heartbeat's error answers: an empty text/html body. */
+export function html (description: string, headers: Record<string, HeaderDoc> = {}) {
+  return {
+    description,
+    headers: { ...echo, ...headers },
+    content: { 'text/html;charset=utf-8': { schema: { type: 'string', maxLength: 0 } } }
+  }
+}
+
+export const Allow = header('The methods this path answers')
 
 export const NoteBody = Type.Object({
   note: Type.String({ description: 'The new note; longer text is truncated when stored' })
-})
+}, { examples: [{ note: 'my secret' }] })
 
 export const Note = Type.Object({
   note: Type.String({ description: 'The stored note, "" when none was written' })
-})
+}, { examples: [{ note: 'my secret' }] })
 
 export const ChallengeList = Type.Object({
   challenges: Type.Array(Type.Object({
     id: Type.Integer(),
     name: Type.String(),
     description: Type.String(),
-    status: Type.Boolean()
+    status: Type.Boolean({ description: 'Passed by the caller\'s session' })
   }))
-})
-
-// `type: 'null'` is how OpenAPI tools read "no body"; the static type lets `reply.send()` go without one.
-export const Empty = Type.Unsafe<undefined>({ type: 'null', description: 'No body' })
+}, { examples: [{ challenges: [{ id: 28, name: 'GET /heartbeat (204)', description: 'Send GET to /heartbeat: the server is running and answers with no content.', status: true }] }] })
 
 /** The catalogue ids as the reference writes them in a status map: `01`, `02`, `25`, … */
 const statusIds = challenges.map(c => paddedId(c.id))
@@ -39,8 +77,25 @@ export const SessionJson = Type.Object({
     Object.fromEntries(statusIds.map(id => [id, Type.Optional(Type.Boolean())])),
     { additionalProperties: false, description: 'Passed or not, by challenge id; an id left out is not passed' }
   )
-}, { additionalProperties: false })
+}, {
+  additionalProperties: false,
+  examples: [{
+    xChallenger: '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b',
+    xAuthToken: '0123456789abcdef0123456789abcdef',
+    secretNote: 'my secret',
+    challengeStatus: Object.fromEntries(statusIds.map(id => [id, id === '01']))
+  }]
+})
 
 export const GuidParams = Type.Object({
   guid: Type.String({ description: 'A session id' })
 })
+
+type Requirement = Record<string, string[]>
+
+/** Security requirements, by the names of the document's security schemes. */
+export const security: Record<'session' | 'token' | 'note', Requirement[]> = {
+  session: [{ challenger: [] }],
+  token: [{ challenger: [], basic: [] }],
+  note: [{ challenger: [], authToken: [] }, { challenger: [], bearer: [] }]
+}

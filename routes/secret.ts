@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify'
 import { bitFor } from '../src/catalogue.js'
 import type { ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
-import { Empty, ErrorBody, Note, NoteBody } from './schemas.js'
+import { answer, failure, header, Note, NoteBody, noBody, security } from './schemas.js'
 
 /** How the token came, once tokenAuth has let the request through. */
 type TokenSource = NonNullable<FastifyRequest['tokenSource']>
@@ -20,7 +20,16 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
   const refused = bitFor('POST /secret/token refused')
   const issued = bitFor('POST /secret/token issued')
   fastify.post('/secret/token', {
-    schema: { response: { 201: Empty, 401: ErrorBody } }
+    schema: {
+      summary: 'Trade Basic credentials for the session\'s token (challenges 29, 30)',
+      security: security.token,
+      response: {
+        201: noBody('The session\'s token, in X-AUTH-TOKEN', { 'X-AUTH-TOKEN': header('The token for /secret/note: 32 hex digits') }),
+        401: failure('Wrong or missing credentials (with WWW-Authenticate), or a missing or unknown session (without)', {
+          'WWW-Authenticate': header('Basic realm="api-challenges", when the credentials were refused')
+        })
+      }
+    }
   }, async (request, reply) => {
     const authorization = request.headers.authorization
     if (!fastify.checkCredentials(authorization)) {
@@ -52,16 +61,36 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   const read = success('GET')
   const written = success('POST')
 
-  const response = { 200: Note, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 413: ErrorBody, 415: ErrorBody }
+  const refused = {
+    401: failure('A missing or unknown session, or no token'),
+    403: failure('A token that is not this session\'s')
+  }
 
-  fastify.get('/secret/note', { schema: { response } }, async (request) => {
+  fastify.get('/secret/note', {
+    schema: {
+      summary: 'Read your secret note (challenges 31, 32, 33, 37)',
+      security: security.note,
+      response: { 200: answer(Note, 'The stored note'), ...refused }
+    }
+  }, async (request) => {
     // HEAD is answered by this handler too, and passes nothing.
     if (request.method === 'GET') await request.pass(read[request.tokenSource as TokenSource])
     return { note: authorized(request).note }
   })
 
   fastify.post('/secret/note', {
-    schema: { body: NoteBody, response }
+    schema: {
+      summary: 'Write your secret note (challenges 34, 35, 36, 38)',
+      security: security.note,
+      body: NoteBody,
+      response: {
+        200: answer(Note, 'The note as stored, truncated to the note length'),
+        400: failure('Not a JSON object with a string note'),
+        ...refused,
+        413: failure('A body over the body limit'),
+        415: failure('A content type other than application/json')
+      }
+    }
   }, async (request, reply) => {
     const stored = await fastify.challengers.setNote(
       authorized(request).guid,

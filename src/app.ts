@@ -4,6 +4,7 @@ import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import type { FastifyPluginAsync } from 'fastify'
 import auth from '../plugins/auth.js'
 import bodies from '../plugins/bodies.js'
+import docs from '../plugins/docs.js'
 import errors from '../plugins/errors.js'
 import headers from '../plugins/headers.js'
 import methods from '../plugins/methods.js'
@@ -13,9 +14,13 @@ import challenger from '../routes/challenger.js'
 import challenges from '../routes/challenges.js'
 import heartbeat from '../routes/heartbeat.js'
 import secret from '../routes/secret.js'
-import { resolveOptions, type ApiChallengesOptions } from './options.js'
+import { resolveOptions, VERSION, type ApiChallengesOptions } from './options.js'
 
 export type { ApiChallengesOptions } from './options.js'
+export { SINGLE_PLAYER_GUID } from './options.js'
+export { MemoryStore, type ChallengerRecord, type ChallengerStore, type MemoryStoreOptions } from './store.js'
+// For a host that wants errors raised before routing to carry the service's error body too.
+export { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
 
 const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   const options = resolveOptions(opts)
@@ -30,6 +35,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(registry, options)
   await fastify.register(session)
   await fastify.register(auth, options)
+  if (options.docs) await fastify.register(docs, { version: VERSION })
 
   await fastify.register(heartbeat)
   await fastify.register(challenger, options)

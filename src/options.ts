@@ -24,12 +24,17 @@ export interface ApiChallengesOptions {
   maxSessions?: number
   /** Sessions one client address may create per minute (POST /challenger, a recreating PUT); 0 turns the limit off. Default 60. */
   creationRateLimit?: number
+  /** Serve the OpenAPI document and Swagger UI at /docs (under the prefix). Default true. */
+  docs?: boolean
   /**
    * Where sessions live. Default: a new in-memory store for each registration (with sessionIdleMs
    * and maxSessions), closed with the app. A store passed here brings its own expiry and capacity.
    */
   store?: ChallengerStore
 }
+
+/** The package's version, named in the OpenAPI document. */
+export const VERSION = '0.1.0'
 
 /** The fixed guid of the one session in single-player mode. */
 export const SINGLE_PLAYER_GUID = '00000000-0000-4000-8000-000000000001'
@@ -45,7 +50,8 @@ export const defaults = Object.freeze({
   mode: 'multi' as 'multi' | 'single',
   sessionIdleMs: 10 * 60 * 1000,
   maxSessions: 100_000,
-  creationRateLimit: 60
+  creationRateLimit: 60,
+  docs: true
 })
 
 function whole (name: string, value: unknown, min: number): number {
@@ -62,7 +68,7 @@ function text (name: string, value: unknown, pattern: RegExp, rule: string): str
   return value
 }
 
-function oneOf<T extends string> (name: string, value: unknown, allowed: readonly T[]): T {
+function oneOf<T extends string | boolean> (name: string, value: unknown, allowed: readonly T[]): T {
   if (!allowed.includes(value as T)) {
     throw new TypeError(`api-challenges: option ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`)
   }
@@ -83,6 +89,7 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     sessionIdleMs: whole('sessionIdleMs', merged.sessionIdleMs, 1),
     maxSessions: whole('maxSessions', merged.maxSessions, 1),
     creationRateLimit: whole('creationRateLimit', merged.creationRateLimit, 0),
+    docs: oneOf('docs', merged.docs, [true, false] as const),
     store: merged.store
   }
 }

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // The process: environment → options, a Fastify server with the service registered, listen,
 // and a graceful close on SIGINT/SIGTERM. Nothing else starts a server.
 import closeWithGrace from 'close-with-grace'

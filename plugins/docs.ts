@@ -1,0 +1,39 @@
+// API documentation: @fastify/swagger builds an OpenAPI 3 document from the route schemas that are
+// registered after it, and @fastify/swagger-ui serves it at /docs (the document at /docs/json and
+// /docs/yaml), under the app's prefix. Register it before the routes.
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+
+export interface DocsOptions {
+  version: string
+}
+
+async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<void> {
+  await fastify.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'API Challenges: secret note and heartbeat',
+        version: options.version,
+        description: 'A practice target for API testing. Create a session with POST /challenger, get a token with ' +
+          'POST /secret/token (Basic admin:password), then read and write your secret note. Every request carries ' +
+          'your session id in X-CHALLENGER; GET /challenges shows which challenges you have passed.'
+      },
+      components: {
+        securitySchemes: {
+          challenger: { type: 'apiKey', in: 'header', name: 'X-CHALLENGER', description: 'Your session id, from POST /challenger' },
+          authToken: { type: 'apiKey', in: 'header', name: 'X-AUTH-TOKEN', description: 'Your token, from POST /secret/token' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'The same token as Authorization: Bearer <token>' },
+          basic: { type: 'http', scheme: 'basic', description: 'admin:password unless the server was set up otherwise' }
+        }
+      }
+    },
+    // HEAD answers exist for every GET: document them too.
+    exposeHeadRoutes: true
+  })
+  await fastify.register(swaggerUi, { routePrefix: '/docs' })
+}
+
+export default fp(docs, { name: 'docs', fastify: '5.x' })

@@ -1,0 +1,112 @@
+// The OpenAPI document: valid OpenAPI 3, every route of the app in it, and every documented answer of
+// the secret and heartbeat routes produced by a real request.
+import SwaggerParser from '@apidevtools/swagger-parser'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { readFileSync } from 'node:fs'
+import t, { type Test } from 'tap'
+import app from '../src/app.js'
+import { VERSION } from '../src/options.js'
+import { basic } from './helper.js'
+
+interface Operation { responses: Record<string, unknown>, security?: unknown }
+type OpenApi = { paths: Record<string, Record<string, Operation>>, components: { securitySchemes: Record<string, unknown> }, info: { version: string } }
+
+const DOCUMENTABLE = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'])
+const openApiPath = (url: string): string => url.replace(/:(\w+)/g, '{$1}')
+
+/** A host with the app under /practice, recording every route it registers and every answer it gives. */
+async function host (t: Test) {
+  const routes = new Set<string>()
+  const answered = new Set<string>()
+  const server: FastifyInstance = Fastify()
+  server.addHook('onRoute', route => {
+    // Routes marked hidden: the docs' own, @fastify/cors's catch-all OPTIONS, and methods OpenAPI cannot name.
+    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true
+    for (const method of [route.method].flat()) routes.add(`${hidden ? 'hidden ' : ''}${method} ${openApiPath(route.url)}`)
+  })
+  server.addHook('onResponse', async (request, reply) => {
+    answered.add(`${request.method} ${openApiPath(request.routeOptions.url ?? '')} ${reply.statusCode}`)
+  })
+  await server.register(app, { prefix: '/practice', creationRateLimit: 2 })
+  t.teardown(() => server.close())
+  await server.ready()
+  return { server, routes, answered }
+}
+
+t.test('the document is valid OpenAPI 3 with the security schemes', async t => {
+  const { server } = await host(t)
+  const res = await server.inject('/practice/docs/json')
+  t.equal(res.statusCode, 200)
+  const doc = res.json() as OpenApi
+  await t.resolves(SwaggerParser.validate(structuredClone(doc) as never), 'valid')
+  t.same(Object.keys(doc.components.securitySchemes).sort(), ['authToken', 'basic', 'bearer', 'challenger'])
+  t.same(doc.components.securitySchemes.authToken, { type: 'apiKey', in: 'header', name: 'X-AUTH-TOKEN', description: 'Your token, from POST /secret/token' })
+  t.equal(doc.info.version, VERSION)
+  t.equal(VERSION, JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version, 'the version is the package\'s')
+  const yaml = await server.inject('/practice/docs/yaml')
+  t.equal(yaml.statusCode, 200)
+  t.match(yaml.body, /^openapi: 3\.0\.3/m)
+  const ui = await server.inject('/practice/docs')
+  t.ok(ui.statusCode < 400, 'Swagger UI is served')
+})
+
+t.test('every route the app registers is in the document, but the docs and methods OpenAPI cannot name', async t => {
+  const { server, routes } = await host(t)
+  const doc = (await server.inject('/practice/docs/json')).json() as OpenApi
+  const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map(m => `${m.toUpperCase()} ${path}`)))
+  const expected = [...routes].filter(route => !route.startsWith('hidden '))
+  const hidden = [...routes].filter(route => route.startsWith('hidden ')).map(route => route.split(' ') as [string, string, string])
+  t.same(hidden.filter(([, method, path]) => DOCUMENTABLE.has(method) && !path.startsWith('/practice/docs') && path !== '/practice*'), [],
+    'only the docs, the CORS catch-all and odd methods are hidden')
+  t.same(expected.filter(route => !documented.has(route)), [], 'nothing undocumented')
+  t.same([...documented].filter(route => !routes.has(route)), [], 'nothing documented that is not there')
+  t.ok(expected.length > 40, `${expected.length} routes`)
+  t.notOk(Object.values(doc.paths).some(ops => 'propfind' in ops), 'PROPFIND and the like are left out')
+})
+
+t.test('every documented answer of the secret and heartbeat routes is produced by a request', async t => {
+  const { server, answered } = await host(t)
+  const doc = (await server.inject('/practice/docs/json')).json() as OpenApi
+  const send = (method: string, url: string, headers: Record<string, string> = {}, payload?: string) =>
+    server.inject({ method: method as 'GET', url: `/practice${url}`, headers, payload })
+  const guid = (await send('POST', '/challenger')).headers['x-challenger'] as string
+  const token = (await send('POST', '/secret/token', { 'x-challenger': guid, authorization: basic('admin', 'password') })).headers['x-auth-token'] as string
+  const me = { 'x-challenger': guid, 'x-auth-token': token }
+  const json = { 'content-type': 'application/json' }
+  await send('POST', '/secret/token', { 'x-challenger': guid })
+  for (const method of ['GET', 'HEAD']) {
+    await send(method, '/secret/note', me)
+    await send(method, '/secret/note', { 'x-challenger': guid })
+    await send(method, '/secret/note', { ...me, 'x-auth-token': 'wrong' })
+  }
+  await send('POST', '/secret/note', { ...me, ...json }, '{"note":"n"}')
+  await send('POST', '/secret/note', { ...me, ...json }, '{"note":1}')
+  await send('POST', '/secret/note', { 'x-challenger': guid, ...json }, '{"note":"n"}')
+  await send('POST', '/secret/note', { ...me, 'x-auth-token': 'wrong', ...json }, '{"note":"n"}')
+  await send('POST', '/secret/note', { ...me, ...json }, JSON.stringify({ note: 'x'.repeat(20_000) }))
+  await send('POST', '/secret/note', { ...me, 'content-type': 'text/plain' }, 'n')
+  for (const method of ['GET', 'HEAD', 'OPTIONS', 'PATCH', 'TRACE', 'DELETE', 'PUT', 'POST']) await send(method, '/heartbeat')
+  for (const override of ['PATCH', 'TRACE']) await send('POST', '/heartbeat', { 'x-http-method-override': override })
+  for (const url of ['/secret/note', '/secret/token']) {
+    for (const method of ['OPTIONS', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'TRACE']) await send(method, url)
+  }
+  const missing: string[] = []
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    if (!/^\/practice\/(secret|heartbeat)/.test(path)) continue
+    for (const [method, op] of Object.entries(ops)) {
+      for (const status of Object.keys(op.responses)) {
+        const key = `${method.toUpperCase()} ${path} ${status}`
+        if (!answered.has(key)) missing.push(key)
+      }
+    }
+  }
+  t.same(missing, [])
+})
+
+t.test('docs: false serves no document', async t => {
+  const server = Fastify()
+  await server.register(app, { docs: false })
+  t.teardown(() => server.close())
+  t.equal((await server.inject('/docs/json')).statusCode, 404)
+  t.equal((await server.inject('/heartbeat')).statusCode, 204)
+})
