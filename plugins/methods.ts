@@ -62,7 +62,7 @@ async function methods (fastify: FastifyInstance): Promise<void> {
     })
     const refused = ALL_METHODS.filter(method => !allow.includes(method))
     this.answerEarly(url, refused, async (request, reply) =>
-      reply.header('allow', allowHeader).fail(405, `${request.method} is not allowed on ${request.routeOptions.url}; allowed: ${allowHeader}`), {
+      reply.header('allow', allowHeader).fail(405, `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allowHeader}`), {
       summary: 'Not allowed here',
       response: { 405: failure(`Method not allowed; allowed: ${allowHeader}`, { Allow }) }
     })

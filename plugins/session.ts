@@ -33,7 +33,8 @@ async function session (fastify: FastifyInstance): Promise<void> {
       done()
       return
     }
-    fastify.challengers.get(guid).then((record) => {
+    // Session ids are issued in lowercase; the same UUID in capitals names the same session.
+    fastify.challengers.get(guid.toLowerCase()).then((record) => {
       request.challenger = record ?? null
       done()
     }, done)

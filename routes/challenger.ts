@@ -83,6 +83,10 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
 
   const resource: FastifyPluginAsyncTypebox = async (fastify) => {
     fastify.acceptBodies('json')
+    // Every request that names a session in the URL counts as activity, whatever its method or fate.
+    fastify.addHook('onRequest', async (request) => {
+      await fastify.challengers.get((request.params as { guid: string }).guid.toLowerCase())
+    })
 
     fastify.get('/challenger/:guid', {
       schema: {
@@ -91,7 +95,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         response: { 200: answer(SessionJson, 'The session'), 404: failure('No live session by that id') }
       }
     }, async (request, reply) => {
-      const record = await fastify.challengers.get(request.params.guid)
+      const record = await fastify.challengers.get(request.params.guid.toLowerCase())
       if (record === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
       return sessionJson(record)
     })
@@ -112,10 +116,11 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         }
       }
     }, async (request, reply) => {
-      const { guid } = request.params
       const body = request.body
-      if (!UUID.test(guid)) return reply.fail(400, `The session id in the URL must be a UUID, got ${JSON.stringify(guid)}`)
-      if (body.xChallenger !== guid) {
+      if (!UUID.test(request.params.guid)) return reply.fail(400, `The session id in the URL must be a UUID, got ${JSON.stringify(request.params.guid)}`)
+      // UUIDs are compared without regard to case, and kept in lowercase as the service issues them.
+      const guid = request.params.guid.toLowerCase()
+      if (body.xChallenger.toLowerCase() !== guid) {
         return reply.fail(409, `The body's xChallenger ${JSON.stringify(body.xChallenger)} is not the session in the URL`)
       }
       const single = fastify.singlePlayerGuid

@@ -1,6 +1,7 @@
 // Session storage. The interface is asynchronous so that a networked store can stand
 // behind it without touching a route; the in-memory store below is the default.
 import { randomFillSync } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
 
 /** One learner's session, as the store hands it out. Change it only through the store. */
 export interface ChallengerRecord {
@@ -18,7 +19,10 @@ export interface ChallengerStore {
   create (): Promise<ChallengerRecord>
   /** The session, as it is now; looking it up counts as activity and keeps it alive. */
   get (guid: string): Promise<ChallengerRecord | undefined>
-  /** Stores `note` as given and returns it, or undefined when the session is gone. */
+  /**
+   * Stores `note` as given and returns it, or undefined when the session is gone. Like `pass`, it
+   * is meant for a session that `get` has just found live in the same request.
+   */
   setNote (guid: string, note: string): Promise<string | undefined>
   /** Sets the progress bits in `bits`; a session that is gone is left gone. */
   pass (guid: string, bits: number): Promise<void>
@@ -35,7 +39,7 @@ export interface MemoryStoreOptions {
   idleMs?: number
   /** At most this many live sessions (pinned ones aside). Default 100,000. */
   maxSessions?: number
-  /** The clock, in milliseconds; tests pass their own. */
+  /** A monotonic clock, in milliseconds (default performance.now: wall-clock steps do not move it); tests pass their own. */
   now?: () => number
   /** Runs `task` every `ms` until the returned function is called; tests pass their own. */
   every?: (ms: number, task: () => void) => () => void
@@ -140,10 +144,12 @@ export class MemoryStore implements ChallengerStore {
   constructor (options: MemoryStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60 * 1000
     this.#maxSessions = options.maxSessions ?? 100_000
-    this.#now = options.now ?? Date.now
+    this.#now = options.now ?? (() => performance.now())
     this.#epoch = this.#now()
-    // Releases the memory of expired sessions that nobody asks for again.
-    this.#stopSweeping = (options.every ?? every)(Math.min(this.#idleMs, 60_000), () => { this.#expire(Infinity) })
+    // Releases the memory of expired sessions that nobody asks for again: every idle period, but
+    // at least once a minute and at most once a second.
+    const period = Math.min(Math.max(this.#idleMs, 1000), 60_000)
+    this.#stopSweeping = (options.every ?? every)(period, () => { this.#expire(Infinity) })
   }
 
   /** Live sessions, pinned ones aside. */

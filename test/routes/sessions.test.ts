@@ -126,7 +126,7 @@ t.test('OPTIONS and refused methods on /challenger/{guid}', async t => {
     const res = await app.inject({ method: method as 'GET', url: '/challenger/anything' })
     t.equal(res.statusCode, 405, method)
     t.equal(res.headers.allow, 'GET, HEAD, PUT, OPTIONS')
-    t.same(errorMessages(res), [`${method} is not allowed on /challenger/:guid; allowed: GET, HEAD, PUT, OPTIONS`])
+    t.same(errorMessages(res), [`${method} is not allowed on /challenger/anything; allowed: GET, HEAD, PUT, OPTIONS`])
   }
 })
 
@@ -229,4 +229,32 @@ t.test('a guid longer than the router accepts is refused with the error body', a
   t.equal(res.statusCode, 414)
   t.match(errorMessages(res), [/./])
   t.equal(res.headers['x-challenger'], 'x')
+})
+
+t.test('a request that names a session only in its URL keeps it alive, whatever its method or fate', async t => {
+  const time = fakeTime()
+  const app = await build(t, { store: new MemoryStore({ idleMs: 1000, now: time.now, every: time.every }) })
+  const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+  for (const [method, payload] of [['OPTIONS', undefined], ['DELETE', undefined], ['PUT', '{}'], ['HEAD', undefined]] as const) {
+    time.advance(999)
+    const res = await app.inject({ method, url: `/challenger/${guid}`, headers: json, payload })
+    t.ok(res.statusCode < 500, `${method} ${res.statusCode}`)
+  }
+  time.advance(999)
+  t.equal((await app.inject({ method: 'GET', url: `/challenger/${guid}` })).statusCode, 200)
+})
+
+t.test('a session id in capitals names the same session', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const upper = me.guid.toUpperCase()
+  const note = await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': upper, 'x-auth-token': me.token } })
+  t.equal(note.statusCode, 200)
+  t.equal(note.headers['x-challenger'], upper, 'the echo is what was sent')
+  const saved = (await app.inject({ method: 'GET', url: `/challenger/${upper}` })).json()
+  t.equal(saved.xChallenger, me.guid)
+  const put = await app.inject({ method: 'PUT', url: `/challenger/${upper}`, headers: json, payload: { ...saved, xChallenger: upper } })
+  t.equal(put.statusCode, 200, 'replaced, not a second session')
+  t.equal(put.json().xChallenger, me.guid)
+  t.equal(await storeOf(app).get(upper), undefined)
 })
