@@ -38,6 +38,13 @@ function mode (env: Env): 'multi' | 'single' | undefined {
   throw new ConfigError(`MODE must be multi or single, got ${JSON.stringify(raw)}`)
 }
 
+function flag (env: Env, name: string): boolean | undefined {
+  const raw = nonEmpty(env, name)
+  if (raw === undefined) return undefined
+  if (raw === 'true' || raw === 'false') return raw === 'true'
+  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`)
+}
+
 export function configFromEnv (env: Env): ServerConfig {
   const logLevel = nonEmpty(env, 'LOG_LEVEL') ?? 'info'
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -51,7 +58,8 @@ export function configFromEnv (env: Env): ServerConfig {
     mode: mode(env),
     sessionIdleMs: integer(env, 'SESSION_IDLE_MS', 1, 2 ** 31 - 1),
     maxSessions: integer(env, 'MAX_SESSIONS', 1, 100_000_000),
-    creationRateLimit: integer(env, 'CREATION_RATE_LIMIT', 0, 1_000_000_000)
+    creationRateLimit: integer(env, 'CREATION_RATE_LIMIT', 0, 1_000_000_000),
+    docs: flag(env, 'DOCS')
   }
   if (app.username?.includes(':') === true) throw new ConfigError('AUTH_USERNAME must not contain ":"')
   return {

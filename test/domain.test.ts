@@ -73,8 +73,9 @@ t.test('configFromEnv reads the environment and names a bad variable', async t =
     logLevel: 'warn',
     app: { username: 'u', password: 'p', noteMaxLength: 50, bodyLimit: 1024 }
   })
-  t.same(configFromEnv({ MODE: 'single', SESSION_IDLE_MS: '60000', MAX_SESSIONS: '10', CREATION_RATE_LIMIT: '0' }).app,
-    { mode: 'single', sessionIdleMs: 60000, maxSessions: 10, creationRateLimit: 0 })
+  t.same(configFromEnv({ MODE: 'single', SESSION_IDLE_MS: '60000', MAX_SESSIONS: '10', CREATION_RATE_LIMIT: '0', DOCS: 'false' }).app,
+    { mode: 'single', sessionIdleMs: 60000, maxSessions: 10, creationRateLimit: 0, docs: false })
+  t.equal(configFromEnv({ DOCS: 'true' }).app.docs, true)
   t.same(configFromEnv({ PORT: '', HOST: '' }), { port: 3000, host: '127.0.0.1', logLevel: 'info', app: {} }, 'empty counts as unset')
   const bad: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'abc' }, /^PORT must be a whole number from 0 to 65535, got "abc"$/],
@@ -88,7 +89,8 @@ t.test('configFromEnv reads the environment and names a bad variable', async t =
     [{ MAX_SESSIONS: 'abc' }, /^MAX_SESSIONS must be a whole number from 1 to 100000000, got "abc"$/],
     [{ SESSION_IDLE_MS: '0' }, /^SESSION_IDLE_MS must be/],
     [{ CREATION_RATE_LIMIT: '-1' }, /^CREATION_RATE_LIMIT must be/],
-    [{ MODE: 'solo' }, /^MODE must be multi or single, got "solo"$/]
+    [{ MODE: 'solo' }, /^MODE must be multi or single, got "solo"$/],
+    [{ DOCS: 'no' }, /^DOCS must be true or false, got "no"$/]
   ]
   for (const [env, message] of bad) t.throws(() => configFromEnv(env), { name: 'ConfigError', message }, JSON.stringify(env))
   t.type(new ConfigError('x'), Error)

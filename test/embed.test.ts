@@ -27,3 +27,37 @@ t.test('mounted under a prefix, every route and message is under it and the host
   t.equal(missing.json().message, 'Route GET:/elsewhere not found', 'the host keeps its own 404')
   t.equal(host.hasDecorator('challengers'), false)
 })
+
+t.test('mounted twice, the two have separate sessions', async t => {
+  const host = Fastify()
+  await host.register(app, { prefix: '/a' })
+  await host.register(app, { prefix: '/b' })
+  t.teardown(() => host.close())
+  const guid = (await host.inject({ method: 'POST', url: '/a/challenger' })).headers['x-challenger'] as string
+  t.equal((await host.inject({ method: 'POST', url: '/a/challenger', headers: { 'x-challenger': guid } })).statusCode, 200)
+  t.equal((await host.inject({ method: 'POST', url: '/b/challenger', headers: { 'x-challenger': guid } })).statusCode, 404)
+  t.equal((await host.inject({ method: 'GET', url: `/b/challenger/${guid}` })).statusCode, 404)
+  t.equal((await host.inject({ method: 'GET', url: '/b/docs/json' })).statusCode, 200)
+})
+
+t.test('the app keeps its own rules whatever the host\'s error handler, logger or body limit', async t => {
+  const host = Fastify({ bodyLimit: 10, logger: { level: 'fatal' } })
+  host.setErrorHandler(async (_error, _request, reply) => reply.code(418).send('host error'))
+  host.post('/echo', async request => request.body)
+  await host.register(app, { prefix: '/practice' })
+  t.teardown(() => host.close())
+  const guid = (await host.inject({ method: 'POST', url: '/practice/challenger' })).headers['x-challenger'] as string
+  const token = (await host.inject({
+    method: 'POST',
+    url: '/practice/secret/token',
+    headers: { 'x-challenger': guid, authorization: 'Basic ' + Buffer.from('admin:password').toString('base64') }
+  })).headers['x-auth-token'] as string
+  const headers = { 'x-challenger': guid, 'x-auth-token': token, 'content-type': 'application/json' }
+  const long = await host.inject({ method: 'POST', url: '/practice/secret/note', headers, payload: { note: 'x'.repeat(1000) } })
+  t.equal(long.statusCode, 200, 'the app\'s body limit, not the host\'s')
+  const bad = await host.inject({ method: 'POST', url: '/practice/secret/note', headers, payload: '{' })
+  t.equal(bad.statusCode, 400)
+  t.same(bad.json().errorMessages.length, 1, 'the app\'s error format, not the host\'s')
+  const hostBad = await host.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"x":"0123456789"}' })
+  t.equal(hostBad.statusCode, 418, 'the host keeps its own error handler')
+})

@@ -1,0 +1,149 @@
+// The published shape, not the source tree: `npm pack`, install the tarball into a fresh Fastify
+// project with the dependencies our lockfile resolved (offline, from the npm cache), mount it under
+// a prefix beside a host route, drive the secret-note flow, and start its bin.
+import { execFile, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { once } from 'node:events'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import t from 'tap'
+
+const run = promisify(execFile)
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+interface LockEntry {
+  version: string
+  dependencies?: Record<string, string>
+  peerDependencies?: Record<string, string>
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>
+  optional?: boolean
+  [key: string]: unknown
+}
+
+/** Where Node would find `name` from the package at `from` (a lockfile path such as node_modules/a). */
+function resolve (packages: Record<string, LockEntry>, from: string, name: string): string | undefined {
+  for (let base = from; ; base = base.slice(0, base.lastIndexOf('/node_modules/'))) {
+    const candidate = `${base === '' ? '' : base + '/'}node_modules/${name}`
+    if (packages[candidate] !== undefined) return candidate
+    if (!base.includes('/node_modules/')) return packages[`node_modules/${name}`] === undefined ? undefined : `node_modules/${name}`
+  }
+}
+
+/** The lockfile entries `names` need, as our lockfile resolved them. */
+function closure (packages: Record<string, LockEntry>, names: string[]): Record<string, LockEntry> {
+  const out: Record<string, LockEntry> = {}
+  const queue = names.map(name => `node_modules/${name}`)
+  for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+    if (out[path] !== undefined) continue
+    const { dev: _dev, peer: _peer, devOptional: _devOptional, ...entry } = packages[path] as LockEntry
+    out[path] = entry
+    const needs = { ...entry.dependencies, ...entry.peerDependencies }
+    for (const name of Object.keys(needs)) {
+      if (entry.peerDependenciesMeta?.[name]?.optional === true) continue
+      const found = resolve(packages, path, name)
+      if (found !== undefined) queue.push(found)
+    }
+  }
+  return out
+}
+
+t.test('the packed tarball installs offline, mounts under a prefix and runs as a bin', async t => {
+  const dir = await mkdtemp(join(tmpdir(), 'api-challenges-pack-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+
+  const packed = await run('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
+  const tarball = packed.stdout.trim().split('\n').at(-1) as string
+  const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))
+  const lock = JSON.parse(await readFile(join(root, 'package-lock.json'), 'utf8'))
+  const fastify = (lock.packages['node_modules/fastify'] as LockEntry).version
+  const integrity = 'sha512-' + createHash('sha512').update(await readFile(join(dir, tarball))).digest('base64')
+
+  // A lockfile for the host: the tarball, plus exactly the versions our own lockfile resolved.
+  const host = { name: 'host', version: '1.0.0', private: true, type: 'module', dependencies: { [pkg.name]: `file:${tarball}`, fastify } }
+  const hostLock = {
+    name: 'host',
+    version: '1.0.0',
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': { name: 'host', version: '1.0.0', dependencies: host.dependencies },
+      [`node_modules/${pkg.name}`]: {
+        version: pkg.version,
+        resolved: `file:${tarball}`,
+        integrity,
+        license: pkg.license,
+        dependencies: pkg.dependencies,
+        peerDependencies: pkg.peerDependencies,
+        bin: pkg.bin,
+        engines: pkg.engines
+      },
+      ...closure(lock.packages, [...Object.keys(pkg.dependencies), 'fastify'])
+    }
+  }
+  await writeFile(join(dir, 'package.json'), JSON.stringify(host, null, 2))
+  await writeFile(join(dir, 'package-lock.json'), JSON.stringify(hostLock, null, 2))
+  await run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 })
+
+  await writeFile(join(dir, 'host.ts'), `
+import Fastify from 'fastify'
+import apiChallenges, { type ApiChallengesOptions } from '${pkg.name}'
+const options: ApiChallengesOptions = { noteMaxLength: 5 }
+const app = Fastify()
+app.get('/mine', async () => ({ host: true }))
+await app.register(apiChallenges, { prefix: '/practice', ...options })
+export default app
+`)
+  await writeFile(join(dir, 'host.mjs'), `
+import Fastify from 'fastify'
+import apiChallenges from '${pkg.name}'
+const app = Fastify()
+app.get('/mine', async () => ({ host: true }))
+await app.register(apiChallenges, { prefix: '/practice', noteMaxLength: 5 })
+const guid = (await app.inject({ method: 'POST', url: '/practice/challenger' })).headers['x-challenger']
+const auth = 'Basic ' + Buffer.from('admin:password').toString('base64')
+const token = (await app.inject({ method: 'POST', url: '/practice/secret/token', headers: { 'x-challenger': guid, authorization: auth } })).headers['x-auth-token']
+const write = await app.inject({ method: 'POST', url: '/practice/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token }, payload: { note: 'from the tarball' } })
+const read = await app.inject({ method: 'GET', url: '/practice/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })
+const mine = await app.inject({ method: 'GET', url: '/mine', headers: { 'x-challenger': guid } })
+const docs = await app.inject({ method: 'GET', url: '/practice/docs/json' })
+console.log(JSON.stringify({ write: write.json(), read: read.json(), readStatus: read.statusCode, mine: mine.json(), mineEcho: mine.headers['x-challenger'] ?? null, docs: docs.statusCode }))
+await app.close()
+`)
+  const flow = await run(process.execPath, ['host.mjs'], { cwd: dir })
+  t.same(JSON.parse(flow.stdout), {
+    write: { note: 'from ' },
+    read: { note: 'from ' },
+    readStatus: 200,
+    mine: { host: true },
+    mineEcho: null,
+    docs: 200
+  })
+
+  // The types come with it: the host's TypeScript compiles against the package's declarations.
+  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['host.ts'] }))
+  await writeFile(join(dir, 'bad.ts'), `import apiChallenges from '${pkg.name}'\nimport Fastify from 'fastify'\nawait Fastify().register(apiChallenges, { noteMaxLength: 'long' })\n`)
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+  await t.resolves(run(process.execPath, [tsc, '-p', '.'], { cwd: dir }), 'the host compiles')
+  await writeFile(join(dir, 'tsconfig.bad.json'), JSON.stringify({ extends: './tsconfig.json', files: ['bad.ts'] }))
+  await t.rejects(run(process.execPath, [tsc, '-p', 'tsconfig.bad.json'], { cwd: dir }),
+    { stdout: /bad\.ts\(3,\d+\): error TS2769[^]*ApiChallengesOptions[^]*Type 'string' is not assignable to type 'number'/ } as never, 'a wrong option type does not')
+
+  // The bin: the same server, settings and start-up message as npm start.
+  const bin = spawn(join(dir, 'node_modules', '.bin', pkg.name as string), [], { cwd: dir, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    bin.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk
+      const found = /ready: curl -i -X POST (http:\/\/127\.0\.0\.1:\d+)\/challenger/.exec(out)
+      if (found !== null) resolve(found[1] as string)
+    })
+    bin.on('exit', code => reject(new Error(`the bin exited with ${code}: ${out}`)))
+  })
+  t.equal((await fetch(`${url}/heartbeat`)).status, 204)
+  bin.kill('SIGTERM')
+  const [code] = await once(bin, 'exit')
+  t.equal(code, 0)
+})
