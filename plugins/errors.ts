@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
+import { errorsXml } from '../src/xml.js'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -25,9 +26,14 @@ export function errorBody (message: string): ErrorBody {
 type Message = (error: FastifyError, request: FastifyRequest, options: ErrorsOptions) => string
 
 const messages: Record<string, Message> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) => request.headers['content-type'] === undefined
-    ? 'The request has a body but no Content-Type: send application/json'
-    : `Unsupported Content-Type ${JSON.stringify(request.headers['content-type'])}: send application/json`,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) => {
+    // request.server is the route's own plugin, which holds its body parsers.
+    const accepted = request.server.hasContentTypeParser('application/xml') ? 'application/json or application/xml' : 'application/json'
+    const sent = request.headers['content-type']
+    return sent === undefined
+      ? `The request has a body but no Content-Type: send ${accepted}`
+      : `Unsupported Content-Type ${JSON.stringify(sent)}: send ${accepted}`
+  },
   FST_ERR_CTP_BODY_TOO_LARGE: (_e, _request, options) =>
     `The request body is larger than the limit of ${options.bodyLimit} bytes`,
   FST_ERR_CTP_INVALID_JSON_BODY: () => 'The request body is not valid JSON (or holds a __proto__ or constructor.prototype key)',
@@ -97,7 +103,10 @@ export interface ErrorsOptions {
 
 async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promise<void> {
   fastify.decorateReply('fail', function (this: FastifyReply, status: number, message: string) {
-    return this.code(status).send(errorBody(message))
+    this.code(status)
+    // In XML when Accept asks for it (see plugins/formats.ts), else JSON.
+    if (this.request.format === 'xml') return this.type(`${this.request.xmlType}; charset=utf-8`).send(errorsXml(errorBody(message)))
+    return this.send(errorBody(message))
   })
 
   // One line per invalid field (TypeBox reports a missing string twice: required, and not a string).

@@ -7,7 +7,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bitFor, progressFrom, statusMap } from '../src/catalogue.js'
 import type { ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
-import { answer, failure, GuidParams, header, noBody, security, SessionJson } from './schemas.js'
+import { sessionXml } from '../src/xml.js'
+import { answer, failure, GuidParams, header, noBody, security, SessionJson, XML } from './schemas.js'
 
 export interface ChallengerOptions {
   noteMaxLength: number
@@ -89,10 +90,12 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     })
 
     fastify.get('/challenger/:guid', {
+      onRequest: fastify.requireAcceptable,
+      config: { xml: sessionXml },
       schema: {
         summary: 'The whole session, to keep and PUT back later',
         params: GuidParams,
-        response: { 200: answer(SessionJson, 'The session'), 404: failure('No live session by that id') }
+        response: { 200: answer(SessionJson, 'The session', {}, XML.session), 404: failure('No live session by that id') }
       }
     }, async (request, reply) => {
       const record = await fastify.challengers.get(request.params.guid.toLowerCase())
@@ -101,13 +104,15 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     })
 
     fastify.put('/challenger/:guid', {
+      onRequest: fastify.requireAcceptable,
+      config: { xml: sessionXml },
       schema: {
         summary: 'Restore a session from the JSON of GET /challenger/{guid}',
         params: GuidParams,
         body: SessionJson,
         response: {
-          200: answer(SessionJson, 'The live session\'s state was replaced'),
-          201: answer(SessionJson, 'The session was recreated', { Location }),
+          200: answer(SessionJson, 'The live session\'s state was replaced', {}, XML.session),
+          201: answer(SessionJson, 'The session was recreated', { Location }, XML.session),
           400: failure('A guid that is not a UUID, or a body that is not a session'),
           409: failure('The body\'s xChallenger is not the URL\'s guid (in single-player mode: not the one session)'),
           413: failure('A body over the body limit'),

@@ -1,15 +1,18 @@
 // /challenges: the catalogue with the caller's progress (all false without a known session).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { bitFor, challenges as catalogue, isPassed } from '../src/catalogue.js'
-import { answer, ChallengeList, security } from './schemas.js'
+import { challengesXml } from '../src/xml.js'
+import { answer, ChallengeList, security, XML } from './schemas.js'
 
 const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
   const listed = bitFor('GET /challenges listed')
   fastify.get('/challenges', {
+    onRequest: fastify.requireAcceptable,
+    config: { xml: challengesXml },
     schema: {
       summary: 'The challenges, and which ones your session has passed (challenge 02)',
       security: [{}, ...security.session],
-      response: { 200: answer(ChallengeList, 'Every challenge, sorted by id') }
+      response: { 200: answer(ChallengeList, 'Every challenge, sorted by id', {}, XML.challenges) }
     }
   }, async (request) => {
     // HEAD is answered by this handler too, and passes nothing.

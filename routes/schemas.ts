@@ -18,9 +18,40 @@ export function header (description: string): HeaderDoc {
 /** Every answer echoes X-CHALLENGER. */
 const echo = { 'X-CHALLENGER': header('The request\'s X-CHALLENGER, echoed when it was sent') }
 
-/** `schema` as the answer for one status: a description, and the headers that come with it. */
-export function answer<T extends TSchema> (schema: T, description: string, headers: Record<string, HeaderDoc> = {}): T {
-  return { ...schema, description, headers: { ...echo, ...headers } }
+/** An XML body, documented as text with an example: its shapes are in src/xml.ts. */
+function xmlText (example: string) {
+  return { type: 'string', description: 'XML; see the example', example }
+}
+
+/**
+ * `schema` as the answer for one status: a description, and the headers that come with it. With
+ * `xmlExample`, the answer is negotiated: application/json with `schema`, or application/xml and
+ * text/xml shaped like the example. (Typed as `schema` either way, so handlers keep their types.)
+ */
+export function answer<T extends TSchema> (schema: T, description: string, headers: Record<string, HeaderDoc> = {}, xmlExample?: string): T {
+  if (xmlExample === undefined) return { ...schema, description, headers: { ...echo, ...headers } }
+  const xml = { schema: xmlText(xmlExample) }
+  // In a media type, OpenAPI 3.0 takes one `example` beside the schema, not JSON Schema's `examples`.
+  const { examples, ...json } = schema as T & { examples?: unknown[] }
+  return {
+    description,
+    headers: { ...echo, ...headers },
+    content: {
+      'application/json': { schema: json, example: [examples].flat()[0] },
+      'application/xml': xml,
+      'text/xml': xml
+    }
+  } as unknown as T
+}
+
+export const XML = {
+  note: '<?xml version="1.0" encoding="UTF-8"?><secretnote><note>my secret</note></secretnote>',
+  errors: '<?xml version="1.0" encoding="UTF-8"?><errorMessages><errorMessage>what was wrong</errorMessage></errorMessages>',
+  challenges: '<?xml version="1.0" encoding="UTF-8"?><challenges><challenge><id>28</id><name>GET /heartbeat (204)</name>' +
+    '<description>Send GET to /heartbeat: the server is running and answers with no content.</description><status>true</status></challenge></challenges>',
+  session: '<?xml version="1.0" encoding="UTF-8"?><challenger><xChallenger>6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b</xChallenger>' +
+    '<xAuthToken>0123456789abcdef0123456789abcdef</xAuthToken><secretNote>my secret</secretNote>' +
+    '<challengeStatus><challenge id="01">true</challenge><challenge id="02">false</challenge></challengeStatus></challenger>'
 }
 
 export const ErrorBody = Type.Object({
@@ -29,7 +60,7 @@ export const ErrorBody = Type.Object({
 
 /** An error answer: `{"errorMessages": ["..."]}`, its example saying what went wrong. */
 export function failure (description: string, headers: Record<string, HeaderDoc> = {}): typeof ErrorBody {
-  return { ...answer(ErrorBody, description, headers), examples: [{ errorMessages: [description] }] }
+  return answer({ ...ErrorBody, examples: [{ errorMessages: [description] }] }, description, headers, XML.errors)
 }
 
 /** An answer without a body (`type: 'null'` is how OpenAPI tools read "no body"). */

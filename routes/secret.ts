@@ -6,7 +6,8 @@ import type { FastifyRequest } from 'fastify'
 import { bitFor } from '../src/catalogue.js'
 import type { ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
-import { answer, failure, header, Note, NoteBody, noBody, security } from './schemas.js'
+import { noteXml, readNoteXml } from '../src/xml.js'
+import { answer, failure, header, Note, NoteBody, noBody, security, XML } from './schemas.js'
 
 /** How the token came, once tokenAuth has let the request through. */
 type TokenSource = NonNullable<FastifyRequest['tokenSource']>
@@ -54,7 +55,7 @@ function authorized (request: { challenger: ChallengerRecord | null }): Challeng
 }
 
 const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) => {
-  fastify.acceptBodies('json')
+  fastify.acceptBodies('json', { xml: readNoteXml })
   fastify.addHook('preHandler', fastify.tokenAuth('/secret/note'))
   // Challenges 33, 34, 37 and 38, by method and by how the token came.
   const success = (method: string) => ({ 'x-auth-token': bitFor(`${method} /secret/note x-auth-token`), bearer: bitFor(`${method} /secret/note bearer`) })
@@ -67,10 +68,12 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   }
 
   fastify.get('/secret/note', {
+    onRequest: fastify.requireAcceptable,
+    config: { xml: noteXml },
     schema: {
       summary: 'Read your secret note (challenges 31, 32, 33, 37)',
       security: security.note,
-      response: { 200: answer(Note, 'The stored note'), ...refused }
+      response: { 200: answer(Note, 'The stored note', {}, XML.note), ...refused }
     }
   }, async (request) => {
     // HEAD is answered by this handler too, and passes nothing.
@@ -79,12 +82,15 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   })
 
   fastify.post('/secret/note', {
+    onRequest: fastify.requireAcceptable,
+    config: { xml: noteXml },
     schema: {
       summary: 'Write your secret note (challenges 34, 35, 36, 38)',
       security: security.note,
+      consumes: ['application/json', 'application/xml', 'text/xml'],
       body: NoteBody,
       response: {
-        200: answer(Note, 'The note as stored, truncated to the note length'),
+        200: answer(Note, 'The note as stored, truncated to the note length', {}, XML.note),
         400: failure('Not a JSON object with a string note'),
         ...refused,
         413: failure('A body over the body limit'),

@@ -6,6 +6,7 @@ import auth from '../plugins/auth.js'
 import bodies from '../plugins/bodies.js'
 import docs from '../plugins/docs.js'
 import errors from '../plugins/errors.js'
+import formats from '../plugins/formats.js'
 import headers from '../plugins/headers.js'
 import methods from '../plugins/methods.js'
 import registry from '../plugins/registry.js'
@@ -30,6 +31,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
 
   await fastify.register(errors, options)
   await fastify.register(headers)
+  await fastify.register(formats)
   await fastify.register(methods)
   await fastify.register(bodies, options)
   await fastify.register(registry, options)

@@ -223,13 +223,13 @@ t.test('error messages say what was wrong', async t => {
   const send = async (extra: Record<string, string>, payload: string) =>
     errorMessages(await app.inject({ method: 'POST', url: '/secret/note', headers: { ...headers, ...extra }, payload }))
   t.same(await send(json, '{'), ['The request body is not valid JSON (or holds a __proto__ or constructor.prototype key)'])
-  t.same(await send({}, 'note'), ['The request has a body but no Content-Type: send application/json'])
+  t.same(await send({}, 'note'), ['The request has a body but no Content-Type: send application/json or application/xml'])
   t.same(await send({ ...json, 'content-length': '5' }, '{"note":"longer"}'), ['The Content-Length header does not match the body'])
   t.same(await send(json, ''), ['The request body is empty; send a JSON object such as {"note": "..."}'])
   t.same(await send(json, '{"note":1}'), ['Invalid request: body/note: Expected string'])
   t.same(await send(json, '{"text":"a"}'), ['Invalid request: body/note: Expected required property'])
   t.same(await send(json, '[]'), ['Invalid request: body: Expected object'])
-  t.same(await send({ 'content-type': 'text/csv' }, 'a'), ['Unsupported Content-Type "text/csv": send application/json'])
+  t.same(await send({ 'content-type': 'text/csv' }, 'a'), ['Unsupported Content-Type "text/csv": send application/json or application/xml'])
   t.same(await send(json, JSON.stringify({ note: 'x'.repeat(20000) })), ['The request body is larger than the limit of 16384 bytes'])
 })
 

@@ -1,0 +1,71 @@
+// Content negotiation: the Accept header picks JSON (the default, also for a missing Accept, */*
+// and application/*) or XML (application/xml, text/xml) for every body the service returns, with
+// quality values honoured by @fastify/accepts (the jshttp negotiator). It adds:
+// - `request.format`: 'json' | 'xml', or null when Accept allows neither;
+// - `fastify.requireAcceptable`: an onRequest hook for routes whose answers have a body, answering
+//   406 (in JSON) before auth and validation when Accept allows neither format;
+// - a preSerialization hook that turns a route's payload into XML with the route's `config.xml`.
+import accepts from '@fastify/accepts'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
+
+export type Format = 'json' | 'xml'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body format Accept asks for; null when it allows neither JSON nor XML. */
+    format: Format | null
+    /** The media type to answer XML with: application/xml or text/xml, as asked. */
+    xmlType: string
+  }
+  interface FastifyInstance {
+    requireAcceptable: onRequestAsyncHookHandler
+  }
+  interface FastifyContextConfig {
+    /** The route's XML form of its payload (see src/xml.ts). */
+    xml?: (payload: never) => string
+  }
+}
+
+const TYPES = ['application/json', 'application/xml', 'text/xml']
+
+function negotiate (request: FastifyRequest): void {
+  const accept = request.headers.accept
+  // The common cases without the negotiator.
+  if (accept === undefined || accept === '*/*' || accept === 'application/json') return
+  const chosen = request.accepts().type(TYPES)
+  if (chosen === false) request.format = null
+  else if (chosen !== 'application/json') {
+    request.format = 'xml'
+    request.xmlType = chosen as string
+  }
+}
+
+async function formats (fastify: FastifyInstance): Promise<void> {
+  await fastify.register(accepts)
+  fastify.decorateRequest('format', 'json')
+  fastify.decorateRequest('xmlType', 'application/xml')
+
+  fastify.addHook('onRequest', function negotiateFormat (request, _reply, done) {
+    negotiate(request)
+    done()
+  })
+
+  fastify.decorate('requireAcceptable', async function (request: FastifyRequest, reply: FastifyReply) {
+    if (request.format === null) {
+      return reply.fail(406, `Accept ${JSON.stringify(request.headers.accept)} allows neither application/json nor application/xml (or text/xml)`)
+    }
+  })
+
+  // A successful payload of a route with an XML form: the reply's serializer becomes that form.
+  // (Error bodies are written by reply.fail, which knows the format itself.)
+  fastify.addHook('preSerialization', async function toXml (request, reply, payload) {
+    const xml = request.routeOptions.config.xml
+    if (request.format === 'xml' && xml !== undefined && reply.statusCode < 400) {
+      reply.type(`${request.xmlType}; charset=utf-8`).serializer(xml as (payload: unknown) => string)
+    }
+    return payload
+  })
+}
+
+export default fp(formats, { name: 'formats', fastify: '5.x', dependencies: ['errors'] })
