@@ -6,6 +6,7 @@ import fp from 'fastify-plugin'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import { errorsXml } from '../src/xml.js'
+import { MAX_CHALLENGER_LENGTH } from './headers.js'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -53,13 +54,16 @@ function messageFor (error: FastifyError, request: FastifyRequest, options: Erro
  */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const challenger = request.headers['x-challenger']
-  if (challenger !== undefined) reply.header('x-challenger', challenger)
+  // An oversized X-CHALLENGER is refused first, here as everywhere (see plugins/headers.ts).
+  const tooLong = challenger !== undefined && challenger.length > MAX_CHALLENGER_LENGTH
+  if (challenger !== undefined && !tooLong) reply.header('x-challenger', challenger)
+  const message = tooLong ? `X-CHALLENGER is longer than ${MAX_CHALLENGER_LENGTH} characters` : error.message
   reply
     // Fastify's framework errors always carry their status.
-    .code(error.statusCode as number)
+    .code(tooLong ? 431 : error.statusCode as number)
     .headers(corsHeaders)
     .type('application/json; charset=utf-8')
-    .send(JSON.stringify(errorBody(error.message)))
+    .send(JSON.stringify(errorBody(message)))
 }
 
 const corsHeaders = {

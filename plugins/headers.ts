@@ -1,11 +1,33 @@
-// Common response headers: X-Challenger echoes the request's X-CHALLENGER on every answer
-// (errors and 404s too), and CORS lets any page, Swagger UI among them, call the service and
-// read its custom headers (X-CHALLENGER, X-AUTH-TOKEN).
+// Common response headers and the checks that come before everything else. X-Challenger echoes
+// the request's X-CHALLENGER on every answer (errors and 404s too); CORS lets any page, Swagger UI
+// among them, call the service and read its custom headers (X-CHALLENGER, X-AUTH-TOKEN). An
+// X-CHALLENGER over 100 characters is refused with 431 and a missing Host with 400, before routing
+// has any effect, before a body is read. While the server shuts down (`fastify.closing`), every
+// answer carries Connection: close, so that clients and load balancers move on.
 import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** True once the server has begun to close. */
+    readonly closing: boolean
+  }
+}
+
+/** The longest X-CHALLENGER accepted: a UUID is 36 characters; the reference allows 100. */
+export const MAX_CHALLENGER_LENGTH = 100
+
 async function headers (fastify: FastifyInstance): Promise<void> {
+  let closing = false
+  fastify.decorate('closing', { getter: () => closing })
+  fastify.addHook('preClose', async () => { closing = true })
+  // At answer time, so that requests already in flight when the close began get it too.
+  fastify.addHook('onSend', function closeConnection (_request, reply, payload, done) {
+    if (closing) reply.header('connection', 'close')
+    done(null, payload)
+  })
+
   await fastify.register(cors, {
     origin: '*',
     exposedHeaders: '*',
@@ -17,6 +39,10 @@ async function headers (fastify: FastifyInstance): Promise<void> {
   fastify.addHook('onRequest', function echoChallenger (request, reply, done) {
     reply.header('access-control-allow-headers', '*')
     const challenger = request.headers['x-challenger']
+    if (challenger !== undefined && challenger.length > MAX_CHALLENGER_LENGTH) {
+      reply.fail(431, `X-CHALLENGER is longer than ${MAX_CHALLENGER_LENGTH} characters`)
+      return
+    }
     if (challenger !== undefined) reply.header('x-challenger', challenger)
     // HTTP/1.1 requires Host (RFC 9112 §3.2). The server lets such a request through to here, so
     // that the refusal carries the echo and the error body like every other answer.

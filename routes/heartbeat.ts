@@ -24,11 +24,12 @@ function effectiveMethod (request: FastifyRequest, bits: Map<string, number>): [
   return [request.method, bits.get(request.method) as number]
 }
 
-function respond (method: string, reply: FastifyReply): FastifyReply {
+function respond (method: string, reply: FastifyReply, closing: boolean): FastifyReply {
   switch (method) {
     case 'GET':
     case 'HEAD':
-      return reply.code(204).send()
+      // While the server shuts down, a load balancer should stop sending traffic here.
+      return closing ? reply.code(503).type(HTML).send('') : reply.code(204).send()
     case 'OPTIONS':
       return reply.code(204).headers({ allow: ALLOW, 'access-control-allow-methods': ALLOW }).send()
     case 'PATCH':
@@ -45,11 +46,14 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
   const heartbeat = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const [method, bit] = effectiveMethod(request, bits)
     await request.pass(bit)
-    return respond(method, reply)
+    return respond(method, reply, fastify.closing)
   }
   const notAllowed = html('Method not allowed (challenge 25 for DELETE)', { Allow })
   const answers: Array<[string[], object]> = [
-    [['GET', 'HEAD'], { summary: 'Is the server running?', response: { 204: noBody('Running (challenge 28 for GET)') } }],
+    [['GET', 'HEAD'], {
+      summary: 'Is the server running?',
+      response: { 204: noBody('Running (challenge 28 for GET)'), 503: html('Shutting down: send traffic elsewhere') }
+    }],
     [['OPTIONS'], { summary: 'The verbs the heartbeat lists', response: { 204: noBody(`Allow: ${ALLOW}`, { Allow, 'Access-Control-Allow-Methods': header('The same methods, for CORS') }) } }],
     [['PATCH'], { summary: 'Fails on purpose', response: { 500: html('Internal server error, with or without a body (challenge 26)') } }],
     [['TRACE'], { summary: 'Not implemented', response: { 501: html('Not implemented (challenge 27)') } }],

@@ -18,8 +18,19 @@ export function createServer (config: ServerConfig): FastifyInstance {
     // Errors raised before routing get the service's error body and headers too.
     frameworkErrors,
     clientErrorHandler,
-    // The app refuses a missing Host itself, with its headers and error body (Node's own 400 has neither).
-    http: { requireHostHeader: false }
+    // Slow or idle clients are cut off: a request must arrive whole within 30 s (its headers within
+    // 10 s), and an idle keep-alive connection is closed after 5 s.
+    requestTimeout: 30_000,
+    keepAliveTimeout: 5_000,
+    http: {
+      headersTimeout: 10_000,
+      // The app refuses a missing Host itself, with its headers and error body (Node's own 400 has neither).
+      requireHostHeader: false
+    },
+    // On close, requests that still arrive on open keep-alive connections are served, with
+    // Connection: close (and the heartbeat says 503), rather than refused by Fastify or cut off.
+    return503OnClosing: false,
+    forceCloseConnections: false
   })
   fastify.register(app, config.app)
   return fastify

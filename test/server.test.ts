@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { clientErrorHandler } from '../plugins/errors.js'
 import { createServer, main } from '../src/server.js'
+import { begun, listenerClosed } from './sockets.js'
 
 /** Sends `raw` on a new connection and resolves with everything the server wrote back. */
 async function rawRequest (port: number, raw: string): Promise<string> {
@@ -174,4 +175,128 @@ t.test('an uncaught exception is logged, the server closes and the process exits
   const [code] = await once(child, 'exit')
   t.equal(code, 1)
   t.match(stdout, /"level":50[^\n]*"message":"boom on request"[^\n]*"msg":"closing after an error"/)
+})
+
+t.test('an X-CHALLENGER over 100 characters is 431 on every path, before routing, bodies and 404', async t => {
+  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} })
+  t.teardown(() => app.close())
+  const long = 'x'.repeat(101)
+  const requests: Array<[string, string, Record<string, string>, string?]> = [
+    ['GET', '/heartbeat', {}],
+    ['PATCH', '/heartbeat', {}],
+    ['GET', '/nowhere', {}],
+    ['POST', '/secret/note', { 'content-type': 'application/json' }, '{broken'],
+    ['POST', '/secret/note', { 'content-type': 'text/plain' }, 'x'.repeat(20_000)],
+    ['POST', '/challenger', {}],
+    ['GET', '/%zz', {}],
+    ['OPTIONS', '/secret/note', {}]
+  ]
+  for (const [method, url, headers, payload] of requests) {
+    const res = await app.inject({ method: method as 'GET', url, headers: { ...headers, 'x-challenger': long }, payload })
+    t.equal(res.statusCode, 431, `${method} ${url}`)
+    t.same(res.json(), { errorMessages: ['X-CHALLENGER is longer than 100 characters'] })
+    t.equal(res.headers['x-challenger'], undefined, 'not echoed')
+  }
+  const exactly = await app.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': 'x'.repeat(100) } })
+  t.equal(exactly.statusCode, 204, '100 characters are fine')
+})
+
+t.test('while closing, requests still on open connections get Connection: close, the heartbeat 503', async t => {
+  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as AddressInfo).port
+  const heartbeat = begun(port, 'GET /heartbeat HTTP/1.1\r\nHost: x\r\n')
+  const refused = begun(port, 'GET /nowhere HTTP/1.1\r\nHost: x\r\n')
+  // Both requests have begun (their first bytes are in) once a later request has its answer.
+  t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
+  const closed = app.close()
+  await listenerClosed(port)
+  const beat = await heartbeat.finish('\r\n')
+  t.match(beat, /^HTTP\/1\.1 503 Service Unavailable\r\n/)
+  t.match(beat, /\r\nconnection: close\r\n/i)
+  const missing = await refused.finish('\r\n')
+  t.match(missing, /^HTTP\/1\.1 404 Not Found\r\n/)
+  t.match(missing, /\r\nconnection: close\r\n/i)
+  await closed
+})
+
+function waitForReady (child: ReturnType<typeof spawn>): Promise<string> {
+  let out = ''
+  return new Promise<string>((resolve, reject) => {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk
+      const found = /ready: curl -i -X POST (http:\/\/127\.0\.0\.1:(\d+))\/challenger/.exec(out)
+      if (found !== null) resolve(found[2] as string)
+    })
+    child.on('exit', code => reject(new Error(`exited with ${code} before it was ready: ${out}`)))
+  })
+}
+
+/** Opens a connection and sends a note write whose body is held back until `finish` is called. */
+async function requestInFlight (port: number) {
+  const created = await fetch(`http://127.0.0.1:${port}/challenger`, { method: 'POST' })
+  const guid = created.headers.get('x-challenger') as string
+  const issued = await fetch(`http://127.0.0.1:${port}/secret/token`, { method: 'POST', headers: { 'x-challenger': guid, authorization: 'Basic ' + Buffer.from('admin:password').toString('base64') } })
+  const token = issued.headers.get('x-auth-token') as string
+  const body = '{"note":"finished after the signal"}'
+  const socket = connect(port, '127.0.0.1')
+  socket.setEncoding('utf8')
+  let answer = ''
+  socket.on('data', (chunk: string) => { answer += chunk })
+  socket.on('error', () => {})
+  socket.write(`POST /secret/note HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: ${guid}\r\nX-AUTH-TOKEN: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`)
+  // The headers are in once the server has looked the session up; a heartbeat on a new connection is ordered after them.
+  await fetch(`http://127.0.0.1:${port}/heartbeat`)
+  return {
+    finish: async (): Promise<string> => {
+      socket.write(body.slice(5))
+      await once(socket, 'close').catch(() => {})
+      return answer
+    },
+    socket
+  }
+}
+
+t.test('SIGTERM lets a request in flight finish, then the process exits 0', async t => {
+  const child = spawn(process.execPath, [...process.execArgv, serverFile], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const port = Number(await waitForReady(child))
+  const inFlight = await requestInFlight(port)
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  // The listener closes first: new connections are refused while the old one is still served.
+  await listenerClosed(port)
+  const answer = await inFlight.finish()
+  t.match(answer, /^HTTP\/1\.1 200 OK\r\n/)
+  t.match(answer, /\r\nconnection: close\r\n/i)
+  t.match(answer, /\{"note":"finished after the signal"\}$/)
+  const [code] = await exited
+  t.equal(code, 0)
+})
+
+t.test('a second signal during the graceful close exits at once', async t => {
+  const child = spawn(process.execPath, [...process.execArgv, serverFile], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const port = Number(await waitForReady(child))
+  const inFlight = await requestInFlight(port)
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  await listenerClosed(port)
+  child.kill('SIGTERM')
+  const [code] = await exited
+  t.equal(code, 1, 'without waiting for the request in flight')
+  inFlight.socket.destroy()
+})
+
+t.test('Ctrl-C on npm start (the whole process group) is one graceful shutdown', { timeout: 120_000 }, async t => {
+  const root = fileURLToPath(new URL('..', import.meta.url))
+  const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  let out = ''
+  npm.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
+  const port = Number(await waitForReady(npm))
+  t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
+  const exited = once(npm, 'exit')
+  process.kill(-(npm.pid as number), 'SIGINT')
+  const [code, signal] = await exited
+  t.ok(code === 0 || signal === 'SIGINT', `npm ended with ${code} ${signal}`)
+  t.equal(out.match(/"msg":"closing"/g)?.length, 1, 'one close')
+  t.notMatch(out, /second SIGINT|killed by timeout/)
 })
