@@ -7,6 +7,7 @@
 import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { notFoundMessage } from './errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,6 +45,12 @@ async function headers (fastify: FastifyInstance): Promise<void> {
       return
     }
     if (challenger !== undefined) reply.header('x-challenger', challenger)
+    // An unknown path is 404 whatever it carries: answered here, before a body is read or parsed.
+    // (@fastify/cors's catch-all OPTIONS route, the only wildcard route, counts as unknown too.)
+    if (request.is404 || request.routeOptions.url?.endsWith('*') === true) {
+      reply.fail(404, notFoundMessage(request))
+      return
+    }
     // HTTP/1.1 requires Host (RFC 9112 §3.2). The server lets such a request through to here, so
     // that the refusal carries the echo and the error body like every other answer.
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {

@@ -58,6 +58,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
           200: noBody('The session in X-CHALLENGER is live'),
           201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location }),
           404: failure('No live session by the id in X-CHALLENGER'),
+          413: failure('A body (which this route ignores) over the body limit'),
+          415: failure('A Content-Type header that is not a valid media type'),
           429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
         }
       }

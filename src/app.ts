@@ -30,8 +30,9 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   fastify.setValidatorCompiler(TypeBoxValidatorCompiler)
 
   await fastify.register(errors, options)
-  await fastify.register(headers)
+  // Negotiation first, so that even the earliest refusals (431, 404) come in the asked format.
   await fastify.register(formats)
+  await fastify.register(headers)
   await fastify.register(methods)
   await fastify.register(bodies, options)
   await fastify.register(registry, options)

@@ -77,6 +77,8 @@ t.test('every documented answer of the secret and heartbeat routes is produced b
   const me = { 'x-challenger': guid, 'x-auth-token': token }
   const json = { 'content-type': 'application/json' }
   await send('POST', '/secret/token', { 'x-challenger': guid })
+  await send('POST', '/secret/token', { 'x-challenger': guid, 'content-type': 'text/plain' }, 'x'.repeat(20_000))
+  await send('POST', '/secret/token', { 'x-challenger': guid, 'content-type': 'not a media type' }, 'x')
   for (const method of ['GET', 'HEAD']) {
     await send(method, '/secret/note', me)
     await send(method, '/secret/note', { 'x-challenger': guid })
