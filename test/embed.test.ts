@@ -1,7 +1,7 @@
 // The service as a plugin inside another Fastify app, under a prefix.
 import Fastify from 'fastify'
 import t from 'tap'
-import app from '../src/app.js'
+import app, { MemoryStore } from '../src/app.js'
 
 t.test('mounted under a prefix, every route and message is under it and the host is untouched', async t => {
   const host = Fastify()
@@ -60,4 +60,24 @@ t.test('the app keeps its own rules whatever the host\'s error handler, logger o
   t.same(bad.json().errorMessages.length, 1, 'the app\'s error format, not the host\'s')
   const hostBad = await host.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"x":"0123456789"}' })
   t.equal(hostBad.statusCode, 418, 'the host keeps its own error handler')
+})
+
+t.test('an exception inside a handler or hook is a 500 with the error body and a log line', async t => {
+  const lines: string[] = []
+  const host = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { lines.push(line) } } } })
+  class FailingStore extends MemoryStore {
+    override async create (): Promise<never> { throw new Error('boom at /internal/place') }
+    override async get (): Promise<never> { throw new TypeError('lookup exploded') }
+  }
+  await host.register(app, { store: new FailingStore() })
+  t.teardown(() => host.close())
+  for (const [method, url, headers] of [['POST', '/challenger', {}], ['GET', '/heartbeat', { 'x-challenger': 'someone' }]] as const) {
+    const res = await host.inject({ method, url, headers })
+    t.equal(res.statusCode, 500, `${method} ${url}`)
+    t.same(res.json(), { errorMessages: ['Internal Server Error'] })
+    t.notMatch(res.body, /boom|exploded|internal/)
+  }
+  t.ok(lines.some(line => /boom at \/internal\/place/.test(line) && /"msg":"request failed"/.test(line)), 'the handler\'s error is logged')
+  t.ok(lines.some(line => /lookup exploded/.test(line) && /"msg":"request failed"/.test(line)), 'the hook\'s error is logged')
+  t.equal((await host.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 204, 'and it goes on answering')
 })
