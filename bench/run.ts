@@ -5,9 +5,10 @@
 // BENCH_CONNECTIONS (default 50), BENCH_PIPELINING (default 1), BENCH_PIN (default 1: with two or
 // more cores and taskset, the servers run on core 0 and the load generator on core 1).
 import autocannon from 'autocannon'
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { MemoryFigure } from './memory.js'
 
@@ -214,6 +215,28 @@ try {
   servers.push(floor)
 
   const sessions = await createSessions(service.url, 200)
+  // The same service with its sessions in Redis, when Debian's redis-server is installed.
+  let redisService: Server | undefined
+  let redisSessions: Session[] | undefined
+  if (spawnSync('redis-server', ['--version']).status === 0) {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-redis-'))
+    const redisPort = 20000 + Math.floor(Math.random() * 20000)
+    const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    servers.push({ name: 'redis', url: '', child: redis })
+    await new Promise<void>((resolve, reject) => {
+      let out = ''
+      redis.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; if (out.includes('Ready to accept')) resolve() })
+      redis.on('exit', code => reject(new Error(`redis-server exited with ${code}`)))
+    })
+    redis.stdout.resume()
+    redisService = await start('service + Redis', [here('../src/server.js')],
+      { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CREATION_RATE_LIMIT: '0', REDIS_URL: `redis://127.0.0.1:${redisPort}` },
+      /ready: curl -i -X POST (http:\/\/[^/]+)\/challenger/)
+    servers.push(redisService)
+    redisSessions = await createSessions(redisService.url, 200)
+  } else {
+    process.stdout.write('redis-server is not installed: the Redis scenario is left out\n')
+  }
   const note = JSON.stringify({ note: 'a note written by the benchmark, short of the 100 character limit' })
   const rows: Row[] = []
   rows.push(...await compare('1. GET /heartbeat',
@@ -225,6 +248,11 @@ try {
   rows.push(...await compare('2. POST /secret/note',
     { server: service, requests: rotating('POST', '/secret/note', sessions, note) },
     { server: fastify, requests: rotating('POST', '/note', sessions, note) }))
+  if (redisSessions !== undefined && redisService !== undefined) {
+    rows.push(...await compare('2r. POST /secret/note, Redis',
+      { server: redisService, requests: rotating('POST', '/secret/note', redisSessions, note) },
+      { server: service, requests: rotating('POST', '/secret/note', sessions, note) }))
+  }
   rows.push(...await compare('3. GET /secret/note',
     { server: service, requests: rotating('GET', '/secret/note', sessions) },
     { server: fastify, requests: rotating('GET', '/204', sessions) }))

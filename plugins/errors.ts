@@ -129,6 +129,11 @@ async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promis
 
   fastify.setErrorHandler(function (error: FastifyError, request, reply) {
     const status = error.statusCode ?? 500
+    if (status === 503) {
+      // The session store is away (see src/redis-store.ts): a retry may succeed.
+      request.log.warn({ err: error }, 'store unavailable')
+      return reply.fail(503, error.message)
+    }
     if (status >= 500) {
       // Logged in full; the learner gets no stack or internal detail.
       request.log.error({ err: error }, 'request failed')

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { SINGLE_PLAYER_GUID } from '../src/options.js'
+import { RedisStore } from '../src/redis-store.js'
 import { MemoryStore, newToken, type ChallengerStore } from '../src/store.js'
 
 declare module 'fastify' {
@@ -15,15 +16,22 @@ declare module 'fastify' {
 }
 
 export interface RegistryOptions {
-  /** The store to use; a new in-memory store when absent. Either way it is closed with the app. */
+  /** The store to use; when absent, a Redis store for `redisUrl`, else a new in-memory one. Closed with the app. */
   store?: ChallengerStore
+  redisUrl?: string
+  redisKeyPrefix: string
   mode: 'multi' | 'single'
   sessionIdleMs: number
   maxSessions: number
 }
 
 async function registry (fastify: FastifyInstance, options: RegistryOptions): Promise<void> {
-  const store = options.store ?? new MemoryStore({ idleMs: options.sessionIdleMs, maxSessions: options.maxSessions })
+  const sessions = { idleMs: options.sessionIdleMs, maxSessions: options.maxSessions }
+  const store = options.store ?? (options.redisUrl === undefined
+    ? new MemoryStore(sessions)
+    : new RedisStore({ url: options.redisUrl, prefix: options.redisKeyPrefix, ...sessions }))
+  // A Redis store has a moment to connect before the app takes requests.
+  if (store instanceof RedisStore) await store.connected()
   fastify.decorate('challengers', store)
   fastify.addHook('onClose', async () => {
     await store.close()

@@ -5,6 +5,7 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bitFor, progressFrom, statusMap } from '../src/catalogue.js'
+import { RedisStore, StoreUnavailableError } from '../src/redis-store.js'
 import type { ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
 import { sessionXml } from '../src/xml.js'
@@ -12,6 +13,7 @@ import { answer, failure, GuidParams, header, noBody, security, SessionJson, XML
 
 export interface ChallengerOptions {
   noteMaxLength: number
+  redisKeyPrefix: string
   /** Sessions one client address may create per minute; 0: no limit. */
   creationRateLimit: number
 }
@@ -34,10 +36,13 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
   /** Whether this request may create a session; when not, the 429 has been sent. */
   let mayCreate = async (_request: FastifyRequest, _reply: FastifyReply): Promise<boolean> => true
   if (options.creationRateLimit > 0) {
-    await fastify.register(rateLimit, { global: false, max: options.creationRateLimit, timeWindow: 60_000 })
+    // With sessions in Redis, the counts live there too, so the limit holds across instances.
+    const store = fastify.challengers
+    const shared = store instanceof RedisStore ? { redis: store.client, nameSpace: `${options.redisKeyPrefix}rate:` } : {}
+    await fastify.register(rateLimit, { global: false, max: options.creationRateLimit, timeWindow: 60_000, ...shared })
     const check = fastify.createRateLimit()
     mayCreate = async (request, reply) => {
-      const verdict = await check(request)
+      const verdict = await check(request).catch((error: unknown) => { throw new StoreUnavailableError(error) })
       if (verdict.isAllowed || !verdict.isExceeded) return true
       reply.header('retry-after', String(verdict.ttlInSeconds))
         .fail(429, `This address has created ${options.creationRateLimit} sessions in the last minute: try again in ${verdict.ttlInSeconds} s`)

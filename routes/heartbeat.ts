@@ -28,7 +28,7 @@ function respond (method: string, reply: FastifyReply, closing: boolean): Fastif
   switch (method) {
     case 'GET':
     case 'HEAD':
-      // While the server shuts down, a load balancer should stop sending traffic here.
+      // While the server shuts down or its store is unreachable, a load balancer should send traffic elsewhere.
       return closing ? reply.code(503).type(HTML).send('') : reply.code(204).send()
     case 'OPTIONS':
       return reply.code(204).headers({ allow: ALLOW, 'access-control-allow-methods': ALLOW }).send()
@@ -46,13 +46,13 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
   const heartbeat = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const [method, bit] = effectiveMethod(request, bits)
     await request.pass(bit)
-    return respond(method, reply, fastify.closing)
+    return respond(method, reply, fastify.closing || !fastify.challengers.available())
   }
   const notAllowed = html('Method not allowed (challenge 25 for DELETE)', { Allow })
   const answers: Array<[string[], object]> = [
     [['GET', 'HEAD'], {
       summary: 'Is the server running?',
-      response: { 204: noBody('Running (challenge 28 for GET)'), 503: html('Shutting down: send traffic elsewhere') }
+      response: { 204: noBody('Running (challenge 28 for GET)'), 503: html('Shutting down, or the session store is unreachable: send traffic elsewhere') }
     }],
     [['OPTIONS'], { summary: 'The verbs the heartbeat lists', response: { 204: noBody(`Allow: ${ALLOW}`, { Allow, 'Access-Control-Allow-Methods': header('The same methods, for CORS') }) } }],
     [['PATCH'], { summary: 'Fails on purpose', response: { 500: html('Internal server error, with or without a body (challenge 26)') } }],

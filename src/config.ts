@@ -59,7 +59,9 @@ export function configFromEnv (env: Env): ServerConfig {
     sessionIdleMs: integer(env, 'SESSION_IDLE_MS', 1, 2 ** 31 - 1),
     maxSessions: integer(env, 'MAX_SESSIONS', 1, 100_000_000),
     creationRateLimit: integer(env, 'CREATION_RATE_LIMIT', 0, 1_000_000_000),
-    docs: flag(env, 'DOCS')
+    docs: flag(env, 'DOCS'),
+    redisUrl: nonEmpty(env, 'REDIS_URL'),
+    redisKeyPrefix: nonEmpty(env, 'REDIS_PREFIX')
   }
   if (app.username?.includes(':') === true) throw new ConfigError('AUTH_USERNAME must not contain ":"')
   return {

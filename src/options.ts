@@ -24,6 +24,14 @@ export interface ApiChallengesOptions {
   maxSessions?: number
   /** Sessions one client address may create per minute (POST /challenger, a recreating PUT); 0 turns the limit off. Default 60. */
   creationRateLimit?: number
+  /**
+   * Keep sessions in Redis (redis://host:port/db) instead of this process, so that several
+   * instances serve one class and a restart loses nobody. The creation rate limit then counts in
+   * the same Redis.
+   */
+  redisUrl?: string
+  /** Put before every Redis key, so that several deployments can share one Redis. Default `api-challenges:`. */
+  redisKeyPrefix?: string
   /** Serve the OpenAPI document and Swagger UI at /docs (under the prefix). Default true. */
   docs?: boolean
   /**
@@ -39,7 +47,7 @@ export const VERSION = '0.1.0'
 /** The fixed guid of the one session in single-player mode. */
 export const SINGLE_PLAYER_GUID = '00000000-0000-4000-8000-000000000001'
 
-export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store'>> & { store?: ChallengerStore }
+export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'redisUrl'>> & { store?: ChallengerStore, redisUrl?: string }
 
 export const defaults = Object.freeze({
   username: 'admin',
@@ -51,6 +59,7 @@ export const defaults = Object.freeze({
   sessionIdleMs: 10 * 60 * 1000,
   maxSessions: 100_000,
   creationRateLimit: 60,
+  redisKeyPrefix: 'api-challenges:',
   docs: true
 })
 
@@ -90,6 +99,8 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     maxSessions: whole('maxSessions', merged.maxSessions, 1),
     creationRateLimit: whole('creationRateLimit', merged.creationRateLimit, 0),
     docs: oneOf('docs', merged.docs, [true, false] as const),
+    redisUrl: merged.redisUrl === undefined ? undefined : text('redisUrl', merged.redisUrl, /^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL'),
+    redisKeyPrefix: text('redisKeyPrefix', merged.redisKeyPrefix, /^[^\s]{0,100}$/, 'up to 100 characters without spaces'),
     store: merged.store
   }
 }

@@ -31,6 +31,8 @@ export interface ChallengerStore {
    * 'created' when it was not. A pinned session never expires and does not count toward capacity.
    */
   restore (record: ChallengerRecord, options?: { pinned?: boolean }): Promise<'replaced' | 'created'>
+  /** Whether the store can be reached now (the heartbeat answers 503 while it cannot). */
+  available (): boolean
   close (): Promise<void>
 }
 
@@ -155,6 +157,11 @@ export class MemoryStore implements ChallengerStore {
   /** Live sessions, pinned ones aside. */
   get size (): number {
     return this.#sessions.size
+  }
+
+  /** In this process: always. */
+  available (): boolean {
+    return true
   }
 
   #clock (): number {

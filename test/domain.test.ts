@@ -63,6 +63,9 @@ t.test('resolveOptions merges defaults without touching the caller and refuses b
   t.throws(() => resolveOptions({ maxSessions: 0 }), /option maxSessions must be a whole number of at least 1/)
   t.throws(() => resolveOptions({ creationRateLimit: -1 }), /option creationRateLimit must be a whole number of at least 0/)
   t.equal(resolveOptions({ creationRateLimit: 0 }).creationRateLimit, 0)
+  t.equal(resolveOptions({ redisUrl: 'rediss://cache:6380' }).redisUrl, 'rediss://cache:6380')
+  t.throws(() => resolveOptions({ redisUrl: 'http://cache' }), /option redisUrl must be a redis:\/\/ or rediss:\/\/ URL/)
+  t.throws(() => resolveOptions({ redisKeyPrefix: 'has space' }), /option redisKeyPrefix must be/)
 })
 
 t.test('configFromEnv reads the environment and names a bad variable', async t => {
@@ -76,6 +79,7 @@ t.test('configFromEnv reads the environment and names a bad variable', async t =
   t.same(configFromEnv({ MODE: 'single', SESSION_IDLE_MS: '60000', MAX_SESSIONS: '10', CREATION_RATE_LIMIT: '0', DOCS: 'false' }).app,
     { mode: 'single', sessionIdleMs: 60000, maxSessions: 10, creationRateLimit: 0, docs: false })
   t.equal(configFromEnv({ DOCS: 'true' }).app.docs, true)
+  t.same(configFromEnv({ REDIS_URL: 'redis://127.0.0.1:6379/2', REDIS_PREFIX: 'a:' }).app, { redisUrl: 'redis://127.0.0.1:6379/2', redisKeyPrefix: 'a:' })
   t.same(configFromEnv({ PORT: '', HOST: '' }), { port: 3000, host: '127.0.0.1', logLevel: 'info', app: {} }, 'empty counts as unset')
   const bad: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'abc' }, /^PORT must be a whole number from 0 to 65535, got "abc"$/],

@@ -21,7 +21,8 @@ const ALL = METHODS.filter(m => m !== 'CONNECT')
 
 /** The statuses the service documents for a method on a path (README, OpenAPI document). */
 function documented (method: string, path: string): number[] {
-  const route = path.split('?')[0] as string
+  // As the request line arrives after URL normalisation: `/challenger/..` is `/`.
+  const route = new URL(path, 'http://x').pathname
   const guard = (table: Record<string, number[]>): number[] => table[method] ?? (method === 'OPTIONS' ? [204] : [405])
   if (route === '/heartbeat') return guard({ GET: [204], HEAD: [204], PATCH: [500], TRACE: [501], POST: [405, 500, 501] })
   if (route === '/challenger') return guard({ POST: [200, 201, 404, 413, 415, 429] })

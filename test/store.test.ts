@@ -2,6 +2,11 @@
 import t from 'tap'
 import { MemoryStore } from '../src/store.js'
 import { fakeTime } from './clock.js'
+import { storeBehaviour } from './store-behaviour.js'
+
+t.test('the registry behaviour, in memory', async t => {
+  storeBehaviour(t, async maxSessions => new MemoryStore({ maxSessions }))
+})
 
 const IDLE = 10 * 60 * 1000
 

@@ -110,6 +110,7 @@ t.test('a failing store is a 500 with the error body and no detail', async t => 
       setNote: async () => undefined,
       pass: async () => {},
       restore: async () => 'created',
+      available: () => true,
       close: async () => {}
     }
   })
@@ -130,6 +131,7 @@ t.test('an error that carries a 4xx status keeps its status and message', async 
       setNote: async () => undefined,
       pass: async () => {},
       restore: async () => 'created',
+      available: () => true,
       close: async () => {}
     }
   })

@@ -1,0 +1,135 @@
+// Sessions in Redis: the shared registry behaviour, expiry by Redis TTLs, key prefixes, two
+// instances as one service, and Redis going away and coming back with nothing lost.
+import type { FastifyInstance } from 'fastify'
+import { once } from 'node:events'
+import t from 'tap'
+import { RedisStore, StoreUnavailableError } from '../src/redis-store.js'
+import { createServer } from '../src/server.js'
+import { basic } from './helper.js'
+import { redisMissing, redisServer, type RedisServer } from './redis-server.js'
+import { storeBehaviour } from './store-behaviour.js'
+
+const json = { 'content-type': 'application/json' }
+
+if (redisMissing !== false && process.env.CI === 'true') {
+  t.fail(redisMissing)
+} else {
+  t.test('Redis', { skip: redisMissing }, async t => {
+    const redis: RedisServer = await redisServer()
+    t.teardown(() => redis.remove())
+    let prefixes = 0
+    const prefix = (): string => `test${++prefixes}:`
+    const store = (maxSessions = 100_000, idleMs = 600_000, keyPrefix = prefix()): RedisStore =>
+      new RedisStore({ url: redis.url, prefix: keyPrefix, maxSessions, idleMs })
+    const ready = async (s: RedisStore): Promise<RedisStore> => {
+      if (!s.available()) await once(s.client, 'ready')
+      return s
+    }
+
+    t.test('the registry behaviour, in Redis', async t => {
+      storeBehaviour(t, async maxSessions => await ready(store(maxSessions)))
+    })
+
+    t.test('Redis expires idle sessions: a touch sets the TTL, a pinned session has none', async t => {
+      const s = await ready(store(100, 5000, 'ttl:'))
+      t.teardown(() => s.close())
+      const a = await s.create()
+      const pttl = await s.client.pttl(`ttl:s:${a.guid}`)
+      t.ok(pttl > 0 && pttl <= 5000, `${pttl} ms to live`)
+      await s.client.pexpire(`ttl:s:${a.guid}`, 10)
+      await s.get(a.guid)
+      t.ok(await s.client.pttl(`ttl:s:${a.guid}`) > 10, 'a lookup renews it')
+      await s.client.pexpire(`ttl:s:${a.guid}`, 1)
+      await s.client.pexpire(`ttl:s:${a.guid}`, 0)
+      t.equal(await s.get(a.guid), undefined, 'an expired key is a gone session')
+      await s.restore({ guid: a.guid, token: a.token, note: '', progress: 0 }, { pinned: true })
+      t.equal(await s.client.pttl(`ttl:s:${a.guid}`), -1)
+      await s.create()
+      const keys = await s.client.keys('*')
+      t.same(keys.filter(key => !key.startsWith('ttl:') && !key.startsWith('test')), [], 'every key carries a prefix')
+      t.ok(keys.includes('ttl:lru') && keys.includes('ttl:seq') && keys.includes(`ttl:s:${a.guid}`))
+    })
+
+    t.test('a store whose Redis is not there yet starts anyway, answers 503, and connects when it can', async t => {
+      const later = await redisServer()
+      t.teardown(() => later.remove())
+      await later.stop()
+      const sessions = new RedisStore({ url: later.url, prefix: prefix(), idleMs: 600_000, maxSessions: 10, commandTimeoutMs: 200 })
+      const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions } })
+      t.teardown(() => app.close())
+      await sessions.connected()
+      await app.ready()
+      t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 503)
+      t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 503)
+      await later.start()
+      if (!sessions.available()) await once(sessions.client, 'ready')
+      await sessions.connected()
+      t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201)
+    })
+
+    t.test('two instances on one Redis behave as one service', async t => {
+      const keyPrefix = prefix()
+      const apps: FastifyInstance[] = []
+      for (let i = 0; i < 2; i++) {
+        const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { redisUrl: redis.url, redisKeyPrefix: keyPrefix, creationRateLimit: 3 } })
+        t.teardown(() => app.close())
+        await app.ready()
+        apps.push(app)
+      }
+      const [one, two] = apps as [FastifyInstance, FastifyInstance]
+      for (const app of apps) t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 204, 'connected once ready')
+      const guid = (await one.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+      const tokens = await Promise.all(apps.map(app => app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, authorization: basic('admin', 'password') } })))
+      t.same(tokens.map(res => res.statusCode), [201, 201])
+      t.equal(tokens[0]?.headers['x-auth-token'], tokens[1]?.headers['x-auth-token'], 'racing token requests get one token')
+      const auth = { 'x-challenger': guid, 'x-auth-token': tokens[0]?.headers['x-auth-token'] as string }
+      await one.inject({ method: 'POST', url: '/secret/note', headers: { ...auth, ...json }, payload: { note: 'from one' } })
+      t.same((await two.inject({ method: 'GET', url: '/secret/note', headers: auth })).json(), { note: 'from one' })
+      await two.inject({ method: 'DELETE', url: '/heartbeat', headers: auth })
+      const writes = await Promise.all(Array.from({ length: 40 }, (_, i) =>
+        (i % 2 === 0 ? one : two).inject({ method: 'POST', url: '/secret/note', headers: { ...auth, ...json }, payload: { note: `write ${i}` } })))
+      t.same(writes.filter(res => res.statusCode !== 200), [], 'every concurrent write was acknowledged')
+      const seen = await Promise.all(apps.map(app => app.inject({ method: 'GET', url: '/secret/note', headers: auth })))
+      t.equal(seen[0]?.body, seen[1]?.body, 'both instances read the same note')
+      t.match(seen[0]?.json().note, /^write \d+$/)
+      const last = await two.inject({ method: 'POST', url: '/secret/note', headers: { ...auth, ...json }, payload: { note: 'the last' } })
+      t.equal(last.statusCode, 200)
+      t.same((await one.inject({ method: 'GET', url: '/secret/note', headers: auth })).json(), { note: 'the last' }, 'the last acknowledged write is what both see')
+      const progress = (await one.inject({ method: 'GET', url: `/challenger/${guid}` })).json().challengeStatus
+      t.same(Object.keys(progress).filter(id => progress[id]).sort(), ['01', '25', '30', '33', '34'])
+      // Three creations a minute per address, counted in Redis: one made above, one on each instance now.
+      t.equal((await two.inject({ method: 'POST', url: '/challenger' })).statusCode, 201)
+      t.equal((await one.inject({ method: 'POST', url: '/challenger' })).statusCode, 201)
+      t.equal((await two.inject({ method: 'POST', url: '/challenger' })).statusCode, 429, 'the limit holds across instances')
+    })
+
+    t.test('Redis going away: 503 and the heartbeat says so; back: it recovers with nothing lost', async t => {
+      const sessions = store()
+      const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions, creationRateLimit: 0 } })
+      t.teardown(() => app.close())
+      await app.ready()
+      await ready(sessions)
+      const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+      const token = (await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, authorization: basic('admin', 'password') } })).headers['x-auth-token'] as string
+      const auth = { 'x-challenger': guid, 'x-auth-token': token }
+      t.equal((await app.inject({ method: 'POST', url: '/secret/note', headers: { ...auth, ...json }, payload: { note: 'before the outage' } })).statusCode, 200)
+
+      const gone = once(sessions.client, 'close')
+      await redis.stop()
+      await gone
+      const heartbeat = await app.inject({ method: 'GET', url: '/heartbeat' })
+      t.equal(heartbeat.statusCode, 503, 'the heartbeat reports the outage')
+      for (const [method, url, headers] of [['GET', '/secret/note', auth], ['POST', '/challenger', {}], ['GET', `/challenger/${guid}`, {}]] as const) {
+        const res = await app.inject({ method, url, headers })
+        t.equal(res.statusCode, 503, `${method} ${url}`)
+        t.same(res.json(), { errorMessages: ['The session store is unavailable; try again shortly'] })
+      }
+      await t.rejects(sessions.get(guid), StoreUnavailableError)
+
+      await redis.start()
+      await once(sessions.client, 'ready')
+      t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 204, 'recovered without a restart')
+      t.same((await app.inject({ method: 'GET', url: '/secret/note', headers: auth })).json(), { note: 'before the outage' }, 'nothing written before was lost')
+    })
+  })
+}
