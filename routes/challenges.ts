@@ -15,8 +15,9 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: answer(ChallengeList, 'Every challenge, sorted by id', {}, XML.challenges) }
     }
   }, async (request) => {
-    // HEAD is answered by this handler too, and passes nothing.
-    const bit = request.method === 'GET' ? listed : 0
+    // HEAD is answered by this handler too, and passes nothing; nor does the challenges page's own
+    // refresh, which says who it is in X-Challenges-Page.
+    const bit = request.method === 'GET' && request.headers['x-challenges-page'] === undefined ? listed : 0
     await request.pass(bit)
     // The list shows this request's own pass too.
     const progress = request.challenger === null ? 0 : request.challenger.progress | bit

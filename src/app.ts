@@ -14,6 +14,7 @@ import session from '../plugins/session.js'
 import challenger from '../routes/challenger.js'
 import challenges from '../routes/challenges.js'
 import heartbeat from '../routes/heartbeat.js'
+import pages from '../routes/pages.js'
 import secret from '../routes/secret.js'
 import { resolveOptions, VERSION, type ApiChallengesOptions } from './options.js'
 
@@ -44,6 +45,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(challenger, options)
   await fastify.register(challenges)
   await fastify.register(secret, options)
+  await fastify.register(pages)
 }
 
 export default app

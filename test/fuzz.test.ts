@@ -30,6 +30,8 @@ function documented (method: string, path: string): number[] {
   if (route === '/challenges') return guard({ GET: [200, 406], HEAD: [200, 406] })
   if (route === '/secret/token') return guard({ POST: [201, 401, 413, 415] })
   if (route === '/secret/note') return guard({ GET: [200, 401, 403, 406], HEAD: [200, 401, 403, 406], POST: [200, 400, 401, 403, 406, 413, 415] })
+  if (route === '/' || route === '/gui/style.css' || route === '/gui/refresh.js' || /^\/gui\/challenges\/[^/]*$/.test(route)) return guard({ GET: [200], HEAD: [200] })
+  if (route === '/gui/challenges') return guard({ GET: [200, 303], HEAD: [200, 303] })
   return [404]
 }
 
@@ -55,6 +57,7 @@ function arbitraries (a: Session, b: Session) {
   const override = fc.option(fc.constantFrom('DELETE', 'patch', ' TRACE ', 'GET', 'nonsense'), { nil: undefined })
   const path = fc.oneof(
     fc.constantFrom('/heartbeat', '/challenger', '/challenges', '/secret/token', '/secret/note', '/', '/secret', '/heartbeat/',
+      `/gui/challenges/${a.guid}`, '/gui/challenges?guid=<b>', '/gui/style.css',
       `/challenger/${a.guid}`, `/challenger/${b.guid.toUpperCase()}`, '/challenger/not-a-uuid', '/secret/note?x=1', '/%zz', '/challenges/..%2f'),
     text.map(s => '/' + encodeURIComponent(s)),
     text.map(s => `/challenger/${encodeURIComponent(s)}`)

@@ -1,0 +1,65 @@
+// Web pages: the landing page (GET /) and the challenges page (GET /gui/challenges[/{guid}]),
+// server-rendered from src/pages.ts with their stylesheet and refresh script, under a strict
+// Content-Security-Policy. They work without JavaScript; the script only refreshes the statuses.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { challenges as catalogue, isPassed } from '../src/catalogue.js'
+import { challengesPage, CONTENT_SECURITY_POLICY, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/pages.js'
+import { GuidParams, header } from './schemas.js'
+
+const HTML = 'text/html; charset=utf-8'
+
+function text (type: string, description: string) {
+  return { description, content: { [type]: { schema: { type: 'string' } } } }
+}
+
+const pageHeaders = { 'Content-Security-Policy': header('Only the page\'s own stylesheet and script') }
+
+const pages: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.acceptBodies('none')
+  const base = fastify.prefix
+
+  fastify.get('/', {
+    schema: { summary: 'The landing page', response: { 200: { ...text(HTML, 'What the service is and how to start'), headers: pageHeaders } } }
+  }, async (_request, reply) => reply.type(HTML).header('content-security-policy', CONTENT_SECURITY_POLICY).send(landingPage(base)))
+
+  const render = async (guid: string | null) => {
+    const record = guid === null ? undefined : await fastify.challengers.get(guid.toLowerCase())
+    const progress = record?.progress ?? 0
+    const rows = catalogue.map((c, index) => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, index) }))
+    return challengesPage(base, guid, record !== undefined, rows)
+  }
+
+  fastify.get('/gui/challenges', {
+    schema: {
+      summary: 'The challenges page without a session (or ?guid= to go to yours)',
+      querystring: Type.Object({ guid: Type.Optional(Type.String({ description: 'Go to the page of this session' })) }),
+      response: {
+        200: { ...text(HTML, 'Every challenge, not done'), headers: pageHeaders },
+        303: { description: 'To the page of the session in ?guid=', headers: { Location: header('/gui/challenges/{guid}') }, type: 'null' }
+      }
+    }
+  }, async (request, reply) => {
+    const guid = request.query.guid?.trim() ?? ''
+    if (guid !== '') return reply.code(303).header('location', `${base}/gui/challenges/${encodeURIComponent(guid)}`).send()
+    return reply.type(HTML).header('content-security-policy', CONTENT_SECURITY_POLICY).send(await render(null))
+  })
+
+  fastify.get('/gui/challenges/:guid', {
+    schema: {
+      summary: 'Your challenges, refreshed as you pass them',
+      params: GuidParams,
+      response: { 200: { ...text(HTML, 'Every challenge with the session\'s status and a progress bar'), headers: pageHeaders } }
+    }
+  }, async (request, reply) =>
+    reply.type(HTML).header('content-security-policy', CONTENT_SECURITY_POLICY).send(await render(request.params.guid)))
+
+  fastify.get('/gui/style.css', { schema: { summary: 'The pages\' stylesheet', response: { 200: text('text/css; charset=utf-8', 'CSS') } } },
+    async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(STYLESHEET))
+  fastify.get('/gui/refresh.js', { schema: { summary: 'The challenges page\'s refresh script', response: { 200: text('text/javascript; charset=utf-8', 'JavaScript') } } },
+    async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(REFRESH_SCRIPT))
+
+  for (const url of ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/style.css', '/gui/refresh.js']) fastify.allowOnly(url, ['GET', 'HEAD', 'OPTIONS'])
+}
+
+export default pages

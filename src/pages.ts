@@ -1,0 +1,120 @@
+// The service's web pages, as plain strings: the landing page and the challenges page, with their
+// stylesheet and the small script that refreshes the statuses. Every value placed in a page is
+// escaped. No front-end build: what is here is what the browser gets.
+
+const HTML_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' }
+
+/** Text made safe for HTML content and quoted attribute values. */
+export function escapeHtml (text: string): string {
+  return text.replace(/[<>&"']/g, c => HTML_ESCAPES[c] as string)
+}
+
+/** The Content-Security-Policy of every page: its own stylesheet and script, nothing else. */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+function page (base: string, title: string, body: string, script = ''): string {
+  return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="${escapeHtml(base)}/gui/style.css">` +
+    `${script === '' ? '' : `<script src="${escapeHtml(base)}${script}" defer></script>`}</head>` +
+    `<body><main>${body}</main></body></html>\n`
+}
+
+/** `base` is the mount prefix ('' at the root), so that every link works under a prefix too. */
+export function landingPage (base: string): string {
+  const b = escapeHtml(base)
+  return page(base, 'API Challenges: secret note and heartbeat', `
+<h1>API Challenges: secret note and heartbeat</h1>
+<p>A practice target for API testing: send requests, read the status codes and headers, and pass
+numbered challenges. Your session id travels in the <code>X-CHALLENGER</code> header.</p>
+<h2>Start</h2>
+<ol>
+<li>Create a session: <pre>curl -i -X POST http://HOST${b}/challenger</pre> and keep the <code>X-CHALLENGER</code> it answers with.</li>
+<li>Get a token: <pre>curl -i -X POST http://HOST${b}/secret/token -u admin:password -H "X-CHALLENGER: &lt;your id&gt;"</pre></li>
+<li>Write your secret note: <pre>curl -i -X POST http://HOST${b}/secret/note -H "X-CHALLENGER: &lt;your id&gt;" -H "X-AUTH-TOKEN: &lt;token&gt;" -H 'Content-Type: application/json' -d '{"note":"my secret"}'</pre></li>
+</ol>
+<p>(Replace HOST with the address of this server.)</p>
+<h2>Your progress</h2>
+<form action="${b}/gui/challenges" method="get">
+<label for="guid">Session id</label> <input id="guid" name="guid" size="40" placeholder="6a1f8e2c-…">
+<button type="submit">Show my challenges</button>
+</form>
+<p>Or open <a href="${b}/gui/challenges">the challenges</a> without a session.</p>
+<h2>Reference</h2>
+<p><a href="${b}/docs">The API documentation</a> (Swagger UI, with "Try it out").</p>`)
+}
+
+export interface ChallengeRow {
+  id: number
+  name: string
+  description: string
+  status: boolean
+}
+
+export function progressText (rows: readonly ChallengeRow[]): string {
+  return `${rows.filter(row => row.status).length} of ${rows.length} done`
+}
+
+/** The catalogue as a table, with the session's statuses (all not done without a live session). */
+export function challengesPage (base: string, guid: string | null, live: boolean, rows: readonly ChallengeRow[]): string {
+  const done = rows.filter(row => row.status).length
+  const who = guid === null
+    ? '<p>No session chosen: every challenge shows as not done.</p>'
+    : `<p>Session <code>${escapeHtml(guid)}</code>${live ? '' : ' (no live session by this id: create one with POST /challenger)'}</p>`
+  const body = rows.map(row => `<tr data-id="${row.id}" class="${row.status ? 'done' : 'todo'}">` +
+    `<td>${String(row.id).padStart(2, '0')}</td><td>${escapeHtml(row.name)}</td><td>${escapeHtml(row.description)}</td>` +
+    `<td class="status">${row.status ? 'done' : 'not done'}</td></tr>`).join('\n')
+  return page(base, 'Challenges', `
+<h1>Challenges</h1>
+${who}
+<p><progress id="progress" value="${done}" max="${rows.length}"></progress> <span id="progress-text">${progressText(rows)}</span></p>
+<table id="challenges" data-base="${escapeHtml(base)}" data-guid="${escapeHtml(guid ?? '')}">
+<thead><tr><th>id</th><th>challenge</th><th>how to pass it</th><th>status</th></tr></thead>
+<tbody>
+${body}
+</tbody></table>
+<p><a href="${escapeHtml(base)}/">Home</a> · <a href="${escapeHtml(base)}/docs">API documentation</a></p>`, guid === null ? '' : '/gui/refresh.js')
+}
+
+export const STYLESHEET = `
+body { font-family: system-ui, sans-serif; margin: 0; background: #f7f7f5; color: #1d1d1b; }
+main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
+pre { background: #ecece8; padding: .5rem .75rem; overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #d8d8d2; vertical-align: top; }
+tr.done .status { color: #0b6b2b; font-weight: 600; }
+tr.done .status::before { content: "✔ "; }
+tr.todo .status { color: #7a4a00; }
+progress { width: 16rem; height: 1rem; }
+`
+
+/**
+ * Refreshes the statuses every 2 seconds from GET /challenges without reloading. It sends
+ * X-Challenges-Page so that its own requests pass nothing (challenge 02 is the learner's to pass).
+ */
+export const REFRESH_SCRIPT = `
+'use strict'
+const table = document.getElementById('challenges')
+const base = table.dataset.base
+const guid = table.dataset.guid
+async function refresh () {
+  try {
+    const res = await fetch(base + '/challenges', { headers: { 'X-CHALLENGER': guid, 'X-Challenges-Page': '1', Accept: 'application/json' } })
+    if (!res.ok) return
+    const { challenges } = await res.json()
+    let done = 0
+    for (const c of challenges) {
+      const row = table.querySelector('tr[data-id="' + Number(c.id) + '"]')
+      if (row === null) continue
+      row.className = c.status ? 'done' : 'todo'
+      row.querySelector('.status').textContent = c.status ? 'done' : 'not done'
+      if (c.status) done++
+    }
+    document.getElementById('progress').value = done
+    document.getElementById('progress-text').textContent = done + ' of ' + challenges.length + ' done'
+  } catch {}
+}
+setInterval(refresh, 2000)
+`

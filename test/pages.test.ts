@@ -1,0 +1,65 @@
+// The web pages: escaping, statuses, progress figures, the CSP, and that looking passes nothing.
+import t from 'tap'
+import { challengesPage, escapeHtml, landingPage, progressText } from '../src/pages.js'
+import { build, newSession, passed } from './helper.js'
+
+const rows = [
+  { id: 1, name: 'POST /challenger (201)', description: 'Create <a session>', status: true },
+  { id: 28, name: 'GET /heartbeat (204)', description: 'x & y', status: false }
+]
+
+t.test('rendering escapes every value and shows status as text', async t => {
+  t.equal(escapeHtml('<script>"x" & \'y\'</script>'), '&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;')
+  const html = challengesPage('/p', '"><script>alert(1)</script>', false, rows)
+  t.notMatch(html, /<script>alert/)
+  t.match(html, /data-guid="&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;"/)
+  t.match(html, /<code>&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/code> \(no live session/)
+  t.match(html, /<tr data-id="1" class="done"><td>01<\/td><td>POST \/challenger \(201\)<\/td><td>Create &lt;a session&gt;<\/td><td class="status">done<\/td><\/tr>/)
+  t.match(html, /<tr data-id="28" class="todo">[^]*<td>x &amp; y<\/td><td class="status">not done<\/td>/)
+  t.match(html, /<progress id="progress" value="1" max="2"><\/progress> <span id="progress-text">1 of 2 done<\/span>/)
+  t.match(html, /<script src="\/p\/gui\/refresh.js" defer><\/script>/)
+  t.notMatch(challengesPage('', null, false, rows), /refresh\.js/, 'no script without a session')
+  t.equal(progressText([]), '0 of 0 done')
+  t.match(landingPage('/p'), /<form action="\/p\/gui\/challenges" method="get">/)
+  t.match(landingPage('/p'), /<a href="\/p\/docs">/)
+})
+
+t.test('the pages over HTTP: HTML, a strict CSP, statuses, and no challenge passed by looking', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  await app.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': me.guid } })
+  const landing = await app.inject({ method: 'GET', url: '/' })
+  t.equal(landing.statusCode, 200)
+  t.equal(landing.headers['content-type'], 'text/html; charset=utf-8')
+  t.match(landing.headers['content-security-policy'], /^default-src 'none'; style-src 'self'; script-src 'self'/)
+  const mine = await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}` })
+  t.equal(mine.statusCode, 200)
+  t.match(mine.body, /3 of 19 done/)
+  t.match(mine.body, /<tr data-id="28" class="done">/)
+  t.match(mine.body, /<tr data-id="25" class="todo">/)
+  const anyone = await app.inject({ method: 'GET', url: '/gui/challenges' })
+  t.match(anyone.body, /0 of 19 done/)
+  const go = await app.inject({ method: 'GET', url: `/gui/challenges?guid=${me.guid}` })
+  t.equal(go.statusCode, 303)
+  t.equal(go.headers.location, `/gui/challenges/${me.guid}`)
+  const refresh = await app.inject({ method: 'GET', url: '/challenges', headers: { 'x-challenger': me.guid, 'x-challenges-page': '1' } })
+  t.equal(refresh.statusCode, 200)
+  t.same(await passed(app, me.guid), [1, 28, 30], 'neither the page nor its refresh passed a challenge')
+  for (const [url, type] of [['/gui/style.css', 'text/css; charset=utf-8'], ['/gui/refresh.js', 'text/javascript; charset=utf-8']]) {
+    const res = await app.inject({ method: 'GET', url: url as string })
+    t.equal(res.headers['content-type'], type)
+  }
+  t.equal((await app.inject({ method: 'POST', url: '/gui/challenges' })).statusCode, 405)
+})
+
+t.test('under a prefix every link and script is under it', async t => {
+  const { default: Fastify } = await import('fastify')
+  const { default: app } = await import('../src/app.js')
+  const host = Fastify()
+  await host.register(app, { prefix: '/practice' })
+  t.teardown(() => host.close())
+  const page = await host.inject({ method: 'GET', url: '/practice/gui/challenges/abc' })
+  t.match(page.body, /href="\/practice\/gui\/style.css"/)
+  t.match(page.body, /src="\/practice\/gui\/refresh.js"/)
+  t.match(page.body, /data-base="\/practice"/)
+})
