@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { challenges as catalogue, isPassed } from '../src/catalogue.js'
-import { challengesPage, CONTENT_SECURITY_POLICY, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/pages.js'
+import { challengesPage, CONTENT_SECURITY_POLICY, ICON, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/pages.js'
 import { GuidParams, header } from './schemas.js'
 
 const HTML = 'text/html; charset=utf-8'
@@ -59,7 +59,12 @@ const pages: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/gui/refresh.js', { schema: { summary: 'The challenges page\'s refresh script', response: { 200: text('text/javascript; charset=utf-8', 'JavaScript') } } },
     async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(REFRESH_SCRIPT))
 
-  for (const url of ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/style.css', '/gui/refresh.js']) fastify.allowOnly(url, ['GET', 'HEAD', 'OPTIONS'])
+  fastify.get('/gui/icon.svg', { schema: { summary: 'The pages\' icon', response: { 200: text('image/svg+xml', 'SVG') } } },
+    async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'max-age=300').send(ICON))
+
+  for (const url of ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/style.css', '/gui/refresh.js', '/gui/icon.svg']) {
+    fastify.allowOnly(url, ['GET', 'HEAD', 'OPTIONS'])
+  }
 }
 
 export default pages

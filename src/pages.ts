@@ -17,7 +17,8 @@ export const CONTENT_SECURITY_POLICY =
 function page (base: string, title: string, body: string, script = ''): string {
   return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="${escapeHtml(base)}/gui/style.css">` +
+    `<title>${escapeHtml(title)}</title><link rel="icon" href="${escapeHtml(base)}/gui/icon.svg">` +
+    `<link rel="stylesheet" href="${escapeHtml(base)}/gui/style.css">` +
     `${script === '' ? '' : `<script src="${escapeHtml(base)}${script}" defer></script>`}</head>` +
     `<body><main>${body}</main></body></html>\n`
 }
@@ -78,12 +79,16 @@ ${body}
 <p><a href="${escapeHtml(base)}/">Home</a> · <a href="${escapeHtml(base)}/docs">API documentation</a></p>`, guid === null ? '' : '/gui/refresh.js')
 }
 
+export const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b6b2b"/>' +
+  '<path d="M4 8.5l2.5 2.5L12 5" stroke="#fff" stroke-width="2" fill="none"/></svg>'
+
 export const STYLESHEET = `
 body { font-family: system-ui, sans-serif; margin: 0; background: #f7f7f5; color: #1d1d1b; }
 main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 pre { background: #ecece8; padding: .5rem .75rem; overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #d8d8d2; vertical-align: top; }
+.status { white-space: nowrap; }
 tr.done .status { color: #0b6b2b; font-weight: 600; }
 tr.done .status::before { content: "✔ "; }
 tr.todo .status { color: #7a4a00; }

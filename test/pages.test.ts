@@ -45,7 +45,7 @@ t.test('the pages over HTTP: HTML, a strict CSP, statuses, and no challenge pass
   const refresh = await app.inject({ method: 'GET', url: '/challenges', headers: { 'x-challenger': me.guid, 'x-challenges-page': '1' } })
   t.equal(refresh.statusCode, 200)
   t.same(await passed(app, me.guid), [1, 28, 30], 'neither the page nor its refresh passed a challenge')
-  for (const [url, type] of [['/gui/style.css', 'text/css; charset=utf-8'], ['/gui/refresh.js', 'text/javascript; charset=utf-8']]) {
+  for (const [url, type] of [['/gui/style.css', 'text/css; charset=utf-8'], ['/gui/refresh.js', 'text/javascript; charset=utf-8'], ['/gui/icon.svg', 'image/svg+xml']]) {
     const res = await app.inject({ method: 'GET', url: url as string })
     t.equal(res.headers['content-type'], type)
   }
