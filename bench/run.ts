@@ -10,15 +10,10 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { setting } from './settings.js'
 import type { MemoryFigure } from './memory.js'
 
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url))
-
-function setting (name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback)
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number`)
-  return value
-}
 
 const seconds = setting('BENCH_SECONDS', 5)
 const pairs = setting('BENCH_PAIRS', 3)

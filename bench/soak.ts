@@ -8,12 +8,7 @@ import { spawn } from 'node:child_process'
 import { Agent, request as httpRequest } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-
-function setting (name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback)
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number`)
-  return value
-}
+import { setting } from './settings.js'
 
 const LEARNERS = setting('SOAK_LEARNERS', 200)
 const SECONDS = setting('SOAK_SECONDS', 20)

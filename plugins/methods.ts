@@ -1,7 +1,7 @@
 // HTTP methods: teaches the server every method Node's parser accepts (but CONNECT), so that
 // odd verbs reach the service and get a 405 instead of Fastify's 404, and adds
 // `fastify.answerEarly` and `fastify.allowOnly` for routes that answer before any body is read.
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import fp from 'fastify-plugin'
 import { METHODS } from 'node:http'
 import { Allow, failure, header, noBody } from '../routes/schemas.js'
@@ -22,7 +22,7 @@ declare module 'fastify' {
      * Registers `url` for `methods`, answered by `answer` in the route's onRequest hook, before
      * Fastify reads, limits or parses a body: a method that is refused is refused whatever it carries.
      */
-    answerEarly (url: string, methods: readonly string[], answer: Answer, schema?: FastifySchema): void
+    answerEarly (url: string, methods: readonly string[], answer: Answer, schema?: FastifySchema, config?: FastifyContextConfig): void
     /**
      * Answers OPTIONS on `url` with 204 and `Allow` (which also serves as the CORS preflight), and
      * every method not in `allow` with 405, `Allow` and the error body.
@@ -46,11 +46,11 @@ async function methods (fastify: FastifyInstance): Promise<void> {
 
   fastify.decorate('allMethods', ALL_METHODS)
 
-  fastify.decorate('answerEarly', function (this: FastifyInstance, url: string, methods: readonly string[], answer: Answer, schema: FastifySchema = {}) {
+  fastify.decorate('answerEarly', function (this: FastifyInstance, url: string, methods: readonly string[], answer: Answer, schema: FastifySchema = {}, config: FastifyContextConfig = {}) {
     const documented = methods.filter(method => DOCUMENTED.has(method))
     const hidden = methods.filter(method => !DOCUMENTED.has(method))
-    if (documented.length > 0) this.route({ method: documented, url, schema, onRequest: answer, handler: unreachable })
-    if (hidden.length > 0) this.route({ method: hidden, url, schema: { ...schema, hide: true }, onRequest: answer, handler: unreachable })
+    if (documented.length > 0) this.route({ method: documented, url, schema, config, onRequest: answer, handler: unreachable })
+    if (hidden.length > 0) this.route({ method: hidden, url, schema: { ...schema, hide: true }, config, onRequest: answer, handler: unreachable })
   })
 
   fastify.decorate('allowOnly', function (this: FastifyInstance, url: string, allow: readonly string[]) {

@@ -5,13 +5,15 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { SINGLE_PLAYER_GUID } from '../src/options.js'
 import { RedisStore } from '../src/redis-store.js'
-import { MemoryStore, newToken, type ChallengerStore } from '../src/store.js'
+import { MemoryStore, newToken, type ChallengerRecord, type ChallengerStore } from '../src/store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     challengers: ChallengerStore
     /** The guid of the one session in single-player mode; null in multi-player mode. */
     singlePlayerGuid: string | null
+    /** Makes the single-player session if it is missing, and returns it. */
+    ensureSinglePlayer (): Promise<ChallengerRecord | undefined>
   }
 }
 
@@ -39,9 +41,14 @@ async function registry (fastify: FastifyInstance, options: RegistryOptions): Pr
 
   const single = options.mode === 'single'
   fastify.decorate('singlePlayerGuid', single ? SINGLE_PLAYER_GUID : null)
-  if (single && await store.get(SINGLE_PLAYER_GUID) === undefined) {
-    await store.restore({ guid: SINGLE_PLAYER_GUID, token: newToken(), note: '', progress: 0 }, { pinned: true })
-  }
+  // The one session of single-player mode, made if no instance has made it yet (ifAbsent: two
+  // instances starting together on one Redis agree on one token). The session plugin makes it again
+  // should it ever be missing, so a store that is away at start-up is no reason not to start.
+  fastify.decorate('ensureSinglePlayer', async function () {
+    await store.restore({ guid: SINGLE_PLAYER_GUID, token: newToken(), note: '', progress: 0 }, { pinned: true, ifAbsent: true })
+    return await store.get(SINGLE_PLAYER_GUID)
+  })
+  if (single) await fastify.ensureSinglePlayer().catch((error: unknown) => { fastify.log.warn({ err: error }, 'the single-player session waits for the store') })
 }
 
 export default fp(registry, { name: 'challenger-registry', fastify: '5.x' })

@@ -5,6 +5,10 @@ import fp from 'fastify-plugin'
 import type { ChallengerRecord } from '../src/store.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route works without its session: a store that cannot be reached is no error there. */
+    sessionOptional?: boolean
+  }
   interface FastifyRequest {
     /** The session named by X-CHALLENGER; null when the header is absent or names no session. */
     challenger: ChallengerRecord | null
@@ -34,10 +38,17 @@ async function session (fastify: FastifyInstance): Promise<void> {
       return
     }
     // Session ids are issued in lowercase; the same UUID in capitals names the same session.
-    fastify.challengers.get(guid.toLowerCase()).then((record) => {
-      request.challenger = record ?? null
-      done()
-    }, done)
+    fastify.challengers.get(guid.toLowerCase())
+      .then(record => record === undefined && fastify.singlePlayerGuid !== null ? fastify.ensureSinglePlayer() : record)
+      .then((record) => {
+        request.challenger = record ?? null
+        done()
+      }, (error: Error & { statusCode?: number }) => {
+        // A route that only tracks progress (the heartbeat) answers without its session when the
+        // store is away (503); every other route, and every other error, is reported.
+        if (error.statusCode === 503 && request.routeOptions.config.sessionOptional === true) done()
+        else done(error)
+      })
   })
 }
 

@@ -70,9 +70,11 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
       }
     }]
   ]
-  for (const [methods, schema] of answers) fastify.answerEarly('/heartbeat', methods, heartbeat, schema)
+  // The heartbeat only tracks progress: it answers (503 for GET) even when the session store is away.
+  const config = { sessionOptional: true }
+  for (const [methods, schema] of answers) fastify.answerEarly('/heartbeat', methods, heartbeat, schema, config)
   const listed = answers.flatMap(([methods]) => methods)
-  fastify.answerEarly('/heartbeat', fastify.allMethods.filter(method => !listed.includes(method)), heartbeat, { response: { 405: notAllowed } })
+  fastify.answerEarly('/heartbeat', fastify.allMethods.filter(method => !listed.includes(method)), heartbeat, { response: { 405: notAllowed } }, config)
 }
 
 export default heartbeat

@@ -23,7 +23,9 @@ const pages: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: { summary: 'The landing page', response: { 200: { ...text(HTML, 'What the service is and how to start'), headers: pageHeaders } } }
   }, async (_request, reply) => reply.type(HTML).header('content-security-policy', CONTENT_SECURITY_POLICY).send(landingPage(base)))
 
-  const render = async (guid: string | null) => {
+  const render = async (asked: string | null) => {
+    // In single-player mode every page shows the one session.
+    const guid = fastify.singlePlayerGuid ?? asked
     const record = guid === null ? undefined : await fastify.challengers.get(guid.toLowerCase())
     const progress = record?.progress ?? 0
     const rows = catalogue.map((c, index) => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, index) }))

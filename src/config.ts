@@ -6,6 +6,8 @@ export interface ServerConfig {
   port: number
   host: string
   logLevel: string
+  /** Trust X-Forwarded-For from a proxy in front (Fastify's trustProxy), for the per-address rate limit. */
+  trustProxy?: boolean
   app: ApiChallengesOptions
 }
 
@@ -68,6 +70,7 @@ export function configFromEnv (env: Env): ServerConfig {
     port: integer(env, 'PORT', 0, 65535) ?? 3000,
     host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
     logLevel,
+    trustProxy: flag(env, 'TRUST_PROXY') ?? false,
     // Unset variables leave the app's own defaults in force.
     app: Object.fromEntries(Object.entries(app).filter(([, value]) => value !== undefined))
   }

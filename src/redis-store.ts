@@ -48,6 +48,8 @@ if pinned then
   redis.call('ZREM', KEYS[2], ARGV[1])
 else
   if not live then
+    -- An expired session being restored may still be listed: it must not evict itself.
+    redis.call('ZREM', KEYS[2], ARGV[1])
     while redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) do
       local oldest = redis.call('ZPOPMIN', KEYS[2])
       redis.call('DEL', ARGV[8] .. 's:' .. oldest[1])
@@ -166,8 +168,8 @@ export class RedisStore implements ChallengerStore {
     await this.#run(() => this.#scripts.pass(this.#key(guid), bits))
   }
 
-  async restore (record: ChallengerRecord, options: { pinned?: boolean } = {}): Promise<'replaced' | 'created'> {
-    return await this.#put(record, options.pinned === true, false) === 1 ? 'replaced' : 'created'
+  async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
+    return await this.#put(record, options.pinned === true, options.ifAbsent === true) === 0 ? 'created' : 'replaced'
   }
 
   async close (): Promise<void> {

@@ -18,6 +18,7 @@ export function createServer (config: ServerConfig): FastifyInstance {
     // Errors raised before routing get the service's error body and headers too.
     frameworkErrors,
     clientErrorHandler,
+    trustProxy: config.trustProxy ?? false,
     // Slow or idle clients are cut off: a request must arrive whole within 30 s (its headers within
     // 10 s), and an idle keep-alive connection is closed after 5 s.
     requestTimeout: 30_000,

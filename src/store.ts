@@ -29,8 +29,9 @@ export interface ChallengerStore {
   /**
    * Puts `record` in place of the session with its guid: 'replaced' when that session was live,
    * 'created' when it was not. A pinned session never expires and does not count toward capacity.
+   * With `ifAbsent`, a live session is left as it is (and 'replaced' says it was there).
    */
-  restore (record: ChallengerRecord, options?: { pinned?: boolean }): Promise<'replaced' | 'created'>
+  restore (record: ChallengerRecord, options?: { pinned?: boolean, ifAbsent?: boolean }): Promise<'replaced' | 'created'>
   /** Whether the store can be reached now (the heartbeat answers 503 while it cannot). */
   available (): boolean
   close (): Promise<void>
@@ -249,8 +250,9 @@ export class MemoryStore implements ChallengerStore {
     if (session !== undefined) session.progress |= bits
   }
 
-  async restore (record: ChallengerRecord, options: { pinned?: boolean } = {}): Promise<'replaced' | 'created'> {
+  async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
     const live = this.#find(record.guid)
+    if (live !== undefined && options.ifAbsent === true) return 'replaced'
     const session = this.#session(detached(record.guid), detached(record.token), detached(record.note), record.progress)
     if (options.pinned === true || this.#pinned.has(session.guid)) {
       if (live !== undefined && !this.#pinned.has(session.guid)) this.#remove(live)

@@ -119,6 +119,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await gone
       const heartbeat = await app.inject({ method: 'GET', url: '/heartbeat' })
       t.equal(heartbeat.statusCode, 503, 'the heartbeat reports the outage')
+      const named = await app.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': guid } })
+      t.equal(named.statusCode, 503, 'with a session named too')
+      t.equal(named.headers['content-type'], 'text/html;charset=utf-8', 'in the heartbeat\'s own form')
+      t.equal((await app.inject({ method: 'PATCH', url: '/heartbeat', headers: { 'x-challenger': guid } })).statusCode, 500, 'PATCH is still its 500')
       for (const [method, url, headers] of [['GET', '/secret/note', auth], ['POST', '/challenger', {}], ['GET', `/challenger/${guid}`, {}]] as const) {
         const res = await app.inject({ method, url, headers })
         t.equal(res.statusCode, 503, `${method} ${url}`)

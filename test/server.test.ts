@@ -258,7 +258,7 @@ async function requestInFlight (port: number) {
 }
 
 t.test('SIGTERM lets a request in flight finish, then the process exits 0', async t => {
-  const child = spawn(process.execPath, [...process.execArgv, serverFile], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const { child } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
   const port = Number(await waitForReady(child))
   const inFlight = await requestInFlight(port)
   const exited = once(child, 'exit')
@@ -274,7 +274,7 @@ t.test('SIGTERM lets a request in flight finish, then the process exits 0', asyn
 })
 
 t.test('a second signal during the graceful close exits at once', async t => {
-  const child = spawn(process.execPath, [...process.execArgv, serverFile], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const { child } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
   const port = Number(await waitForReady(child))
   const inFlight = await requestInFlight(port)
   const exited = once(child, 'exit')

@@ -258,3 +258,21 @@ t.test('a session id in capitals names the same session', async t => {
   t.equal(put.json().xChallenger, me.guid)
   t.equal(await storeOf(app).get(upper), undefined)
 })
+
+t.test('single-player mode makes its session on first use when the store was away at start-up', async t => {
+  class LateStore extends MemoryStore {
+    away = true
+    override async restore (...args: Parameters<MemoryStore['restore']>): ReturnType<MemoryStore['restore']> {
+      if (this.away) throw Object.assign(new Error('not yet'), { statusCode: 503 })
+      return await super.restore(...args)
+    }
+  }
+  const store = new LateStore()
+  const app = await build(t, { mode: 'single', store })
+  t.equal(await store.get(SINGLE_PLAYER_GUID), undefined, 'the start-up could not make it')
+  store.away = false
+  const created = await app.inject({ method: 'POST', url: '/challenger' })
+  t.equal(created.statusCode, 201)
+  t.equal(created.headers['x-challenger'], SINGLE_PLAYER_GUID)
+  t.ok(await store.get(SINGLE_PLAYER_GUID), 'it exists now')
+})
