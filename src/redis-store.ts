@@ -117,12 +117,31 @@ export class RedisStore implements ChallengerStore {
     return `${this.#prefix}s:${guid}`
   }
 
+  // False after a command timed out on a connection that still looks fine (a Redis that hangs),
+  // until a PING gets through again.
+  #responsive = true
+  #probing: Promise<void> = Promise.resolve()
+
   async #run<T> (command: () => Promise<T>): Promise<T> {
     try {
-      return await command()
+      const result = await command()
+      this.#responsive = true
+      return result
     } catch (error) {
+      if (/timed out/i.test((error as Error).message)) this.#responsive = false
       throw new StoreUnavailableError(error)
     }
+  }
+
+  /**
+   * Asks Redis whether it runs scripts again (a PING would pass where writes hang), after any probe
+   * already under way; resolves either way.
+   */
+  async probe (): Promise<void> {
+    await this.#probing
+    if (this.#responsive) return
+    this.#probing = this.get('probe').then(() => {}, () => {})
+    await this.#probing
   }
 
   /** Resolves once connected, or after the connect timeout (the store then answers 503 until Redis is there). */
@@ -135,9 +154,11 @@ export class RedisStore implements ChallengerStore {
     })
   }
 
-  /** Whether Redis is connected and ready. */
+  /** Whether Redis is connected, ready and answering. While it is not answering, each call sends a probe. */
   available (): boolean {
-    return this.client.status === 'ready'
+    if (this.client.status !== 'ready') return false
+    if (!this.#responsive) this.probe().catch(() => {})
+    return this.#responsive
   }
 
   async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean): Promise<number> {

@@ -67,6 +67,27 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201)
     })
 
+    t.test('a Redis that hangs without closing the connection: 503, the heartbeat says so, then it recovers', async t => {
+      const sessions = new RedisStore({ url: redis.url, prefix: prefix(), idleMs: 600_000, maxSessions: 10, commandTimeoutMs: 200 })
+      const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions, creationRateLimit: 0 } })
+      t.teardown(() => app.close())
+      await app.ready()
+      const other = new RedisStore({ url: redis.url, prefix: 'other:', idleMs: 1000, maxSessions: 1 })
+      t.teardown(() => other.close())
+      await ready(other)
+      t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 204)
+      // Redis stops running writes (scripts count) but keeps the connection: a hang, not an outage.
+      await other.client.call('CLIENT', 'PAUSE', '60000', 'WRITE')
+      t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 503, 'a command times out')
+      t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 503, 'and the heartbeat says so')
+      await other.client.call('CLIENT', 'UNPAUSE')
+      await sessions.probe()
+      t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 204, 'answering again')
+      await sessions.probe()
+      t.equal(sessions.available(), true, 'a probe while it answers changes nothing')
+      t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201)
+    })
+
     t.test('two instances on one Redis behave as one service', async t => {
       const keyPrefix = prefix()
       const apps: FastifyInstance[] = []
