@@ -38,17 +38,18 @@ async function session (fastify: FastifyInstance): Promise<void> {
       return
     }
     // Session ids are issued in lowercase; the same UUID in capitals names the same session.
-    fastify.challengers.get(guid.toLowerCase())
-      .then(record => record === undefined && fastify.singlePlayerGuid !== null ? fastify.ensureSinglePlayer() : record)
-      .then((record) => {
-        request.challenger = record ?? null
-        done()
-      }, (error: Error & { statusCode?: number }) => {
-        // A route that only tracks progress (the heartbeat) answers without its session when the
-        // store is away (503); every other route, and every other error, is reported.
-        if (error.statusCode === 503 && request.routeOptions.config.sessionOptional === true) done()
-        else done(error)
-      })
+    const looked = fastify.challengers.get(guid.toLowerCase())
+    // Multi-player lookups take one promise hop; single-player ones may make the session first.
+    const found = fastify.singlePlayerGuid === null ? looked : looked.then(record => record ?? fastify.ensureSinglePlayer())
+    found.then((record) => {
+      request.challenger = record ?? null
+      done()
+    }, (error: Error & { statusCode?: number }) => {
+      // A route that only tracks progress (the heartbeat) answers without its session when the
+      // store is away (503); every other route, and every other error, is reported.
+      if (error.statusCode === 503 && request.routeOptions.config.sessionOptional === true) done()
+      else done(error)
+    })
   })
 }
 

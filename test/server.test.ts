@@ -11,14 +11,7 @@ import { begun, listenerClosed } from './sockets.js'
 
 /** Sends `raw` on a new connection and resolves with everything the server wrote back. */
 async function rawRequest (port: number, raw: string): Promise<string> {
-  const socket = connect(port, '127.0.0.1')
-  socket.setEncoding('utf8')
-  let answer = ''
-  socket.on('data', (chunk: string) => { answer += chunk })
-  socket.on('error', () => {})
-  socket.write(raw)
-  await once(socket, 'close')
-  return answer
+  return await begun(port, raw).finish('')
 }
 
 function statusLine (answer: string): string | undefined {
@@ -257,7 +250,8 @@ async function requestInFlight (port: number) {
   }
 }
 
-t.test('SIGTERM lets a request in flight finish, then the process exits 0', async t => {
+/** A server process with a note write held half-sent when SIGTERM arrives, once its listener has closed. */
+async function signalledDuringRequest () {
   const { child } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
   const port = Number(await waitForReady(child))
   const inFlight = await requestInFlight(port)
@@ -265,6 +259,11 @@ t.test('SIGTERM lets a request in flight finish, then the process exits 0', asyn
   child.kill('SIGTERM')
   // The listener closes first: new connections are refused while the old one is still served.
   await listenerClosed(port)
+  return { child, inFlight, exited }
+}
+
+t.test('SIGTERM lets a request in flight finish, then the process exits 0', async t => {
+  const { inFlight, exited } = await signalledDuringRequest()
   const answer = await inFlight.finish()
   t.match(answer, /^HTTP\/1\.1 200 OK\r\n/)
   t.match(answer, /\r\nconnection: close\r\n/i)
@@ -274,12 +273,7 @@ t.test('SIGTERM lets a request in flight finish, then the process exits 0', asyn
 })
 
 t.test('a second signal during the graceful close exits at once', async t => {
-  const { child } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
-  const port = Number(await waitForReady(child))
-  const inFlight = await requestInFlight(port)
-  const exited = once(child, 'exit')
-  child.kill('SIGTERM')
-  await listenerClosed(port)
+  const { child, inFlight, exited } = await signalledDuringRequest()
   child.kill('SIGTERM')
   const [code] = await exited
   t.equal(code, 1, 'without waiting for the request in flight')
