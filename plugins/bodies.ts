@@ -1,8 +1,15 @@
 // Request bodies, one policy for the service: a route plugin calls `fastify.acceptBodies('json')`
-// to parse JSON and refuse every other content type with 415, or `fastify.acceptBodies('none')`
-// to read and drop whatever a client sends (many clients add a Content-Type to every POST), so a
-// body never fails a route that takes none. Both keep the service's body limit (413 beyond it).
-import type { FastifyInstance } from 'fastify'
+// to parse JSON, or `fastify.acceptBodies('none')` to read and drop whatever a client sends (many
+// clients add a Content-Type to every POST), so a body never fails a route that takes none. Both
+// keep the service's body limit (413 beyond it, before anything else is looked at).
+//
+// With 'json', a body that cannot be used (another content type, malformed or empty JSON, a value
+// that fails the route's schema) is judged late: the parsers hand their failure on in
+// `request.bodyError` instead of answering, the routes validate with `attachValidation`, and a
+// route-level preHandler (`judgeBody`) answers 415 or 400 after the plugin's own preHandlers, the
+// token check among them. So a learner without a token gets 401 whatever the body, as in the
+// reference. A body without a Content-Type is read as JSON, as the reference does.
+import { errorCodes, type FastifyError, type FastifyInstance, type FastifyRequest, type preHandlerHookHandler, type preParsingHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 
 export type BodyPolicy = 'json' | 'none'
@@ -16,32 +23,94 @@ declare module 'fastify' {
      */
     acceptBodies (policy: BodyPolicy, options?: { xml?: (text: string) => unknown }): void
   }
+  interface FastifyRequest {
+    /** Why the body cannot be used (415 or 400), kept until the route's preHandlers have run. */
+    bodyError: FastifyError | null
+    /** The Content-Type as sent, when it was no media type at all (see `setAside`). */
+    unusableContentType: string | null
+  }
 }
 
 export interface BodiesOptions {
   bodyLimit: number
 }
 
+type Done = (error: Error | null, body?: unknown) => void
+
+/** A 400 that keeps the parser's message, for an XML body that is refused. */
+function badRequest (error: Error): FastifyError {
+  return Object.assign(error, { statusCode: 400 }) as FastifyError
+}
+
+/**
+ * A Content-Type that is no media type at all ("text") would be refused by Fastify before any hook
+ * could look at the token. It is set aside here (the header is kept in `unusableContentType`), and
+ * the body is refused as one of an unsupported type once the token has been checked.
+ */
+const setAside: preParsingHookHandler = function setAside (request, _reply, payload, done) {
+  const type = request.headers['content-type']
+  // Fastify's own reading of the header: no media type when it is not valid.
+  if (type !== undefined && request.mediaType === undefined) {
+    request.unusableContentType = type
+    delete request.headers['content-type']
+    request.bodyError = new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE()
+  }
+  done(null, payload)
+}
+
+/** After the route's other preHandlers: the body's failure, else the schema's, else on to the handler. */
+const judgeBody: preHandlerHookHandler = function judgeBody (request, _reply, done) {
+  done(request.bodyError ?? request.validationError ?? undefined)
+}
+
 async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promise<void> {
   const { bodyLimit } = options
+  fastify.decorateRequest('bodyError', null)
+  fastify.decorateRequest('unusableContentType', null)
+
   fastify.decorate('acceptBodies', function (this: FastifyInstance, policy: BodyPolicy, extra: { xml?: (text: string) => unknown } = {}) {
     this.removeAllContentTypeParsers()
-    if (policy === 'json') {
-      // Fastify's own parser: it refuses __proto__ and constructor.prototype keys.
-      this.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, this.getDefaultJsonParser('error', 'error'))
-      const xml = extra.xml
-      if (xml !== undefined) {
-        this.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit }, (_request, text, done) => {
-          try {
-            done(null, xml(text as string))
-          } catch (error) {
-            done(Object.assign(error as Error, { statusCode: 400 }), undefined)
-          }
-        })
-      }
-    } else {
+    if (policy === 'none') {
       this.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, _body, done) => { done(null, undefined) })
+      return
     }
+
+    // Fastify's own JSON parser: it refuses __proto__ and constructor.prototype keys.
+    const parseJson = this.getDefaultJsonParser('error', 'error')
+    const json = (request: FastifyRequest, text: string, done: Done): void => {
+      parseJson(request, text, (error, body) => {
+        if (error !== null) request.bodyError = error as FastifyError
+        done(null, error === null ? body : undefined)
+      })
+    }
+    this.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, text, done) => { json(request, text as string, done) })
+    const xml = extra.xml
+    if (xml !== undefined) {
+      this.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit }, (request, text, done) => {
+        try {
+          done(null, xml(text as string))
+        } catch (error) {
+          request.bodyError = badRequest(error as Error)
+          done(null, undefined)
+        }
+      })
+    }
+    // Everything else, read within the limit: no Content-Type is JSON; any other type is 415.
+    this.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (request, text, done) => {
+      if (request.headers['content-type'] === undefined && request.unusableContentType === null) {
+        json(request, text as string, done)
+        return
+      }
+      request.bodyError ??= new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE()
+      done(null, undefined)
+    })
+
+    // Every route of this plugin validates without answering, and is judged after its preHandlers.
+    this.addHook('onRoute', route => {
+      route.attachValidation = true
+      route.preHandler = [route.preHandler ?? []].flat().concat(judgeBody)
+      if (route.schema?.body !== undefined) route.preParsing = [route.preParsing ?? []].flat().concat(setAside)
+    })
   })
 }
 

@@ -30,10 +30,9 @@ const messages: Record<string, Message> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) => {
     // request.server is the route's own plugin, which holds its body parsers.
     const accepted = request.server.hasContentTypeParser('application/xml') ? 'application/json or application/xml' : 'application/json'
-    const sent = request.headers['content-type']
-    return sent === undefined
-      ? `The request has a body but no Content-Type: send ${accepted}`
-      : `Unsupported Content-Type ${JSON.stringify(sent)}: send ${accepted}`
+    // A body without a Content-Type is read as JSON (plugins/bodies.ts), so one was sent.
+    const sent = request.unusableContentType ?? request.headers['content-type']
+    return `Unsupported Content-Type ${JSON.stringify(sent)}: send ${accepted}`
   },
   FST_ERR_CTP_BODY_TOO_LARGE: (_e, _request, options) =>
     `The request body is larger than the limit of ${options.bodyLimit} bytes`,

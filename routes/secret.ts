@@ -1,6 +1,7 @@
 // /secret/token and /secret/note. The token is earned with Basic credentials; the note is
-// guarded by the auth preHandler inside its own encapsulated plugin, so body parsing and
-// validation come first (a malformed body is 400 whoever sends it) and nothing outside it is guarded.
+// guarded by the auth preHandler inside its own encapsulated plugin, so nothing outside it is
+// guarded. As in the reference, the session and the token are judged before the body: the body's
+// 415 or 400 (see plugins/bodies.ts) comes after them, and only a body over the limit (413) before.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { bitFor } from '../src/catalogue.js'

@@ -176,10 +176,11 @@ t.test('/secret/note', async t => {
   })
 })
 
-t.test('a POST body is checked before the token', async t => {
+t.test('the session and the token are judged before the body; only an oversized body comes first', async t => {
   const app = await build(t)
-  const me = await newSession(app)
-  const cases: Array<[string, Record<string, string>, string, number]> = [
+  const cases: Array<[string, Record<string, string>, string | undefined, number]> = [
+    ['no body and no content type', {}, undefined, 400],
+    ['an empty body and no content type', {}, '', 400],
     ['malformed JSON', json, '{"note":', 400],
     ['empty JSON body', json, '', 400],
     ['not an object', json, '"just text"', 400],
@@ -190,21 +191,69 @@ t.test('a POST body is checked before the token', async t => {
     ['an array note', json, '{"note":["a"]}', 400],
     ['a boolean note', json, '{"note":true}', 400],
     ['__proto__', json, '{"note":"a","__proto__":{"x":1}}', 400],
+    ['malformed XML', { 'content-type': 'application/xml' }, '<secretnote><note>', 400],
     ['text/plain', { 'content-type': 'text/plain' }, '{"note":"a"}', 415],
-    ['form data', { 'content-type': 'application/x-www-form-urlencoded' }, 'note=a', 415],
-    ['a body over 16 KiB', json, JSON.stringify({ note: 'x'.repeat(16 * 1024) }), 413]
+    ['form data, as curl -d sends it', { 'content-type': 'application/x-www-form-urlencoded' }, 'note=a', 415],
+    ['a Content-Type that is no media type', { 'content-type': 'text' }, '{"note":"a"}', 415],
+    ['an empty Content-Type', { 'content-type': '' }, '{"note":"a"}', 415]
   ]
   for (const [name, headers, payload, status] of cases) {
-    for (const auth of [{}, { 'x-auth-token': me.token }, { 'x-auth-token': 'wrong' }]) {
-      const res = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, ...auth, ...headers }, payload })
-      t.equal(res.statusCode, status, `${name} ${JSON.stringify(auth)}`)
-      t.match(res.json(), { errorMessages: [String] }, name)
-    }
+    const me = await newSession(app)
+    const post = async (auth: Record<string, string>) =>
+      await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, ...auth, ...headers }, ...(payload === undefined ? {} : { payload }) })
+    const none = await post({})
+    t.equal(none.statusCode, 401, `${name}, no token`)
+    t.same(errorMessages(none), ['Send the token from POST /secret/token in the X-AUTH-TOKEN header'], name)
+    const wrong = await post({ 'x-auth-token': 'wrong' })
+    t.equal(wrong.statusCode, 403, `${name}, wrong token`)
+    t.same(await passed(app, me.guid), [1, 30, 35, 36], `${name}: 35 and 36 are passed whatever the body`)
+    const right = await post({ 'x-auth-token': me.token })
+    t.equal(right.statusCode, status, `${name}, right token`)
+    t.match(right.json(), { errorMessages: [String] }, name)
+    t.equal((await storeOf(app).get(me.guid))?.note, '', `${name}: nothing was stored`)
+    t.same(await passed(app, me.guid), [1, 30, 35, 36], `${name}: an authorized request with a bad body passes nothing`)
   }
-  const missing = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid } })
-  t.equal(missing.statusCode, 400, 'no body and no content type')
-  t.equal((await storeOf(app).get(me.guid))?.note, '', 'nothing was stored')
-  t.same(await passed(app, me.guid), [1, 30], 'no note challenge was passed by a refused body')
+  const unknown = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': 'nobody', 'x-auth-token': 'x', 'content-type': 'text/plain' }, payload: 'x' })
+  t.equal(unknown.statusCode, 401, 'an unknown session is 401 before the body too')
+  t.match(errorMessages(unknown), [/X-CHALLENGER/])
+})
+
+t.test('a body over the limit is 413 before the token is looked at', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  for (const auth of [{}, { 'x-auth-token': me.token }, { 'x-auth-token': 'wrong' }]) {
+    const res = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, ...auth, ...json }, payload: JSON.stringify({ note: 'x'.repeat(16 * 1024) }) })
+    t.equal(res.statusCode, 413, JSON.stringify(auth))
+  }
+  t.same(await passed(app, me.guid), [1, 30], 'no challenge for a refused oversized body')
+})
+
+t.test('a body without a Content-Type is read as JSON', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const res = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, 'x-auth-token': me.token }, payload: '{"note":"no type"}' })
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), { note: 'no type' })
+  t.ok((await passed(app, me.guid)).includes(34))
+})
+
+t.test('Bearer decides when both Authorization: Bearer and X-AUTH-TOKEN are sent', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const post = async (headers: Record<string, string>) =>
+    await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, ...json, ...headers }, payload: { note: 'both' } })
+  const validBearer = await post({ authorization: `Bearer ${me.token}`, 'x-auth-token': 'wrong' })
+  t.equal(validBearer.statusCode, 200, 'a valid Bearer and a wrong X-AUTH-TOKEN')
+  t.same(await passed(app, me.guid), [1, 30, 38], 'a Bearer write: 38, not 34 or 36')
+  const wrongBearer = await post({ authorization: 'Bearer wrong', 'x-auth-token': me.token })
+  t.equal(wrongBearer.statusCode, 403, 'a wrong Bearer and a valid X-AUTH-TOKEN')
+  t.same(await passed(app, me.guid), [1, 30, 38], 'a wrong Bearer passes nothing: 36 needs a wrong X-AUTH-TOKEN')
+  const read = await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': me.guid, authorization: `Bearer ${me.token}`, 'x-auth-token': 'wrong' } })
+  t.equal(read.statusCode, 200)
+  t.same(await passed(app, me.guid), [1, 30, 37, 38])
+  const basicToo = await post({ authorization: basic('admin', 'password'), 'x-auth-token': me.token })
+  t.equal(basicToo.statusCode, 200, 'a Basic Authorization header is not a token: X-AUTH-TOKEN decides')
+  t.same(await passed(app, me.guid), [1, 30, 34, 37, 38])
 })
 
 t.test('a valid body with no token is 401, with a wrong token 403', async t => {
@@ -223,7 +272,8 @@ t.test('error messages say what was wrong', async t => {
   const send = async (extra: Record<string, string>, payload: string) =>
     errorMessages(await app.inject({ method: 'POST', url: '/secret/note', headers: { ...headers, ...extra }, payload }))
   t.same(await send(json, '{'), ['The request body is not valid JSON (or holds a __proto__ or constructor.prototype key)'])
-  t.same(await send({}, 'note'), ['The request has a body but no Content-Type: send application/json or application/xml'])
+  t.same(await send({}, 'note'), ['The request body is not valid JSON (or holds a __proto__ or constructor.prototype key)'], 'no Content-Type: read as JSON')
+  t.same(await send({ 'content-type': 'text' }, 'a'), ['Unsupported Content-Type "text": send application/json or application/xml'])
   t.same(await send({ ...json, 'content-length': '5' }, '{"note":"longer"}'), ['The Content-Length header does not match the body'])
   t.same(await send(json, ''), ['The request body is empty; send a JSON object such as {"note": "..."}'])
   t.same(await send(json, '{"note":1}'), ['Invalid request: body/note: Expected string'])
