@@ -33,7 +33,9 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
     // HEAD answers exist for every GET: document them too.
     exposeHeadRoutes: true
   })
-  await fastify.register(swaggerUi, { routePrefix: '/docs' })
+  // The page at /docs (no trailing slash) names its assets by absolute path: under a host's
+  // prefix, indexPrefix puts the prefix in front of them.
+  await fastify.register(swaggerUi, { routePrefix: '/docs', indexPrefix: fastify.prefix })
 }
 
 export default fp(docs, { name: 'docs', fastify: '5.x' })

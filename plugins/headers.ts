@@ -46,8 +46,9 @@ async function headers (fastify: FastifyInstance): Promise<void> {
     }
     if (challenger !== undefined) reply.header('x-challenger', challenger)
     // An unknown path is 404 whatever it carries: answered here, before a body is read or parsed.
-    // (@fastify/cors's catch-all OPTIONS route, the only wildcard route, counts as unknown too.)
-    if (request.is404 || request.routeOptions.url?.endsWith('*') === true) {
+    // (@fastify/cors's catch-all OPTIONS route counts as unknown too. It is the only OPTIONS route
+    // that ends in `*`; GET /docs/static/*, Swagger UI's assets, is a real route.)
+    if (request.is404 || (request.method === 'OPTIONS' && request.routeOptions.url?.endsWith('*') === true)) {
       reply.fail(404, notFoundMessage(request))
       return
     }

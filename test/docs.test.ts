@@ -52,7 +52,28 @@ t.test('the document is valid OpenAPI 3 with the security schemes', async t => {
   t.equal(yaml.statusCode, 200)
   t.match(yaml.body, /^openapi: 3\.0\.3/m)
   const ui = await server.inject('/practice/docs')
-  t.ok(ui.statusCode < 400, 'Swagger UI is served')
+  t.equal(ui.statusCode, 200, 'Swagger UI is served')
+})
+
+t.test('every asset the Swagger UI page loads answers 200 under the prefix', async t => {
+  const { server } = await host(t)
+  const page = await server.inject('/practice/docs')
+  t.equal(page.statusCode, 200)
+  t.match(page.headers['content-type'], /^text\/html/)
+  const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map(match => new URL(match[1] as string, 'http://host/practice/docs/').pathname)
+  t.ok(assets.length >= 5, `${assets.length} assets: ${assets.join(', ')}`)
+  t.ok(assets.every(path => path.startsWith('/practice/docs/static/')), 'all under the prefix')
+  // The initializer names the document relative to the page (/practice/docs/json); the page is
+  // blank when any of these is missing.
+  const initializer = assets.find(path => path.endsWith('swagger-initializer.js')) as string
+  t.match((await server.inject(initializer)).body, /resolveUrl\('\.\/json'\)/)
+  t.equal((await server.inject('/practice/docs/json')).statusCode, 200)
+  for (const path of assets) {
+    const res = await server.inject(path)
+    t.equal(res.statusCode, 200, path)
+    t.ok(Number(res.headers['content-length'] ?? res.body.length) > 0, `${path} has a body`)
+  }
+  t.equal((await server.inject({ method: 'OPTIONS', url: '/practice/docs/static/index.css' })).statusCode, 404, 'OPTIONS on an asset is still 404')
 })
 
 t.test('every route the app registers is in the document, but the docs and methods OpenAPI cannot name', async t => {
