@@ -21,6 +21,13 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
           'POST /secret/token (Basic admin:password), then read and write your secret note. Every request carries ' +
           'your session id in X-CHALLENGER; GET /challenges shows which challenges you have passed.'
       },
+      // In the order a learner meets them.
+      tags: [
+        { name: 'sessions', description: 'Create a session (its id goes in X-CHALLENGER on every request), save it and restore it' },
+        { name: 'challenges', description: 'Which challenges there are, and which ones you have passed' },
+        { name: 'heartbeat', description: 'A fixed status for each method: challenges 25-28 and 40-42' },
+        { name: 'secret', description: 'A token for Basic credentials, and the secret note it guards: challenges 29-38' }
+      ],
       components: {
         securitySchemes: {
           challenger: { type: 'apiKey', in: 'header', name: 'X-CHALLENGER', description: 'Your session id, from POST /challenger' },

@@ -61,8 +61,10 @@ async function methods (fastify: FastifyInstance): Promise<void> {
       response: { 204: noBody(`Allow: ${allowHeader}`, { Allow, 'Access-Control-Allow-Methods': header('The same methods, for CORS') }) }
     })
     const refused = ALL_METHODS.filter(method => !allow.includes(method))
+    // Every path has them, and they teach nothing: they answer, but the document leaves them out.
     this.answerEarly(url, refused, async (request, reply) =>
       reply.header('allow', allowHeader).fail(405, `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allowHeader}`), {
+      hide: true,
       summary: 'Not allowed here',
       response: { 405: failure(`Method not allowed; allowed: ${allowHeader}`, { Allow }) }
     })

@@ -9,7 +9,7 @@ import { RedisStore, StoreUnavailableError } from '../src/redis-store.js'
 import type { ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
 import { sessionXml } from '../src/xml.js'
-import { answer, failure, GuidParams, header, noBody, security, SessionJson, XML } from './schemas.js'
+import { answer, documentAs, failure, GuidParams, header, noBody, SessionJson, XML } from './schemas.js'
 
 export interface ChallengerOptions {
   noteMaxLength: number
@@ -33,6 +33,7 @@ function sessionJson (record: ChallengerRecord) {
 }
 
 const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify, options) => {
+  documentAs(fastify, 'sessions')
   /** Whether this request may create a session; when not, the 429 has been sent. */
   let mayCreate = async (_request: FastifyRequest, _reply: FastifyReply): Promise<boolean> => true
   if (options.creationRateLimit > 0) {
@@ -58,7 +59,6 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     fastify.post('/challenger', {
       schema: {
         summary: 'Create a session (challenge 01), or check that yours is live',
-        security: [{}, ...security.session],
         response: {
           200: noBody('The session in X-CHALLENGER is live'),
           201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location }),

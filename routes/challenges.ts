@@ -2,16 +2,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { bitFor, challenges as catalogue, isPassed } from '../src/catalogue.js'
 import { challengesXml } from '../src/xml.js'
-import { answer, ChallengeList, security, XML } from './schemas.js'
+import { answer, ChallengeList, documentAs, XML } from './schemas.js'
 
 const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
+  documentAs(fastify, 'challenges')
   const listed = bitFor('GET /challenges listed')
   fastify.get('/challenges', {
     onRequest: fastify.requireAcceptable,
     config: { xml: challengesXml },
     schema: {
       summary: 'The challenges, and which ones your session has passed (challenge 02)',
-      security: [{}, ...security.session],
       response: { 200: answer(ChallengeList, 'Every challenge, sorted by id', {}, XML.challenges) }
     }
   }, async (request) => {

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { bitFor } from '../src/catalogue.js'
-import { Allow, header, html, noBody } from './schemas.js'
+import { Allow, documentAs, header, html, noBody } from './schemas.js'
 
 const ALLOW = 'GET, HEAD, OPTIONS, PATCH, TRACE'
 const HTML = 'text/html;charset=utf-8'
@@ -42,6 +42,7 @@ function respond (method: string, reply: FastifyReply, closing: boolean): Fastif
 }
 
 const heartbeat: FastifyPluginAsync = async (fastify) => {
+  documentAs(fastify, 'heartbeat')
   const bits = new Map(fastify.allMethods.map(method => [method, bitFor(`${method} /heartbeat`)]))
   const heartbeat = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const [method, bit] = effectiveMethod(request, bits)
@@ -56,7 +57,12 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
     }],
     [['OPTIONS'], { summary: 'The verbs the heartbeat lists', response: { 204: noBody(`Allow: ${ALLOW}`, { Allow, 'Access-Control-Allow-Methods': header('The same methods, for CORS') }) } }],
     [['PATCH'], { summary: 'Fails on purpose', response: { 500: html('Internal server error, with or without a body (challenge 26)') } }],
-    [['TRACE'], { summary: 'Not implemented', response: { 501: html('Not implemented (challenge 27)') } }],
+    [['TRACE'], {
+      summary: 'Not implemented',
+      description: 'A browser cannot send TRACE (fetch refuses it), so "Try it out" fails here. Send it with curl: ' +
+        '`curl -i -X TRACE <this server>/heartbeat -H "X-CHALLENGER: <your session id>"`',
+      response: { 501: html('Not implemented (challenge 27)') }
+    }],
     [['DELETE', 'PUT'], { summary: 'Not allowed', response: { 405: notAllowed } }],
     [['POST'], {
       summary: 'Not allowed, unless X-HTTP-Method-Override makes it a DELETE, PATCH or TRACE',

@@ -17,6 +17,8 @@ const pageHeaders = { 'Content-Security-Policy': header('Only the page\'s own st
 
 const pages: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.acceptBodies('none')
+  // Pages for people: they answer, but the API's document leaves them out.
+  fastify.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
   const base = fastify.prefix
 
   fastify.get('/', {

@@ -2,6 +2,7 @@
 // them, and @fastify/swagger turns them, with their descriptions, headers and examples, into the
 // OpenAPI document.
 import { Type, type TSchema } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
 import { challenges, paddedId } from '../src/catalogue.js'
 import { TOKEN_PATTERN } from '../src/store.js'
 
@@ -124,9 +125,27 @@ export const GuidParams = Type.Object({
 
 type Requirement = Record<string, string[]>
 
-/** Security requirements, by the names of the document's security schemes. */
-export const security: Record<'session' | 'token' | 'note', Requirement[]> = {
-  session: [{ challenger: [] }],
+/**
+ * Security requirements, by the names of the document's security schemes. `optional`: the
+ * operation works without X-CHALLENGER, but Swagger UI sends it once it is authorized, so that
+ * "Try it out" passes challenges (the heartbeat's among them).
+ */
+export const security: Record<'optional' | 'token' | 'note', Requirement[]> = {
+  optional: [{ challenger: [] }, {}],
   token: [{ challenger: [], basic: [] }],
   note: [{ challenger: [], authToken: [] }, { challenger: [], bearer: [] }]
+}
+
+/** The document's groups of operations, one per route plugin. */
+export type Tag = 'heartbeat' | 'sessions' | 'challenges' | 'secret'
+
+/**
+ * Files every operation that the calling route plugin (and its children) registers under `tag`,
+ * with the optional X-CHALLENGER requirement unless the route names its own.
+ */
+export function documentAs (fastify: FastifyInstance, tag: Tag): void {
+  fastify.addHook('onRoute', route => {
+    const schema = route.schema ?? {}
+    route.schema = { ...schema, tags: [tag], security: (schema as { security?: Requirement[] }).security ?? security.optional }
+  })
 }

@@ -8,7 +8,7 @@ import { bitFor } from '../src/catalogue.js'
 import type { ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
 import { noteXml, readNoteXml } from '../src/xml.js'
-import { answer, failure, header, Note, NoteBody, noBody, security, XML } from './schemas.js'
+import { answer, documentAs, failure, header, Note, NoteBody, noBody, security, XML } from './schemas.js'
 
 /** How the token came, once tokenAuth has let the request through. */
 type TokenSource = NonNullable<FastifyRequest['tokenSource']>
@@ -115,6 +115,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
 }
 
 const secret: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) => {
+  documentAs(fastify, 'secret')
   await fastify.register(token)
   await fastify.register(note, options)
 }
