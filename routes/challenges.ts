@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { bitFor, challenges as catalogue, isPassed } from '../src/catalogue.js'
 import { challengesXml } from '../src/xml.js'
-import { answer, ChallengeList, documentAs, XML } from './schemas.js'
+import { answer, ChallengeList, documentAs, header, XML } from './schemas.js'
 
 const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
   documentAs(fastify, 'challenges')
@@ -12,15 +12,17 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     config: { xml: challengesXml },
     schema: {
       summary: 'The challenges, and which ones your session has passed (challenge 02)',
-      response: { 200: answer(ChallengeList, 'Every challenge, sorted by id', {}, XML.challenges) }
+      response: { 200: answer(ChallengeList, 'Every challenge, sorted by id', { Location: header('With a known session: its progress page, /gui/challenges/{guid}') }, XML.challenges) }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     // HEAD is answered by this handler too, and passes nothing; nor does the challenges page's own
     // refresh, which says who it is in X-Challenges-Page.
     const bit = request.method === 'GET' && request.headers['x-challenges-page'] === undefined ? listed : 0
     await request.pass(bit)
     // The list shows this request's own pass too.
     const progress = request.challenger === null ? 0 : request.challenger.progress | bit
+    // As the reference does: where the learner sees this progress as a page.
+    if (request.challenger !== null) reply.header('location', `${fastify.prefix}/gui/challenges/${request.challenger.guid}`)
     return {
       challenges: catalogue.map((c, index) => ({
         id: c.id,

@@ -15,7 +15,13 @@ function text (type: string, description: string) {
 
 const pageHeaders = { 'Content-Security-Policy': header('Only the page\'s own stylesheet and script') }
 
-const pages: FastifyPluginAsyncTypebox = async (fastify) => {
+export interface PagesOptions {
+  username: string
+  password: string
+  docs: boolean
+}
+
+const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) => {
   fastify.acceptBodies('none')
   // Pages for people: they answer, but the API's document leaves them out.
   fastify.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
@@ -23,7 +29,12 @@ const pages: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/', {
     schema: { summary: 'The landing page', response: { 200: { ...text(HTML, 'What the service is and how to start'), headers: pageHeaders } } }
-  }, async (_request, reply) => reply.type(HTML).header('content-security-policy', CONTENT_SECURITY_POLICY).send(landingPage(base)))
+  }, async (request, reply) => {
+    // The commands name this server as the learner reached it (escaped: Host is the client's).
+    const origin = `${request.protocol}://${request.host}`
+    const html = landingPage({ base, origin, username: options.username, password: options.password, docs: options.docs })
+    return reply.type(HTML).header('content-security-policy', CONTENT_SECURITY_POLICY).send(html)
+  })
 
   const render = async (asked: string | null) => {
     // In single-player mode every page shows the one session.
@@ -31,7 +42,7 @@ const pages: FastifyPluginAsyncTypebox = async (fastify) => {
     const record = guid === null ? undefined : await fastify.challengers.get(guid.toLowerCase())
     const progress = record?.progress ?? 0
     const rows = catalogue.map((c, index) => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, index) }))
-    return challengesPage(base, guid, record !== undefined, rows)
+    return challengesPage(base, guid, record !== undefined, rows, options.docs)
   }
 
   fastify.get('/gui/challenges', {

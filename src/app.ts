@@ -45,7 +45,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(challenger, options)
   await fastify.register(challenges)
   await fastify.register(secret, options)
-  await fastify.register(pages)
+  await fastify.register(pages, options)
 }
 
 export default app

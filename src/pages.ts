@@ -23,28 +23,48 @@ function page (base: string, title: string, body: string, script = ''): string {
     `<body><main>${body}</main></body></html>\n`
 }
 
-/** `base` is the mount prefix ('' at the root), so that every link works under a prefix too. */
-export function landingPage (base: string): string {
+export interface LandingOptions {
+  /** The mount prefix ('' at the root), so that every link works under a prefix too. */
+  base: string
+  /** Where the learner reached this server, such as `http://127.0.0.1:3000`, from the request. */
+  origin: string
+  /** The Basic credentials /secret/token accepts; the password is shown only when it is the reference's. */
+  username: string
+  password: string
+  /** Whether /docs is served. */
+  docs: boolean
+}
+
+/** The password as the landing page shows it: the reference's default is public, any other is not. */
+function shownPassword (password: string): string {
+  return password === 'password' ? password : '<the password you were given>'
+}
+
+export function landingPage (options: LandingOptions): string {
+  const { base, docs } = options
   const b = escapeHtml(base)
+  const url = escapeHtml(`${options.origin}${base}`)
+  const credentials = escapeHtml(`${options.username}:${shownPassword(options.password)}`)
   return page(base, 'API Challenges: secret note and heartbeat', `
 <h1>API Challenges: secret note and heartbeat</h1>
 <p>A practice target for API testing: send requests, read the status codes and headers, and pass
 numbered challenges. Your session id travels in the <code>X-CHALLENGER</code> header.</p>
 <h2>Start</h2>
 <ol>
-<li>Create a session: <pre>curl -i -X POST http://HOST${b}/challenger</pre> and keep the <code>X-CHALLENGER</code> it answers with.</li>
-<li>Get a token: <pre>curl -i -X POST http://HOST${b}/secret/token -u admin:password -H "X-CHALLENGER: &lt;your id&gt;"</pre></li>
-<li>Write your secret note: <pre>curl -i -X POST http://HOST${b}/secret/note -H "X-CHALLENGER: &lt;your id&gt;" -H "X-AUTH-TOKEN: &lt;token&gt;" -H 'Content-Type: application/json' -d '{"note":"my secret"}'</pre></li>
+<li>Create a session: <pre>curl -i -X POST ${url}/challenger</pre> and keep the <code>X-CHALLENGER</code> it answers with.</li>
+<li>Get a token: <pre>curl -i -X POST ${url}/secret/token -u '${credentials}' -H "X-CHALLENGER: &lt;your id&gt;"</pre></li>
+<li>Write your secret note: <pre>curl -i -X POST ${url}/secret/note -H "X-CHALLENGER: &lt;your id&gt;" -H "X-AUTH-TOKEN: &lt;token&gt;" -H 'Content-Type: application/json' -d '{"note":"my secret"}'</pre></li>
 </ol>
-<p>(Replace HOST with the address of this server.)</p>
 <h2>Your progress</h2>
 <form action="${b}/gui/challenges" method="get">
 <label for="guid">Session id</label> <input id="guid" name="guid" size="40" placeholder="6a1f8e2c-…">
 <button type="submit">Show my challenges</button>
 </form>
-<p>Or open <a href="${b}/gui/challenges">the challenges</a> without a session.</p>
+<p>Or open <a href="${b}/gui/challenges">the challenges</a> without a session.</p>${docs
+    ? `
 <h2>Reference</h2>
-<p><a href="${b}/docs">The API documentation</a> (Swagger UI, with "Try it out").</p>`)
+<p><a href="${b}/docs">The API documentation</a> (Swagger UI, with "Try it out").</p>`
+    : ''}`)
 }
 
 export interface ChallengeRow {
@@ -59,7 +79,7 @@ export function progressText (rows: readonly ChallengeRow[]): string {
 }
 
 /** The catalogue as a table, with the session's statuses (all not done without a live session). */
-export function challengesPage (base: string, guid: string | null, live: boolean, rows: readonly ChallengeRow[]): string {
+export function challengesPage (base: string, guid: string | null, live: boolean, rows: readonly ChallengeRow[], docs = true): string {
   const done = rows.filter(row => row.status).length
   const who = guid === null
     ? '<p>No session chosen: every challenge shows as not done.</p>'
@@ -76,7 +96,7 @@ ${who}
 <tbody>
 ${body}
 </tbody></table>
-<p><a href="${escapeHtml(base)}/">Home</a> · <a href="${escapeHtml(base)}/docs">API documentation</a></p>`, guid === null ? '' : '/gui/refresh.js')
+<p><a href="${escapeHtml(base)}/">Home</a>${docs ? ` · <a href="${escapeHtml(base)}/docs">API documentation</a>` : ''}</p>`, guid === null ? '' : '/gui/refresh.js')
 }
 
 export const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b6b2b"/>' +
@@ -85,7 +105,7 @@ export const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"
 export const STYLESHEET = `
 body { font-family: system-ui, sans-serif; margin: 0; background: #f7f7f5; color: #1d1d1b; }
 main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
-pre { background: #ecece8; padding: .5rem .75rem; overflow-x: auto; }
+pre { background: #ecece8; padding: .5rem .75rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #d8d8d2; vertical-align: top; }
 .status { white-space: nowrap; }

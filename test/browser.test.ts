@@ -32,7 +32,12 @@ if (missing !== false && process.env.CI === 'true') {
     page.on('pageerror', error => { errors.push(error.message) })
     page.on('console', message => { if (message.type() === 'error') errors.push(message.text()) })
 
+    await page.setViewportSize({ width: 1280, height: 800 })
     await page.goto(`${base}/`)
+    const commands = await page.locator('pre').evaluateAll(pres => pres.map(pre => ({ text: pre.textContent, fits: pre.scrollWidth <= pre.clientWidth })))
+    t.equal(commands.length, 3, 'three curl commands')
+    t.same(commands.filter(command => !command.fits), [], 'no command is cut off at 1280 px')
+    t.match(commands[0]?.text, `curl -i -X POST ${base}/challenger`, 'the commands name this server')
     await page.click('text=the challenges')
     t.equal(new URL(page.url()).pathname, '/gui/challenges', 'the landing page links to the challenges page')
 

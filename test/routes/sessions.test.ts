@@ -276,3 +276,20 @@ t.test('single-player mode makes its session on first use when the store was awa
   t.equal(created.headers['x-challenger'], SINGLE_PLAYER_GUID)
   t.ok(await store.get(SINGLE_PLAYER_GUID), 'it exists now')
 })
+
+t.test('GET /challenges with a known session says where its progress page is, under the prefix too', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const known = await app.inject({ method: 'GET', url: '/challenges', headers: { 'x-challenger': me.guid } })
+  t.equal(known.statusCode, 200)
+  t.equal(known.headers.location, `/gui/challenges/${me.guid}`)
+  t.equal((await app.inject({ method: 'GET', url: '/challenges' })).headers.location, undefined, 'none without a session')
+  t.equal((await app.inject({ method: 'GET', url: '/challenges', headers: { 'x-challenger': 'nobody' } })).headers.location, undefined, 'none for an unknown one')
+  const { default: Fastify } = await import('fastify')
+  const { default: plugin } = await import('../../src/app.js')
+  const host = Fastify()
+  await host.register(plugin, { prefix: '/practice' })
+  t.teardown(() => host.close())
+  const guid = (await host.inject({ method: 'POST', url: '/practice/challenger' })).headers['x-challenger'] as string
+  t.equal((await host.inject({ method: 'GET', url: '/practice/challenges', headers: { 'x-challenger': guid } })).headers.location, `/practice/gui/challenges/${guid}`)
+})
