@@ -84,8 +84,73 @@ function oneOf<T extends string | boolean> (name: string, value: unknown, allowe
   return value as T
 }
 
+// Every option's name, in the order of the interface. `satisfies` makes an option added to the
+// interface but not here (or the reverse) a type error, so the list cannot fall behind.
+const optionNames = Object.keys({
+  username: true,
+  password: true,
+  realm: true,
+  noteMaxLength: true,
+  bodyLimit: true,
+  mode: true,
+  sessionIdleMs: true,
+  maxSessions: true,
+  creationRateLimit: true,
+  redisUrl: true,
+  redisKeyPrefix: true,
+  docs: true,
+  store: true
+} satisfies Record<keyof ApiChallengesOptions, true>)
+
+// Keys that reach the plugin in the same object but are not ours: Fastify reads prefix, logLevel
+// and logSerializers from register()'s options (its RegisterOptions), and avvio, under it, names
+// the plugin after `name`.
+const fastifyNames = ['prefix', 'logLevel', 'logSerializers', 'name']
+
+/** The edit distance between two names, ignoring case: how many letters to add, drop or change. */
+function distance (a: string, b: string): number {
+  const x = a.toLowerCase()
+  const y = b.toLowerCase()
+  let previous = Array.from({ length: y.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= x.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= y.length; j++) {
+      row[j] = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (x[i - 1] === y[j - 1] ? 0 : 1))
+    }
+    previous = row
+  }
+  return previous[y.length] as number
+}
+
+/** The known name an unknown one was probably meant to be: within a third of its length, at least 1. */
+function closest (name: string): string | undefined {
+  let best: string | undefined
+  let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1
+  for (const known of [...optionNames, ...fastifyNames]) {
+    const d = distance(name, known)
+    if (d < bestDistance) {
+      best = known
+      bestDistance = d
+    }
+  }
+  return best
+}
+
+// A misspelt option would otherwise be ignored in silence, and `pasword` leave the default password on.
+function refuseUnknown (options: object): void {
+  const unknown = Object.keys(options).filter(name => !optionNames.includes(name) && !fastifyNames.includes(name))
+  if (unknown.length === 0) return
+  const named = unknown.map(name => {
+    const guess = closest(name)
+    return guess === undefined ? JSON.stringify(name) : `${JSON.stringify(name)} (did you mean "${guess}"?)`
+  })
+  throw new TypeError(`api-challenges: unknown option${unknown.length > 1 ? 's' : ''} ${named.join(', ')}; ` +
+    `the options are ${optionNames.join(', ')}, and Fastify's own ${fastifyNames.join(', ')}`)
+}
+
 /** The caller's options over the defaults, checked; the caller's object is left as it was. */
 export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOptions {
+  refuseUnknown(options)
   const merged = { ...defaults, ...options }
   return {
     // A colon cannot be part of a Basic user-id (RFC 7617).
