@@ -6,10 +6,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bitFor, progressFrom, statusMap } from '../src/catalogue.js'
 import { RedisStore, StoreUnavailableError } from '../src/redis-store.js'
-import type { ChallengerRecord } from '../src/store.js'
+import { newToken, type ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
 import { sessionXml } from '../src/xml.js'
-import { answer, documentAs, failure, GuidParams, header, noBody, SessionJson, XML } from './schemas.js'
+import { answer, documentAs, failure, GuidParams, header, noBody, SessionJson, SessionRestore, XML } from './schemas.js'
 
 export interface ChallengerOptions {
   noteMaxLength: number
@@ -114,13 +114,13 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       onRequest: fastify.requireAcceptable,
       config: { xml: sessionXml },
       schema: {
-        summary: 'Restore a session from the JSON of GET /challenger/{guid}',
+        summary: 'Restore a session from the JSON of GET /challenger/{guid} (or a part of it, or a session saved from the reference app)',
         params: GuidParams,
-        body: SessionJson,
+        body: SessionRestore,
         response: {
           200: answer(SessionJson, 'The live session\'s state was replaced', {}, XML.session),
           201: answer(SessionJson, 'The session was recreated', { Location }, XML.session),
-          400: failure('A guid that is not a UUID, or a body that is not a session'),
+          400: failure('A guid that is not a UUID, or a body that is not a session (a field of the wrong type, an unknown field or status key)'),
           409: failure('The body\'s xChallenger is not the URL\'s guid (in single-player mode: not the one session)'),
           413: failure('A body over the body limit'),
           415: failure('A content type other than application/json'),
@@ -132,7 +132,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       if (!UUID.test(request.params.guid)) return reply.fail(400, `The session id in the URL must be a UUID, got ${JSON.stringify(request.params.guid)}`)
       // UUIDs are compared without regard to case, and kept in lowercase as the service issues them.
       const guid = request.params.guid.toLowerCase()
-      if (body.xChallenger.toLowerCase() !== guid) {
+      if (body.xChallenger !== undefined && body.xChallenger.toLowerCase() !== guid) {
         return reply.fail(409, `The body's xChallenger ${JSON.stringify(body.xChallenger)} is not the session in the URL`)
       }
       const single = fastify.singlePlayerGuid
@@ -143,9 +143,9 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       if (!live && !await mayCreate(request, reply)) return reply
       const record: ChallengerRecord = {
         guid,
-        token: body.xAuthToken,
-        note: truncate(body.secretNote, options.noteMaxLength),
-        progress: progressFrom(body.challengeStatus)
+        token: body.xAuthToken ?? newToken(),
+        note: truncate(body.secretNote ?? '', options.noteMaxLength),
+        progress: progressFrom(body.challengeStatus ?? {})
       }
       const outcome = await fastify.challengers.restore(record)
       if (outcome === 'created') reply.header('location', location(guid))

@@ -3,7 +3,7 @@
 // OpenAPI document.
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { challenges, paddedId } from '../src/catalogue.js'
+import { challenges, OTHER_REFERENCE_NAMES, paddedId } from '../src/catalogue.js'
 import { TOKEN_PATTERN } from '../src/store.js'
 
 export interface HeaderDoc {
@@ -116,6 +116,37 @@ export const SessionJson = Type.Object({
     xAuthToken: '0123456789abcdef0123456789abcdef',
     secretNote: 'my secret',
     challengeStatus: Object.fromEntries(statusIds.map(id => [id, id === '01']))
+  }]
+})
+
+/** The token forms a restore takes: this service's, or the reference's (a lowercase UUID). */
+export const RESTORABLE_TOKEN = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/
+
+/**
+ * What PUT /challenger/{guid} takes: the JSON of GET /challenger/{guid}, or a part of it, or a
+ * session saved from the reference app. A missing token is made anew, a missing note is empty, and
+ * a missing status map means nothing passed. Status keys are ids (`01`) or the reference's enum
+ * names (`CREATE_NEW_CHALLENGER`); the reference's other challenges are accepted and ignored.
+ */
+export const SessionRestore = Type.Object({
+  xChallenger: Type.Optional(Type.String({ description: 'The session id; when present, the URL\'s' })),
+  xAuthToken: Type.Optional(Type.String({ pattern: RESTORABLE_TOKEN.source, description: 'The token: 32 hex digits, or a UUID as the reference issues; a new one when left out' })),
+  secretNote: Type.Optional(Type.String({ description: 'The secret note; truncated like any note; empty when left out' })),
+  challengeStatus: Type.Optional(Type.Object(
+    Object.fromEntries([
+      ...statusIds,
+      ...challenges.map(c => c.referenceName),
+      ...OTHER_REFERENCE_NAMES
+    ].map(key => [key, Type.Optional(Type.Boolean())])),
+    { additionalProperties: false, description: 'Passed or not, by id or by the reference\'s challenge name; one left out is not passed' }
+  ))
+}, {
+  additionalProperties: false,
+  examples: [{
+    xChallenger: '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b',
+    xAuthToken: '0123456789abcdef0123456789abcdef',
+    secretNote: 'my secret',
+    challengeStatus: { '01': true, GET_HEARTBEAT_204: true }
   }]
 })
 

@@ -30,6 +30,8 @@ export type Trigger =
 export interface Challenge {
   /** The reference's v1 number. */
   readonly id: number
+  /** The name of the same challenge in the reference's CHALLENGE enum, as its saved sessions key it. */
+  readonly referenceName: string
   readonly name: string
   readonly description: string
   readonly trigger: Trigger
@@ -37,26 +39,74 @@ export interface Challenge {
 
 /** Every challenge, sorted by id. A session's progress is a bitmask over this array's indexes. */
 export const challenges: readonly Challenge[] = Object.freeze([
-  { id: 1, name: 'POST /challenger (201)', description: 'Create a session with POST /challenger and no X-CHALLENGER header; the response\'s X-CHALLENGER header holds your session id.', trigger: 'POST /challenger created' },
-  { id: 2, name: 'GET /challenges (200)', description: 'List the challenges with GET /challenges, sending your X-CHALLENGER header.', trigger: 'GET /challenges listed' },
-  { id: 25, name: 'DELETE /heartbeat (405)', description: 'Send DELETE to /heartbeat: the method is not allowed.', trigger: 'DELETE /heartbeat' },
-  { id: 26, name: 'PATCH /heartbeat (500)', description: 'Send PATCH to /heartbeat: the server fails with an internal error.', trigger: 'PATCH /heartbeat' },
-  { id: 27, name: 'TRACE /heartbeat (501)', description: 'Send TRACE to /heartbeat: the method is not implemented.', trigger: 'TRACE /heartbeat' },
-  { id: 28, name: 'GET /heartbeat (204)', description: 'Send GET to /heartbeat: the server is running and answers with no content.', trigger: 'GET /heartbeat' },
-  { id: 29, name: 'POST /secret/token (401)', description: 'Ask for a token with POST /secret/token and wrong Basic credentials.', trigger: 'POST /secret/token refused' },
-  { id: 30, name: 'POST /secret/token (201)', description: 'Get a token with POST /secret/token and the Basic credentials admin:password; it comes back in X-AUTH-TOKEN.', trigger: 'POST /secret/token issued' },
-  { id: 31, name: 'GET /secret/note (403)', description: 'Read the secret note with an X-AUTH-TOKEN that is not your session\'s token.', trigger: 'GET /secret/note wrong-token' },
-  { id: 32, name: 'GET /secret/note (401)', description: 'Read the secret note without any X-AUTH-TOKEN header.', trigger: 'GET /secret/note no-token' },
-  { id: 33, name: 'GET /secret/note (200)', description: 'Read the secret note with your session\'s token in X-AUTH-TOKEN.', trigger: 'GET /secret/note x-auth-token' },
-  { id: 34, name: 'POST /secret/note (200)', description: 'Write the secret note with your session\'s token in X-AUTH-TOKEN and a JSON body {"note": "..."}.', trigger: 'POST /secret/note x-auth-token' },
-  { id: 35, name: 'POST /secret/note (401)', description: 'Write the secret note without any X-AUTH-TOKEN header.', trigger: 'POST /secret/note no-token' },
-  { id: 36, name: 'POST /secret/note (403)', description: 'Write the secret note with an X-AUTH-TOKEN that is not your session\'s token.', trigger: 'POST /secret/note wrong-token' },
-  { id: 37, name: 'GET /secret/note (Bearer)', description: 'Read the secret note with your token sent as Authorization: Bearer <token>.', trigger: 'GET /secret/note bearer' },
-  { id: 38, name: 'POST /secret/note (Bearer)', description: 'Write the secret note with your token sent as Authorization: Bearer <token>.', trigger: 'POST /secret/note bearer' },
-  { id: 40, name: 'POST /heartbeat as DELETE (405)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: DELETE.', trigger: 'POST /heartbeat as DELETE' },
-  { id: 41, name: 'POST /heartbeat as PATCH (500)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: PATCH.', trigger: 'POST /heartbeat as PATCH' },
-  { id: 42, name: 'POST /heartbeat as TRACE (501)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: TRACE.', trigger: 'POST /heartbeat as TRACE' }
+  { id: 1, referenceName: 'CREATE_NEW_CHALLENGER', name: 'POST /challenger (201)', description: 'Create a session with POST /challenger and no X-CHALLENGER header; the response\'s X-CHALLENGER header holds your session id.', trigger: 'POST /challenger created' },
+  { id: 2, referenceName: 'GET_CHALLENGES', name: 'GET /challenges (200)', description: 'List the challenges with GET /challenges, sending your X-CHALLENGER header.', trigger: 'GET /challenges listed' },
+  { id: 25, referenceName: 'DELETE_HEARTBEAT_405', name: 'DELETE /heartbeat (405)', description: 'Send DELETE to /heartbeat: the method is not allowed.', trigger: 'DELETE /heartbeat' },
+  { id: 26, referenceName: 'PATCH_HEARTBEAT_500', name: 'PATCH /heartbeat (500)', description: 'Send PATCH to /heartbeat: the server fails with an internal error.', trigger: 'PATCH /heartbeat' },
+  { id: 27, referenceName: 'TRACE_HEARTBEAT_501', name: 'TRACE /heartbeat (501)', description: 'Send TRACE to /heartbeat: the method is not implemented.', trigger: 'TRACE /heartbeat' },
+  { id: 28, referenceName: 'GET_HEARTBEAT_204', name: 'GET /heartbeat (204)', description: 'Send GET to /heartbeat: the server is running and answers with no content.', trigger: 'GET /heartbeat' },
+  { id: 29, referenceName: 'CREATE_SECRET_TOKEN_401', name: 'POST /secret/token (401)', description: 'Ask for a token with POST /secret/token and wrong Basic credentials.', trigger: 'POST /secret/token refused' },
+  { id: 30, referenceName: 'CREATE_SECRET_TOKEN_201', name: 'POST /secret/token (201)', description: 'Get a token with POST /secret/token and the Basic credentials admin:password; it comes back in X-AUTH-TOKEN.', trigger: 'POST /secret/token issued' },
+  { id: 31, referenceName: 'GET_SECRET_NOTE_403', name: 'GET /secret/note (403)', description: 'Read the secret note with an X-AUTH-TOKEN that is not your session\'s token.', trigger: 'GET /secret/note wrong-token' },
+  { id: 32, referenceName: 'GET_SECRET_NOTE_401', name: 'GET /secret/note (401)', description: 'Read the secret note without any X-AUTH-TOKEN header.', trigger: 'GET /secret/note no-token' },
+  { id: 33, referenceName: 'GET_SECRET_NOTE_200', name: 'GET /secret/note (200)', description: 'Read the secret note with your session\'s token in X-AUTH-TOKEN.', trigger: 'GET /secret/note x-auth-token' },
+  { id: 34, referenceName: 'POST_SECRET_NOTE_200', name: 'POST /secret/note (200)', description: 'Write the secret note with your session\'s token in X-AUTH-TOKEN and a JSON body {"note": "..."}.', trigger: 'POST /secret/note x-auth-token' },
+  { id: 35, referenceName: 'POST_SECRET_NOTE_401', name: 'POST /secret/note (401)', description: 'Write the secret note without any X-AUTH-TOKEN header.', trigger: 'POST /secret/note no-token' },
+  { id: 36, referenceName: 'POST_SECRET_NOTE_403', name: 'POST /secret/note (403)', description: 'Write the secret note with an X-AUTH-TOKEN that is not your session\'s token.', trigger: 'POST /secret/note wrong-token' },
+  { id: 37, referenceName: 'GET_SECRET_NOTE_BEARER_200', name: 'GET /secret/note (Bearer)', description: 'Read the secret note with your token sent as Authorization: Bearer <token>.', trigger: 'GET /secret/note bearer' },
+  { id: 38, referenceName: 'POST_SECRET_NOTE_BEARER_200', name: 'POST /secret/note (Bearer)', description: 'Write the secret note with your token sent as Authorization: Bearer <token>.', trigger: 'POST /secret/note bearer' },
+  { id: 40, referenceName: 'OVERRIDE_DELETE_HEARTBEAT_405', name: 'POST /heartbeat as DELETE (405)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: DELETE.', trigger: 'POST /heartbeat as DELETE' },
+  { id: 41, referenceName: 'OVERRIDE_PATCH_HEARTBEAT_500', name: 'POST /heartbeat as PATCH (500)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: PATCH.', trigger: 'POST /heartbeat as PATCH' },
+  { id: 42, referenceName: 'OVERRIDE_TRACE_HEARTBEAT_501', name: 'POST /heartbeat as TRACE (501)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: TRACE.', trigger: 'POST /heartbeat as TRACE' }
 ].map(c => Object.freeze(c as Challenge)))
+
+/**
+ * The reference's other challenges (its todo-list API, and restoring progress), by their enum
+ * names. A session saved from the reference names them in its status map: a restore here accepts
+ * and ignores them.
+ */
+export const OTHER_REFERENCE_NAMES: readonly string[] = Object.freeze([
+  'DELETE_ALL_TODOS',
+  'DELETE_A_TODO',
+  'GET_ACCEPT_ANY_DEFAULT_JSON',
+  'GET_ACCEPT_JSON',
+  'GET_ACCEPT_XML',
+  'GET_ACCEPT_XML_PREFERRED',
+  'GET_HEAD_TODOS',
+  'GET_JSON_BY_DEFAULT_NO_ACCEPT',
+  'GET_RESTORABLE_CHALLENGER_PROGRESS_STATUS',
+  'GET_RESTORABLE_TODOS',
+  'GET_TODO',
+  'GET_TODOS',
+  'GET_TODOS_FILTERED',
+  'GET_TODOS_NOT_PLURAL_404',
+  'GET_TODO_404',
+  'GET_UNSUPPORTED_ACCEPT_406',
+  'OPTIONS_TODOS',
+  'POST_ALL_TODOS',
+  'POST_CREATE_JSON',
+  'POST_CREATE_JSON_ACCEPT_XML',
+  'POST_CREATE_XML',
+  'POST_CREATE_XML_ACCEPT_JSON',
+  'POST_MAX_OUT_TITLE_DESCRIPTION_LENGTH',
+  'POST_TODOS',
+  'POST_TODOS_404',
+  'POST_TODOS_415',
+  'POST_TODOS_BAD_DONE_STATUS',
+  'POST_TODOS_INVALID_EXTRA_FIELD',
+  'POST_TODOS_TOO_LONG_DESCRIPTION_LENGTH',
+  'POST_TODOS_TOO_LONG_PAYLOAD_SIZE',
+  'POST_TODOS_TOO_LONG_TITLE_LENGTH',
+  'POST_UPDATE_TODO',
+  'PUT_NEW_RESTORED_CHALLENGER_PROGRESS_STATUS',
+  'PUT_RESTORABLE_CHALLENGER_PROGRESS_STATUS',
+  'PUT_RESTORABLE_TODOS',
+  'PUT_TODOS_400',
+  'PUT_TODOS_400_NO_AMEND_ID',
+  'PUT_TODOS_FULL_200',
+  'PUT_TODOS_MISSING_TITLE_400',
+  'PUT_TODOS_PARTIAL_200'
+])
 
 const bitByTrigger = new Map<string, number>(challenges.map((c, index) => [c.trigger, 1 << index]))
 
@@ -82,9 +132,14 @@ export function statusMap (progress: number): Record<string, boolean> {
   return map
 }
 
-/** The progress a status map stands for; ids it leaves out count as not passed. */
+/**
+ * The progress a status map stands for, keyed by id (`01`) or by the reference's name
+ * (`CREATE_NEW_CHALLENGER`); challenges it leaves out count as not passed.
+ */
 export function progressFrom (map: Record<string, boolean | undefined>): number {
   let progress = 0
-  challenges.forEach((c, index) => { if (map[paddedId(c.id)] === true) progress |= 1 << index })
+  challenges.forEach((c, index) => {
+    if (map[paddedId(c.id)] === true || map[c.referenceName] === true) progress |= 1 << index
+  })
   return progress
 }

@@ -1,7 +1,7 @@
 // Sessions that last and stay bounded: GET/PUT /challenger/{guid}, expiry, capacity, the creation
 // rate limit and single-player mode, over inject.
 import t from 'tap'
-import { challenges, paddedId } from '../../src/catalogue.js'
+import { challenges, OTHER_REFERENCE_NAMES, paddedId } from '../../src/catalogue.js'
 import { SINGLE_PLAYER_GUID } from '../../src/options.js'
 import { MemoryStore } from '../../src/store.js'
 import { fakeTime } from '../clock.js'
@@ -95,7 +95,7 @@ t.test('a bad PUT is 400 or 409 and changes nothing', async t => {
     ['a guid that is not a UUID', 'not-a-uuid', { ...good, xChallenger: 'not-a-uuid' }, 400, /must be a UUID/],
     ['malformed JSON', me.guid, '{"xChallenger":', 400, /not valid JSON/],
     ['not an object', me.guid, '[]', 400, /body: Expected object/],
-    ['a missing field', me.guid, { ...good, secretNote: undefined }, 400, /body\/secretNote: Expected required property/],
+    ['a status name that is no challenge', me.guid, { ...good, challengeStatus: { NOT_A_CHALLENGE: true } }, 400, /body\/challengeStatus\/NOT_A_CHALLENGE/],
     ['a note of the wrong type', me.guid, { ...good, secretNote: 42 }, 400, /body\/secretNote: Expected string/],
     ['a status of the wrong type', me.guid, { ...good, challengeStatus: { ...good.challengeStatus, '01': 'yes' } }, 400, /body\/challengeStatus\/01/],
     ['a status that is not an object', me.guid, { ...good, challengeStatus: [] }, 400, /body\/challengeStatus/],
@@ -292,4 +292,49 @@ t.test('GET /challenges with a known session says where its progress page is, un
   t.teardown(() => host.close())
   const guid = (await host.inject({ method: 'POST', url: '/practice/challenger' })).headers['x-challenger'] as string
   t.equal((await host.inject({ method: 'GET', url: '/practice/challenges', headers: { 'x-challenger': guid } })).headers.location, `/practice/gui/challenges/${guid}`)
+})
+
+t.test('PUT /challenger/{guid} takes a partial body and fills in the rest, as the reference does', async t => {
+  const app = await build(t)
+  const guid = '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b'
+  const empty = await app.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: '{}' })
+  t.equal(empty.statusCode, 201, 'an empty object recreates the session')
+  const made = empty.json()
+  t.equal(made.xChallenger, guid)
+  t.match(made.xAuthToken, /^[0-9a-f]{32}$/, 'a missing token is made anew')
+  t.equal(made.secretNote, '', 'a missing note is empty')
+  t.same(await passed(app, guid), [], 'a missing status map passes nothing')
+  t.equal((await storeOf(app).get(guid))?.token, made.xAuthToken, 'the new token is the session\'s')
+
+  const partial = await app.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: { secretNote: 'kept', challengeStatus: { 28: true } } })
+  t.equal(partial.statusCode, 200, 'a live session is replaced')
+  t.equal(partial.json().secretNote, 'kept')
+  t.not(partial.json().xAuthToken, made.xAuthToken, 'a missing token is a fresh one for a live session too')
+  t.same(await passed(app, guid), [28])
+
+  const noType = await app.inject({ method: 'PUT', url: `/challenger/${guid}`, payload: JSON.stringify({ xChallenger: guid, secretNote: 'no content type' }) })
+  t.equal(noType.statusCode, 200, 'a body without Content-Type is read as JSON')
+  t.equal(noType.json().secretNote, 'no content type')
+  const other = await app.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: { xChallenger: '11111111-2222-4333-8444-555555555555' } })
+  t.equal(other.statusCode, 409, 'xChallenger, when present, must be the URL\'s')
+})
+
+t.test('a session saved from the reference app restores here: challenge names and its UUID token', async t => {
+  const app = await build(t)
+  const guid = '0f6cbc4d-3a6b-4c2b-8f3e-2b1d0c9e8a7f'
+  // As the reference saves it: every challenge of its enum by name, most of them this service's.
+  const status: Record<string, boolean> = Object.fromEntries([...challenges.map(c => c.referenceName), ...OTHER_REFERENCE_NAMES].map(name => [name, false]))
+  Object.assign(status, { CREATE_NEW_CHALLENGER: true, GET_HEARTBEAT_204: true, POST_SECRET_NOTE_401: true, OVERRIDE_TRACE_HEARTBEAT_501: true, GET_TODOS: true })
+  const saved = { xAuthToken: '7b1c8328-fa41-4ec8-a606-11c9e5f6b13c', xChallenger: guid, secretNote: 'from the reference', challengeStatus: status }
+  const res = await app.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: saved })
+  t.equal(res.statusCode, 201)
+  t.same(await passed(app, guid), [1, 28, 35, 42], 'names map to ids; the todo challenges are ignored')
+  const read = await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': saved.xAuthToken } })
+  t.equal(read.statusCode, 200, 'the reference\'s token works')
+  t.same(read.json(), { note: 'from the reference' })
+  const again = (await app.inject({ method: 'GET', url: `/challenger/${guid}` })).json()
+  t.same(Object.keys(again.challengeStatus).sort(), challenges.map(c => paddedId(c.id)).sort(), 'GET keeps writing ids')
+  t.equal(again.challengeStatus['28'], true)
+  t.equal(new Set(challenges.map(c => c.referenceName)).size, challenges.length, 'every challenge has its own name')
+  t.equal(OTHER_REFERENCE_NAMES.filter(name => challenges.some(c => c.referenceName === name)).length, 0, 'the other names are not ours')
 })
