@@ -1,6 +1,7 @@
 // The published shape, not the source tree: `npm pack`, install the tarball into a fresh Fastify
 // project with the dependencies our lockfile resolved (offline, from the npm cache), mount it under
-// a prefix beside a host route, drive the secret-note flow, and start its bin.
+// a prefix beside a host route, drive the secret-note flow, run the README's embed example and a
+// CommonJS require(), and start its bin.
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
@@ -50,7 +51,11 @@ function closure (packages: Record<string, LockEntry>, names: string[]): Record<
   return out
 }
 
-t.test('the packed tarball installs offline, mounts under a prefix and runs as a bin', async t => {
+// Packing builds the TypeScript, then the host installs and compiles: on a busy two-core machine
+// that alone can take tap's default 30 s for a file.
+t.setTimeout(180_000)
+
+t.test('the packed tarball installs offline, runs the README examples (ESM and CommonJS), mounts under a prefix and runs as a bin', async t => {
   const dir = await mkdtemp(join(tmpdir(), 'api-challenges-pack-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
 
@@ -61,15 +66,19 @@ t.test('the packed tarball installs offline, mounts under a prefix and runs as a
   const fastify = (lock.packages['node_modules/fastify'] as LockEntry).version
   const integrity = 'sha512-' + createHash('sha512').update(await readFile(join(dir, tarball))).digest('base64')
 
-  // A lockfile for the host: the tarball, plus exactly the versions our own lockfile resolved.
-  const host = { name: 'host', version: '1.0.0', private: true, type: 'module', dependencies: { [pkg.name]: `file:${tarball}`, fastify } }
+  // The host is a fresh project made as the README says (npm init -y, then "type": "module"), with the
+  // tarball and fastify as its dependencies, and a lockfile of exactly the versions ours resolved.
+  await run('npm', ['init', '-y'], { cwd: dir })
+  await run('npm', ['pkg', 'set', 'type=module'], { cwd: dir })
+  const host = { ...JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')), dependencies: { [pkg.name]: `file:${tarball}`, fastify } }
+  t.equal(host.type, 'module')
   const hostLock = {
-    name: 'host',
-    version: '1.0.0',
+    name: host.name,
+    version: host.version,
     lockfileVersion: 3,
     requires: true,
     packages: {
-      '': { name: 'host', version: '1.0.0', dependencies: host.dependencies },
+      '': { name: host.name, version: host.version, dependencies: host.dependencies },
       [`node_modules/${pkg.name}`]: {
         version: pkg.version,
         resolved: `file:${tarball}`,
@@ -121,6 +130,67 @@ await app.close()
     mineEcho: null,
     docs: 200
   })
+
+  // The README's plain-JavaScript embed example, verbatim but for a free port.
+  const readmeExample = `import Fastify from 'fastify'
+import apiChallenges from 'api-challenges-fastify'
+
+const app = Fastify({ logger: true })
+app.get('/', async () => ({ course: 'API testing 101' }))
+
+await app.register(apiChallenges, { prefix: '/practice', password: 'course-secret', mode: 'multi' })
+
+await app.listen({ port: 3000 })
+// POST http://127.0.0.1:3000/practice/challenger, docs at /practice/docs
+`
+  t.equal(readmeExample.split('{ port: 3000 }').length, 2, 'the one change: port 0, not 3000')
+  await writeFile(join(dir, 'index.js'), readmeExample.replace('{ port: 3000 }', '{ port: 0 }'))
+  const example = spawn(process.execPath, ['index.js'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => { example.kill() })
+  let logged = ''
+  const base = await new Promise<string>((resolve, reject) => {
+    example.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      logged += chunk
+      const found = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(logged)
+      if (found !== null) resolve(found[1] as string)
+    })
+    example.stderr.setEncoding('utf8').on('data', (chunk: string) => { logged += chunk })
+    example.on('exit', code => reject(new Error(`the README example exited with ${code}: ${logged}`)))
+  })
+  t.same(await (await fetch(`${base}/`)).json(), { course: 'API testing 101' }, "the host's own route")
+  const session = await fetch(`${base}/practice/challenger`, { method: 'POST' })
+  t.equal(session.status, 201)
+  const issued = await fetch(`${base}/practice/secret/token`, {
+    method: 'POST',
+    headers: { 'x-challenger': session.headers.get('x-challenger') as string, authorization: 'Basic ' + Buffer.from('admin:course-secret').toString('base64') }
+  })
+  t.equal(issued.status, 201, "the example's password is the one that works")
+  t.equal((await fetch(`${base}/practice/docs/json`)).status, 200)
+  example.kill('SIGTERM')
+  await once(example, 'exit')
+
+  // CommonJS: require() loads the ES module (require(esm), Node 20.19+, 22.12+ and 24). Fastify takes
+  // what require() returns as it is (it unwraps a module's default export) or its .default, and the
+  // named exports are there.
+  await writeFile(join(dir, 'require.cjs'), `
+const Fastify = require('fastify')
+const apiChallenges = require('${pkg.name}')
+const { SINGLE_PLAYER_GUID, MemoryStore } = require('${pkg.name}')
+async function heartbeat (plugin) {
+  const app = Fastify()
+  await app.register(plugin, { prefix: '/practice', mode: 'single', store: new MemoryStore() })
+  const res = await app.inject({ method: 'POST', url: '/practice/challenger' })
+  await app.close()
+  return [res.statusCode, res.headers['x-challenger']]
+}
+;(async () => {
+  console.log(JSON.stringify({ asRequired: await heartbeat(apiChallenges), asDefault: await heartbeat(apiChallenges.default), guid: SINGLE_PLAYER_GUID }))
+})()
+`)
+  const required = await run(process.execPath, ['require.cjs'], { cwd: dir })
+  const guid = '00000000-0000-4000-8000-000000000001'
+  t.same(JSON.parse(required.stdout), { asRequired: [201, guid], asDefault: [201, guid], guid }, `require() works on ${process.version}`)
+  t.equal(required.stderr, '', 'and warns of nothing')
 
   // The types come with it: the host's TypeScript compiles against the package's declarations.
   await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['host.ts'] }))
