@@ -160,3 +160,21 @@ t.test('docs: false serves no document', async t => {
   t.equal((await server.inject('/docs/json')).statusCode, 404)
   t.equal((await server.inject('/heartbeat')).statusCode, 204)
 })
+
+t.test('documentAs files a plugin\'s operations under its tag, with the optional X-CHALLENGER unless a route names its own', async t => {
+  const { default: swagger } = await import('@fastify/swagger')
+  const { documentAs } = await import('../routes/schemas.js')
+  const server = Fastify()
+  t.teardown(() => server.close())
+  const schemes = { challenger: { type: 'apiKey', in: 'header', name: 'X-CHALLENGER' }, basic: { type: 'http', scheme: 'basic' } } as const
+  await server.register(swagger, { openapi: { openapi: '3.0.3', info: { title: 't', version: '1' }, components: { securitySchemes: schemes } } })
+  await server.register(async plugin => {
+    documentAs(plugin, 'heartbeat')
+    plugin.get('/bare', async () => 'no schema at all')
+    plugin.get('/own', { schema: { security: [{ basic: [] }] } }, async () => 'its own requirement')
+  })
+  await server.ready()
+  const paths = (server.swagger() as unknown as OpenApi).paths
+  t.same(paths['/bare']?.get, { tags: ['heartbeat'], security: [{ challenger: [] }, {}], responses: { 200: { description: 'Default Response' } } })
+  t.same(paths['/own']?.get?.security, [{ basic: [] }])
+})
