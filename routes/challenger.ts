@@ -139,11 +139,12 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       if (single !== null && guid !== single) {
         return reply.fail(409, `In single-player mode the only session is ${single}`)
       }
-      const live = await fastify.challengers.get(guid) !== undefined
-      if (!live && !await mayCreate(request, reply)) return reply
+      const live = await fastify.challengers.get(guid)
+      if (live === undefined && !await mayCreate(request, reply)) return reply
       const record: ChallengerRecord = {
         guid,
-        token: body.xAuthToken ?? newToken(),
+        // As the reference does: a live session keeps its token, a recreated one gets a new one.
+        token: body.xAuthToken ?? live?.token ?? newToken(),
         note: truncate(body.secretNote ?? '', options.noteMaxLength),
         progress: progressFrom(body.challengeStatus ?? {})
       }

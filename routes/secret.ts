@@ -28,7 +28,7 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         201: noBody('The session\'s token, in X-AUTH-TOKEN', { 'X-AUTH-TOKEN': header('The token for /secret/note: 32 hex digits') }),
         401: failure('Wrong or missing credentials (with WWW-Authenticate), or a missing or unknown session (without)', {
-          'WWW-Authenticate': header('Basic realm="api-challenges", when the credentials were refused')
+          'WWW-Authenticate': header('Basic realm="User Visible Realm", when the credentials were refused')
         }),
         413: failure('A body (which this route ignores) over the body limit'),
         415: failure('A Content-Type header that is not a valid media type')

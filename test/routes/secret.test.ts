@@ -24,7 +24,7 @@ t.test('POST /secret/token', async t => {
       const headers = authorization === undefined ? { 'x-challenger': guid } : { 'x-challenger': guid, authorization }
       const res = await app.inject({ method: 'POST', url: '/secret/token', headers })
       t.equal(res.statusCode, 401, String(authorization))
-      t.equal(res.headers['www-authenticate'], 'Basic realm="api-challenges"')
+      t.equal(res.headers['www-authenticate'], 'Basic realm="User Visible Realm"')
       t.equal(res.headers['x-auth-token'], undefined)
       t.same(errorMessages(res), ['Send Basic credentials that the server accepts (by default admin:password) in the Authorization header'])
     }
@@ -33,7 +33,7 @@ t.test('POST /secret/token', async t => {
   t.test('credentials are checked before the session', async t => {
     const res = await app.inject({ method: 'POST', url: '/secret/token', headers: { authorization: basic('admin', 'nope') } })
     t.equal(res.statusCode, 401)
-    t.equal(res.headers['www-authenticate'], 'Basic realm="api-challenges"')
+    t.equal(res.headers['www-authenticate'], 'Basic realm="User Visible Realm"')
   })
 
   t.test('a missing or unknown session is 401 without WWW-Authenticate', async t => {
@@ -64,7 +64,7 @@ t.test('a body sent to /secret/token is ignored: credentials still come first', 
   const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
   const refused = await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, 'content-type': 'application/xml' }, payload: '<x/>' })
   t.equal(refused.statusCode, 401)
-  t.equal(refused.headers['www-authenticate'], 'Basic realm="api-challenges"')
+  t.equal(refused.headers['www-authenticate'], 'Basic realm="User Visible Realm"')
   const issued = await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, 'content-type': 'application/json', authorization: basic('admin', 'password') } })
   t.equal(issued.statusCode, 201)
   t.match(issued.headers['x-auth-token'], /^[0-9a-f]{32}$/)

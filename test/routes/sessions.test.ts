@@ -309,12 +309,14 @@ t.test('PUT /challenger/{guid} takes a partial body and fills in the rest, as th
   const partial = await app.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: { secretNote: 'kept', challengeStatus: { 28: true } } })
   t.equal(partial.statusCode, 200, 'a live session is replaced')
   t.equal(partial.json().secretNote, 'kept')
-  t.not(partial.json().xAuthToken, made.xAuthToken, 'a missing token is a fresh one for a live session too')
+  t.equal(partial.json().xAuthToken, made.xAuthToken, 'a live session keeps its token when none is sent')
   t.same(await passed(app, guid), [28])
 
   const noType = await app.inject({ method: 'PUT', url: `/challenger/${guid}`, payload: JSON.stringify({ xChallenger: guid, secretNote: 'no content type' }) })
   t.equal(noType.statusCode, 200, 'a body without Content-Type is read as JSON')
   t.equal(noType.json().secretNote, 'no content type')
+  const fresh = '7d3c1b2a-0000-4000-8000-000000000042'
+  t.not((await app.inject({ method: 'PUT', url: `/challenger/${fresh}`, headers: json, payload: '{}' })).json().xAuthToken, made.xAuthToken, 'each recreated session gets its own')
   const other = await app.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: { xChallenger: '11111111-2222-4333-8444-555555555555' } })
   t.equal(other.statusCode, 409, 'xChallenger, when present, must be the URL\'s')
 })
