@@ -91,14 +91,15 @@ class Learner {
 
   async loop (until: number): Promise<void> {
     const auth = { 'x-challenger': this.guid, 'x-auth-token': this.token }
-    while (performance.now() < until) {
+    // At least once, however long the flow took on a loaded machine: it passes challenges 33 and 34.
+    do {
       await this.write(auth)
       const read = this.expect('read', await send('GET', '/secret/note', auth), 200)
       if (read.status !== 200) continue
       const seen = JSON.parse(read.body).note as string
       if (!seen.startsWith(`${this.guid}:`)) this.problems.push(`saw another's note: ${seen}`)
       else if (seen !== this.lastAck) this.problems.push(`read ${seen} after acknowledged ${this.lastAck}`)
-    }
+    } while (performance.now() < until)
   }
 
   /** The stored session must be exactly what this learner did. */
