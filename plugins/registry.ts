@@ -32,8 +32,17 @@ async function registry (fastify: FastifyInstance, options: RegistryOptions): Pr
   const store = options.store ?? (options.redisUrl === undefined
     ? new MemoryStore(sessions)
     : new RedisStore({ url: options.redisUrl, prefix: options.redisKeyPrefix, ...sessions }))
-  // A Redis store has a moment to connect before the app takes requests.
-  if (store instanceof RedisStore) await store.connected()
+  if (store instanceof RedisStore) {
+    // One line per change, for the operator: a Redis that cannot be reached at start is said at
+    // once, naming host:port (never the credentials of the URL), and so is each outage and return.
+    store.onStatus(({ available, reason }) => {
+      const line = `Redis at ${store.address} ${reason}`
+      if (available) fastify.log.info({ redis: store.address }, line)
+      else fastify.log.warn({ redis: store.address }, `${line}: requests that need a session, and GET /heartbeat, answer 503 until it is back`)
+    })
+    // A Redis store has a moment to connect before the app takes requests.
+    await store.connected()
+  }
   fastify.decorate('challengers', store)
   fastify.addHook('onClose', async () => {
     await store.close()

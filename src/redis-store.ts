@@ -5,6 +5,8 @@
 //                     with a TTL of the idle time (none when pinned): Redis expires idle sessions
 //   <prefix>lru       sorted set of guids by last activity, for the capacity limit
 //   <prefix>seq       the activity counter that orders it
+// A probe about every second tells whether Redis still answers, so that the heartbeat says 503
+// within about 2 s of a hang even when no request runs into it, and 204 again once it is over.
 import { Redis } from 'ioredis'
 import type { ChallengerRecord, ChallengerStore } from './store.js'
 import { newGuid, newToken } from './store.js'
@@ -27,7 +29,38 @@ export interface RedisStoreOptions {
   maxSessions: number
   /** How long a command may take before the request is answered 503. Default 1000 ms. */
   commandTimeoutMs?: number
+  /** Time between the end of one probe and the start of the next. Default 1000 ms. */
+  probeIntervalMs?: number
+  /**
+   * How long a probe waits for its answer before Redis counts as hanging. Default: commandTimeoutMs,
+   * so that the heartbeat says 503 exactly when requests would; never longer than commandTimeoutMs.
+   */
+  probeTimeoutMs?: number
 }
+
+/** A change in whether the store can serve requests: reported once per change, never per request. */
+export interface StoreStatus {
+  /** Connected, and answering. */
+  available: boolean
+  /** What happened, to follow "Redis at host:port": "connected", "cannot be reached (…)", … */
+  reason: string
+}
+
+/** host:port of a redis:// URL, for log lines: never its username or password. */
+export function redisAddress (url: string): string {
+  const { hostname, port } = new URL(url)
+  return `${hostname === '' ? 'localhost' : hostname}:${port === '' ? '6379' : port}`
+}
+
+type Outage = 'start' | 'lost' | 'hang'
+const DOWN: Record<Outage, string> = { start: 'cannot be reached', lost: 'is unreachable', hang: 'stopped answering' }
+const UP: Record<Outage, string> = { start: 'connected', lost: 'connected again', hang: 'answers again' }
+
+// The probe is a script, not a PING. Under `CLIENT PAUSE … WRITE` (what FAILOVER does, for one)
+// Redis still answers PING while every script of this store waits; under `CLIENT PAUSE` (ALL)
+// everything waits. Redis treats a script without the no-writes flag as one that may write, so it
+// holds this one exactly when it would hold the session scripts: the probe hangs in both cases.
+const PROBE = 'return 1'
 
 const TOUCH = `
 local v = redis.call('HMGET', KEYS[1], 't', 'n', 'p', 'k')
@@ -77,7 +110,10 @@ interface Scripts {
     idleMs: number, max: number, pinned: string, prefix: string, onlyNew: string): Promise<number>
   setNote (hash: string, note: string): Promise<string | null>
   pass (hash: string, bits: number): Promise<number>
+  probe (): Promise<number>
 }
+
+const timedOut = (error: unknown): boolean => /timed out/i.test((error as Error).message)
 
 export class RedisStore implements ChallengerStore {
   /** The connection, shared with the creation rate limit so that its counts hold across instances. */
@@ -85,14 +121,22 @@ export class RedisStore implements ChallengerStore {
   readonly #prefix: string
   readonly #idleMs: number
   readonly #maxSessions: number
-  readonly #connectTimeout: number
+  /** How long a command, or a connection attempt, may take. */
+  readonly #timeoutMs: number
+  /** Where Redis is (host:port), without credentials: for log lines. */
+  readonly address: string
+  readonly #probeIntervalMs: number
+  readonly #probeTimeoutMs: number
 
   constructor (options: RedisStoreOptions) {
     this.#prefix = options.prefix
     this.#idleMs = options.idleMs
     this.#maxSessions = options.maxSessions
     const timeout = options.commandTimeoutMs ?? 1000
-    this.#connectTimeout = timeout
+    this.#timeoutMs = timeout
+    this.#probeIntervalMs = options.probeIntervalMs ?? 1000
+    this.#probeTimeoutMs = Math.min(options.probeTimeoutMs ?? timeout, timeout)
+    this.address = redisAddress(options.url)
     this.client = new Redis(options.url, {
       // Fail fast while Redis is away (the request gets 503) and reconnect on our own.
       enableOfflineQueue: false,
@@ -101,12 +145,24 @@ export class RedisStore implements ChallengerStore {
       connectTimeout: timeout,
       retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000)
     })
-    // A connection error is reported by the commands that fail; an unhandled 'error' would end the process.
-    this.client.on('error', () => {})
+    // A connection error is reported by the commands that fail, and by the status change it causes
+    // (an unhandled 'error' would end the process). Every failed attempt repeats it: keep the last.
+    this.client.on('error', (error: Error) => { this.#lastError = error.message })
+    this.client.on('close', () => {
+      this.#down('lost', this.#lastError ?? 'the connection closed')
+    })
+    this.client.on('ready', () => {
+      this.#lastError = undefined
+      // After a hang, connected is not yet answering: the probe decides.
+      if (this.#responsive) this.#up()
+      else this.probe()
+    })
     this.client.defineCommand('touch', { numberOfKeys: 3, lua: TOUCH })
     this.client.defineCommand('put', { numberOfKeys: 3, lua: PUT })
     this.client.defineCommand('setNote', { numberOfKeys: 1, lua: SET_NOTE })
     this.client.defineCommand('pass', { numberOfKeys: 1, lua: PASS })
+    this.client.defineCommand('probe', { numberOfKeys: 0, lua: PROBE })
+    this.#scheduleProbe()
   }
 
   get #scripts (): Scripts {
@@ -118,30 +174,100 @@ export class RedisStore implements ChallengerStore {
   }
 
   // False after a command timed out on a connection that still looks fine (a Redis that hangs),
-  // until a PING gets through again.
+  // until a command (a probe, most likely) gets through again.
   #responsive = true
-  #probing: Promise<void> = Promise.resolve()
+  #closing = false
+  #lastError: string | undefined
+  #state: 'starting' | 'up' | 'down' = 'starting'
+  #outage: Outage = 'start'
+  #status: StoreStatus | undefined
+  readonly #listeners: Array<(status: StoreStatus) => void> = []
+  #probeTimer: NodeJS.Timeout | undefined
+  /** The probe under way; there is never a second. */
+  #probing: Promise<void> | undefined
+  /** The probe command Redis has not answered yet: it may outlive the probe that gave up on it. */
+  #unanswered: Promise<void> | undefined
+
+  /**
+   * Calls `listener` once per change of availability (and at once with the current state, when
+   * it is already known): for log lines, not for every request.
+   */
+  onStatus (listener: (status: StoreStatus) => void): void {
+    this.#listeners.push(listener)
+    if (this.#status !== undefined) listener(this.#status)
+  }
+
+  #report (status: StoreStatus): void {
+    this.#status = status
+    for (const listener of this.#listeners) listener(status)
+  }
+
+  #up (): void {
+    if (this.#closing || this.#state === 'up') return
+    this.#state = 'up'
+    this.#report({ available: true, reason: UP[this.#outage] })
+  }
+
+  #down (outage: Outage, detail: string): void {
+    if (this.#closing || this.#state === 'down') return
+    // The first failure before Redis was ever reached is the one said at start.
+    this.#outage = this.#state === 'starting' ? 'start' : outage
+    this.#state = 'down'
+    this.#report({ available: false, reason: `${DOWN[this.#outage]} (${detail})` })
+  }
+
+  #answered (): void {
+    this.#responsive = true
+    if (this.client.status === 'ready') this.#up()
+  }
+
+  #stalled (ms: number): void {
+    this.#responsive = false
+    this.#down('hang', `no answer within ${ms} ms`)
+  }
 
   async #run<T> (command: () => Promise<T>): Promise<T> {
     try {
       const result = await command()
-      this.#responsive = true
+      this.#answered()
       return result
     } catch (error) {
-      if (/timed out/i.test((error as Error).message)) this.#responsive = false
+      if (timedOut(error)) this.#stalled(this.#timeoutMs)
       throw new StoreUnavailableError(error)
     }
   }
 
+  // The next probe starts an interval after the last one ended, so that probes never overlap.
+  // The timer does not keep the process alive, and close() stops it.
+  #scheduleProbe (): void {
+    if (this.#closing) return
+    this.#probeTimer = setTimeout(() => {
+      this.probe().then(() => { this.#scheduleProbe() })
+    }, this.#probeIntervalMs).unref()
+  }
+
   /**
-   * Asks Redis whether it runs scripts again (a PING would pass where writes hang), after any probe
-   * already under way; resolves either way.
+   * Asks Redis whether it runs scripts (see PROBE), or joins the probe already under way;
+   * resolves either way, once answered or after the probe timeout.
    */
   async probe (): Promise<void> {
+    this.#probing ??= this.#probeOnce().finally(() => { this.#probing = undefined })
     await this.#probing
-    if (this.#responsive) return
-    this.#probing = this.get('probe').then(() => {}, () => {})
-    await this.#probing
+  }
+
+  async #probeOnce (): Promise<void> {
+    // Not connected: the connection's own events tell, and a command would fail at once anyway.
+    if (this.client.status !== 'ready') return
+    // A probe command that Redis still holds is waited for again rather than joined by another, so
+    // a long hang does not fill Redis's queue; its late answer is the sign that Redis is back.
+    this.#unanswered ??= this.#scripts.probe().then(() => { this.#answered() }, (error: unknown) => {
+      if (timedOut(error)) this.#stalled(this.#timeoutMs)
+    }).finally(() => { this.#unanswered = undefined })
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<boolean>(resolve => { timer = setTimeout(resolve, this.#probeTimeoutMs, true).unref() })
+    const gaveUp = await Promise.race([this.#unanswered.then(() => false), late])
+    clearTimeout(timer)
+    if (gaveUp) this.#stalled(this.#probeTimeoutMs)
   }
 
   /** Resolves once connected, or after the connect timeout (the store then answers 503 until Redis is there). */
@@ -149,16 +275,14 @@ export class RedisStore implements ChallengerStore {
     if (this.available()) return
     await new Promise<void>(resolve => {
       const done = (): void => { clearTimeout(timer); this.client.off('ready', done); resolve() }
-      const timer = setTimeout(done, this.#connectTimeout)
+      const timer = setTimeout(done, this.#timeoutMs)
       this.client.once('ready', done)
     })
   }
 
-  /** Whether Redis is connected, ready and answering. While it is not answering, each call sends a probe. */
+  /** Whether Redis is connected, ready and answering, as the last probe or command found it. No I/O. */
   available (): boolean {
-    if (this.client.status !== 'ready') return false
-    if (!this.#responsive) this.probe().catch(() => {})
-    return this.#responsive
+    return this.client.status === 'ready' && this.#responsive
   }
 
   async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean): Promise<number> {
@@ -194,6 +318,9 @@ export class RedisStore implements ChallengerStore {
   }
 
   async close (): Promise<void> {
+    // Closing is no outage: nothing more to report, and no more probes.
+    this.#closing = true
+    clearTimeout(this.#probeTimer)
     await this.client.quit().catch(() => this.client.disconnect())
   }
 }

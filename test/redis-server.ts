@@ -29,18 +29,20 @@ async function freePort (): Promise<number> {
 
 export interface RedisServer {
   url: string
+  port: number
   stop (): Promise<void>
   start (): Promise<void>
   remove (): Promise<void>
 }
 
-export async function redisServer (): Promise<RedisServer> {
+/** `args`: more redis-server arguments, such as `['--requirepass', 'secret']`. */
+export async function redisServer (args: string[] = []): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), 'api-challenges-redis-'))
   const port = await freePort()
   let child: ChildProcess | undefined
   const start = async (): Promise<void> => {
     child = spawn(BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-      '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no', '--protected-mode', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] })
+      '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no', '--protected-mode', 'no', ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     await new Promise<void>((resolve, reject) => {
       child?.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -58,5 +60,5 @@ export async function redisServer (): Promise<RedisServer> {
     await exited
   }
   await start()
-  return { url: `redis://127.0.0.1:${port}`, stop, start, remove: async () => { await stop(); await rm(dir, { recursive: true, force: true }) } }
+  return { url: `redis://127.0.0.1:${port}`, port, stop, start, remove: async () => { await stop(); await rm(dir, { recursive: true, force: true }) } }
 }
