@@ -3,7 +3,7 @@
 // Secrets are compared in constant time.
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { bitFor } from '../src/catalogue.js'
+import { bitFor, type Trigger } from '../src/catalogue.js'
 import { safeEqual } from '../src/secrets.js'
 
 /** How the request carried its token: the X-AUTH-TOKEN header or `Authorization: Bearer`. */
@@ -16,15 +16,21 @@ declare module 'fastify' {
     /** The `WWW-Authenticate` value that goes with a refused Basic login. */
     basicChallenge: string
     /**
-     * A preHandler that lets a request through only with its session's token, and records
-     * `<METHOD> <resource> no-token|wrong-token` challenges on the way out.
+     * A preHandler that lets a request through only with its session's token, and records the
+     * challenge of a refusal (`missing` token, `wrong` token) for the methods named in `refusals`.
      */
-    tokenAuth (resource: string): preHandlerAsyncHookHandler
+    tokenAuth (refusals: Partial<Record<string, Refusals>>): preHandlerAsyncHookHandler
   }
   interface FastifyRequest {
     /** Set by `tokenAuth` once the token was accepted. */
     tokenSource: TokenSource | null
   }
+}
+
+/** The challenges a refused request passes: no token, or a wrong X-AUTH-TOKEN. */
+export interface Refusals {
+  missing: Trigger
+  wrong: Trigger
 }
 
 export interface AuthOptions {
@@ -64,11 +70,11 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
 
   fastify.decorateRequest('tokenSource', null)
 
-  fastify.decorate('tokenAuth', function (resource: string): preHandlerAsyncHookHandler {
-    // The challenge bits of each refusal, by method, worked out once; every method is in the maps.
-    const bits = (outcome: string) => new Map(fastify.allMethods.map(method => [method, bitFor(`${method} ${resource} ${outcome}`)]))
-    const noToken = bits('no-token')
-    const wrongToken = bits('wrong-token')
+  fastify.decorate('tokenAuth', function (refusals: Partial<Record<string, Refusals>>): preHandlerAsyncHookHandler {
+    // The challenge bits of each refusal, by method, worked out once.
+    const bits = (outcome: keyof Refusals) => new Map(Object.entries(refusals).map(([method, triggers]) => [method, bitFor((triggers as Refusals)[outcome])]))
+    const noToken = bits('missing')
+    const wrongToken = bits('wrong')
     return async function requireToken (request: FastifyRequest, reply: FastifyReply) {
       const challenger = request.challenger
       if (challenger === null) {
@@ -76,13 +82,13 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
       }
       const found = tokenOf(request)
       if (found === undefined) {
-        await request.pass(noToken.get(request.method) as number)
+        await request.pass(noToken.get(request.method) ?? 0)
         return reply.fail(401, 'Send the token from POST /secret/token in the X-AUTH-TOKEN header')
       }
       const [token, source] = found
       if (!safeEqual(token, challenger.token)) {
         // A wrong Bearer token passes nothing: challenges 31 and 36 are about X-AUTH-TOKEN.
-        if (source === 'x-auth-token') await request.pass(wrongToken.get(request.method) as number)
+        if (source === 'x-auth-token') await request.pass(wrongToken.get(request.method) ?? 0)
         return reply.fail(403, 'The token is not the one issued to this session')
       }
       request.tokenSource = source
@@ -93,5 +99,5 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
 export default fp(auth, {
   name: 'auth',
   fastify: '5.x',
-  dependencies: ['session', 'errors', 'http-methods']
+  dependencies: ['session', 'errors']
 })

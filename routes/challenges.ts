@@ -24,11 +24,11 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     // As the reference does: where the learner sees this progress as a page.
     if (request.challenger !== null) reply.header('location', `${fastify.prefix}/gui/challenges/${request.challenger.guid}`)
     return {
-      challenges: catalogue.map((c, index) => ({
+      challenges: catalogue.map(c => ({
         id: c.id,
         name: c.name,
         description: c.description,
-        status: isPassed(progress, index)
+        status: isPassed(progress, c)
       }))
     }
   })

@@ -8,20 +8,30 @@ import { Allow, documentAs, header, html, noBody } from './schemas.js'
 
 const ALLOW = 'GET, HEAD, OPTIONS, PATCH, TRACE'
 const HTML = 'text/html;charset=utf-8'
-const OVERRIDES = new Set(['DELETE', 'PATCH', 'TRACE'])
+/** The challenges of the heartbeat, by the method sent; every other method passes nothing. */
+const BITS = new Map<string, number>([
+  ['GET', bitFor('GET /heartbeat')],
+  ['DELETE', bitFor('DELETE /heartbeat')],
+  ['PATCH', bitFor('PATCH /heartbeat')],
+  ['TRACE', bitFor('TRACE /heartbeat')]
+])
 
-const OVERRIDE_BITS = new Map([...OVERRIDES].map(method => [method, bitFor(`POST /heartbeat as ${method}`)]))
+/** POST with X-HTTP-Method-Override stands for these methods, each a challenge of its own. */
+const OVERRIDE_BITS = new Map<string, number>([
+  ['DELETE', bitFor('POST /heartbeat as DELETE')],
+  ['PATCH', bitFor('POST /heartbeat as PATCH')],
+  ['TRACE', bitFor('POST /heartbeat as TRACE')]
+])
 
 /** The method the request stands for (POST can pose as DELETE, PATCH or TRACE) and its challenge bit. */
-function effectiveMethod (request: FastifyRequest, bits: Map<string, number>): [method: string, bit: number] {
+function effectiveMethod (request: FastifyRequest): [method: string, bit: number] {
   const override = request.headers['x-http-method-override']
   if (request.method === 'POST' && typeof override === 'string') {
     const method = override.trim().toUpperCase()
     const bit = OVERRIDE_BITS.get(method)
     if (bit !== undefined) return [method, bit]
   }
-  // The route answers only the methods in `bits`.
-  return [request.method, bits.get(request.method) as number]
+  return [request.method, BITS.get(request.method) ?? 0]
 }
 
 function respond (method: string, reply: FastifyReply, closing: boolean): FastifyReply {
@@ -43,9 +53,8 @@ function respond (method: string, reply: FastifyReply, closing: boolean): Fastif
 
 const heartbeat: FastifyPluginAsync = async (fastify) => {
   documentAs(fastify, 'heartbeat')
-  const bits = new Map(fastify.allMethods.map(method => [method, bitFor(`${method} /heartbeat`)]))
   const heartbeat = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const [method, bit] = effectiveMethod(request, bits)
+    const [method, bit] = effectiveMethod(request)
     await request.pass(bit)
     return respond(method, reply, fastify.closing || !fastify.challengers.available())
   }

@@ -41,7 +41,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     const guid = fastify.singlePlayerGuid ?? asked
     const record = guid === null ? undefined : await fastify.challengers.get(guid.toLowerCase())
     const progress = record?.progress ?? 0
-    const rows = catalogue.map((c, index) => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, index) }))
+    const rows = catalogue.map(c => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, c) }))
     return challengesPage(base, guid, record !== undefined, rows, options.docs)
   }
 

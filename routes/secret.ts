@@ -59,11 +59,14 @@ function authorized (request: { challenger: ChallengerRecord | null }): Challeng
 
 const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) => {
   fastify.acceptBodies('json', { xml: readNoteXml })
-  fastify.addHook('preHandler', fastify.tokenAuth('/secret/note'))
+  // Challenges 31, 32, 35 and 36: the refusals, by method.
+  fastify.addHook('preHandler', fastify.tokenAuth({
+    GET: { missing: 'GET /secret/note no-token', wrong: 'GET /secret/note wrong-token' },
+    POST: { missing: 'POST /secret/note no-token', wrong: 'POST /secret/note wrong-token' }
+  }))
   // Challenges 33, 34, 37 and 38, by method and by how the token came.
-  const success = (method: string) => ({ 'x-auth-token': bitFor(`${method} /secret/note x-auth-token`), bearer: bitFor(`${method} /secret/note bearer`) })
-  const read = success('GET')
-  const written = success('POST')
+  const read = { 'x-auth-token': bitFor('GET /secret/note x-auth-token'), bearer: bitFor('GET /secret/note bearer') }
+  const written = { 'x-auth-token': bitFor('POST /secret/note x-auth-token'), bearer: bitFor('POST /secret/note bearer') }
 
   const refused = {
     401: failure('A missing or unknown session, or no token'),

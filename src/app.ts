@@ -16,6 +16,7 @@ import challenges from '../routes/challenges.js'
 import heartbeat from '../routes/heartbeat.js'
 import pages from '../routes/pages.js'
 import secret from '../routes/secret.js'
+import { unreachableChallenges } from './catalogue.js'
 import { resolveOptions, VERSION, type ApiChallengesOptions } from './options.js'
 
 export type { ApiChallengesOptions } from './options.js'
@@ -46,6 +47,12 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(challenges)
   await fastify.register(secret, options)
   await fastify.register(pages, options)
+
+  // Every challenge must be passable: its trigger is reported by some route registered above.
+  const unreachable = unreachableChallenges()
+  if (unreachable.length > 0) {
+    throw new Error(`api-challenges: no route reports ${unreachable.map(c => `"${c.trigger}" (challenge ${c.id})`).join(', ')}`)
+  }
 }
 
 export default app

@@ -1,64 +1,8 @@
-// The challenge catalogue: which challenges exist and which request passes each.
-// Plain data and lookups; it knows nothing of HTTP or Fastify.
+// The challenge catalogue: the list of src/challenge-list.ts, checked, and the lookups over it
+// (bits, status maps, the reference's names). Plain data and lookups; it knows nothing of HTTP or Fastify.
+import { challenges, type Challenge, type Trigger } from './challenge-list.js'
 
-/**
- * What a route reports after it has answered a request, in the form
- * `<METHOD> <resource> <outcome>`; the catalogue maps some of them to a challenge.
- * HEAD never appears here, so a HEAD request passes nothing ("HEAD is not GET").
- */
-export type Trigger =
-  | 'POST /challenger created'
-  | 'GET /challenges listed'
-  | 'DELETE /heartbeat'
-  | 'PATCH /heartbeat'
-  | 'TRACE /heartbeat'
-  | 'GET /heartbeat'
-  | 'POST /heartbeat as DELETE'
-  | 'POST /heartbeat as PATCH'
-  | 'POST /heartbeat as TRACE'
-  | 'POST /secret/token refused'
-  | 'POST /secret/token issued'
-  | 'GET /secret/note wrong-token'
-  | 'GET /secret/note no-token'
-  | 'GET /secret/note x-auth-token'
-  | 'GET /secret/note bearer'
-  | 'POST /secret/note wrong-token'
-  | 'POST /secret/note no-token'
-  | 'POST /secret/note x-auth-token'
-  | 'POST /secret/note bearer'
-
-export interface Challenge {
-  /** The reference's v1 number. */
-  readonly id: number
-  /** The name of the same challenge in the reference's CHALLENGE enum, as its saved sessions key it. */
-  readonly referenceName: string
-  readonly name: string
-  readonly description: string
-  readonly trigger: Trigger
-}
-
-/** Every challenge, sorted by id. A session's progress is a bitmask over this array's indexes. */
-export const challenges: readonly Challenge[] = Object.freeze([
-  { id: 1, referenceName: 'CREATE_NEW_CHALLENGER', name: 'POST /challenger (201)', description: 'Create a session with POST /challenger and no X-CHALLENGER header; the response\'s X-CHALLENGER header holds your session id.', trigger: 'POST /challenger created' },
-  { id: 2, referenceName: 'GET_CHALLENGES', name: 'GET /challenges (200)', description: 'List the challenges with GET /challenges, sending your X-CHALLENGER header.', trigger: 'GET /challenges listed' },
-  { id: 25, referenceName: 'DELETE_HEARTBEAT_405', name: 'DELETE /heartbeat (405)', description: 'Send DELETE to /heartbeat: the method is not allowed.', trigger: 'DELETE /heartbeat' },
-  { id: 26, referenceName: 'PATCH_HEARTBEAT_500', name: 'PATCH /heartbeat (500)', description: 'Send PATCH to /heartbeat: the server fails with an internal error.', trigger: 'PATCH /heartbeat' },
-  { id: 27, referenceName: 'TRACE_HEARTBEAT_501', name: 'TRACE /heartbeat (501)', description: 'Send TRACE to /heartbeat: the method is not implemented.', trigger: 'TRACE /heartbeat' },
-  { id: 28, referenceName: 'GET_HEARTBEAT_204', name: 'GET /heartbeat (204)', description: 'Send GET to /heartbeat: the server is running and answers with no content.', trigger: 'GET /heartbeat' },
-  { id: 29, referenceName: 'CREATE_SECRET_TOKEN_401', name: 'POST /secret/token (401)', description: 'Ask for a token with POST /secret/token and wrong Basic credentials.', trigger: 'POST /secret/token refused' },
-  { id: 30, referenceName: 'CREATE_SECRET_TOKEN_201', name: 'POST /secret/token (201)', description: 'Get a token with POST /secret/token and the Basic credentials admin:password; it comes back in X-AUTH-TOKEN.', trigger: 'POST /secret/token issued' },
-  { id: 31, referenceName: 'GET_SECRET_NOTE_403', name: 'GET /secret/note (403)', description: 'Read the secret note with an X-AUTH-TOKEN that is not your session\'s token.', trigger: 'GET /secret/note wrong-token' },
-  { id: 32, referenceName: 'GET_SECRET_NOTE_401', name: 'GET /secret/note (401)', description: 'Read the secret note without any X-AUTH-TOKEN header.', trigger: 'GET /secret/note no-token' },
-  { id: 33, referenceName: 'GET_SECRET_NOTE_200', name: 'GET /secret/note (200)', description: 'Read the secret note with your session\'s token in X-AUTH-TOKEN.', trigger: 'GET /secret/note x-auth-token' },
-  { id: 34, referenceName: 'POST_SECRET_NOTE_200', name: 'POST /secret/note (200)', description: 'Write the secret note with your session\'s token in X-AUTH-TOKEN and a JSON body {"note": "..."}.', trigger: 'POST /secret/note x-auth-token' },
-  { id: 35, referenceName: 'POST_SECRET_NOTE_401', name: 'POST /secret/note (401)', description: 'Write the secret note without any X-AUTH-TOKEN header.', trigger: 'POST /secret/note no-token' },
-  { id: 36, referenceName: 'POST_SECRET_NOTE_403', name: 'POST /secret/note (403)', description: 'Write the secret note with an X-AUTH-TOKEN that is not your session\'s token.', trigger: 'POST /secret/note wrong-token' },
-  { id: 37, referenceName: 'GET_SECRET_NOTE_BEARER_200', name: 'GET /secret/note (Bearer)', description: 'Read the secret note with your token sent as Authorization: Bearer <token>.', trigger: 'GET /secret/note bearer' },
-  { id: 38, referenceName: 'POST_SECRET_NOTE_BEARER_200', name: 'POST /secret/note (Bearer)', description: 'Write the secret note with your token sent as Authorization: Bearer <token>.', trigger: 'POST /secret/note bearer' },
-  { id: 40, referenceName: 'OVERRIDE_DELETE_HEARTBEAT_405', name: 'POST /heartbeat as DELETE (405)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: DELETE.', trigger: 'POST /heartbeat as DELETE' },
-  { id: 41, referenceName: 'OVERRIDE_PATCH_HEARTBEAT_500', name: 'POST /heartbeat as PATCH (500)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: PATCH.', trigger: 'POST /heartbeat as PATCH' },
-  { id: 42, referenceName: 'OVERRIDE_TRACE_HEARTBEAT_501', name: 'POST /heartbeat as TRACE (501)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: TRACE.', trigger: 'POST /heartbeat as TRACE' }
-].map(c => Object.freeze(c as Challenge)))
+export { challenges, type Challenge, type Trigger }
 
 /**
  * The reference's other challenges (its todo-list API, restoring progress, ...), by their enum names:
@@ -151,16 +95,27 @@ export const OTHER_REFERENCE_NAMES: readonly string[] = Object.freeze([
   'X_CHALLENGER_TOO_LONG_431'
 ])
 
-const bitByTrigger = new Map<string, number>(challenges.map((c, index) => [c.trigger, 1 << index]))
-
-/** The progress bit a trigger sets, or 0 when the trigger passes no challenge. */
-export function bitFor (trigger: string): number {
-  return bitByTrigger.get(trigger) ?? 0
+/**
+ * Checks a catalogue: ids, names, triggers and bits each used once, bits from 0 to 30 (progress is a
+ * 31-bit integer, in memory and in Redis). Returns it, so that a mistake fails at start-up.
+ */
+export function checkedCatalogue (list: readonly Challenge[]): readonly Challenge[] {
+  const once = (what: string, values: ReadonlyArray<string | number>): void => {
+    const twice = values.filter((value, at) => values.indexOf(value) !== at)
+    if (twice.length > 0) throw new Error(`catalogue: ${what} ${twice.join(', ')} used twice`)
+  }
+  once('id', list.map(c => c.id))
+  once('reference name', list.map(c => c.referenceName))
+  once('trigger', list.map(c => c.trigger))
+  once('bit', list.map(c => c.bit))
+  const wrong = list.filter(c => !Number.isInteger(c.bit) || c.bit < 0 || c.bit > 30)
+  if (wrong.length > 0) throw new Error(`catalogue: challenge ${wrong[0]?.id} has bit ${wrong[0]?.bit}; bits go from 0 to 30`)
+  return list
 }
 
-/** Whether the challenge at `index` of `challenges` is passed in `progress`. */
-export function isPassed (progress: number, index: number): boolean {
-  return (progress & (1 << index)) !== 0
+/** Whether `challenge` is passed in `progress`. */
+export function isPassed (progress: number, challenge: Challenge): boolean {
+  return (progress & (1 << challenge.bit)) !== 0
 }
 
 /** The id as the reference writes it in a status map: two digits, `01`. */
@@ -168,21 +123,49 @@ export function paddedId (id: number): string {
   return String(id).padStart(2, '0')
 }
 
-/** Progress as the reference's status map: every catalogue id, passed or not. */
-export function statusMap (progress: number): Record<string, boolean> {
-  const map: Record<string, boolean> = {}
-  challenges.forEach((c, index) => { map[paddedId(c.id)] = isPassed(progress, index) })
-  return map
+/** The lookups over one list of challenges (the service's is below; a test can make its own). */
+export function createCatalogue (list: readonly Challenge[]) {
+  checkedCatalogue(list)
+  const maskByTrigger = new Map<string, number>(list.map(c => [c.trigger, 1 << c.bit]))
+  // The triggers that routes have asked for: a challenge whose trigger is not among them cannot be passed.
+  const asked = new Set<string>()
+  return {
+    challenges: list,
+    /**
+     * The progress mask of the challenge that `trigger` passes. A trigger that no challenge has is a
+     * mistake in a route, and fails its registration.
+     */
+    bitFor (trigger: Trigger): number {
+      const mask = maskByTrigger.get(trigger)
+      if (mask === undefined) throw new Error(`catalogue: no challenge is passed by ${JSON.stringify(trigger)}`)
+      asked.add(trigger)
+      return mask
+    },
+    /**
+     * The challenges that no route has asked `bitFor` about: nobody could pass them. The app checks
+     * it once its routes are registered, so a challenge added without its route fails at start-up.
+     */
+    unreachableChallenges (): Challenge[] {
+      return list.filter(c => !asked.has(c.trigger))
+    },
+    /** Progress as the reference's status map: every catalogue id, passed or not. */
+    statusMap (progress: number): Record<string, boolean> {
+      const map: Record<string, boolean> = {}
+      for (const c of list) map[paddedId(c.id)] = isPassed(progress, c)
+      return map
+    },
+    /**
+     * The progress a status map stands for, keyed by id (`01`) or by the reference's name
+     * (`CREATE_NEW_CHALLENGER`); challenges it leaves out count as not passed.
+     */
+    progressFrom (map: Record<string, boolean | undefined>): number {
+      let progress = 0
+      for (const c of list) {
+        if (map[paddedId(c.id)] === true || map[c.referenceName] === true) progress |= 1 << c.bit
+      }
+      return progress
+    }
+  }
 }
 
-/**
- * The progress a status map stands for, keyed by id (`01`) or by the reference's name
- * (`CREATE_NEW_CHALLENGER`); challenges it leaves out count as not passed.
- */
-export function progressFrom (map: Record<string, boolean | undefined>): number {
-  let progress = 0
-  challenges.forEach((c, index) => {
-    if (map[paddedId(c.id)] === true || map[c.referenceName] === true) progress |= 1 << index
-  })
-  return progress
-}
+export const { bitFor, unreachableChallenges, statusMap, progressFrom } = createCatalogue(challenges)
