@@ -76,7 +76,11 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
     [['POST'], {
       summary: 'Not allowed, unless X-HTTP-Method-Override makes it a DELETE, PATCH or TRACE',
       headers: Type.Object({
-        'x-http-method-override': Type.Optional(Type.String({ description: 'DELETE, PATCH or TRACE, any case (challenges 40-42)' }))
+        'x-http-method-override': Type.Optional(Type.String({
+          description: 'DELETE, PATCH or TRACE, any case (challenges 40-42). A browser drops this header when it says TRACE ' +
+            '(the Fetch standard forbids it), so challenge 42 needs curl: ' +
+            '`curl -i -X POST <this server>/heartbeat -H "X-CHALLENGER: <your session id>" -H "X-HTTP-Method-Override: TRACE"`'
+        }))
       }),
       response: {
         405: html('Not allowed: a plain POST, or POST as DELETE (challenge 40)', { Allow }),

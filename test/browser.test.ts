@@ -1,67 +1,55 @@
 // The challenges page in a real headless browser (Debian's chromium, driven by playwright-core; never
 // a browser download): a fresh session's page turns a challenge done right after the request that
 // passed it, without a reload. A screenshot goes to SCREENSHOT_PATH (or a temporary file).
-import { existsSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium } from 'playwright-core'
-import t from 'tap'
 import { createServer } from '../src/server.js'
+import { chromiumTest, launch } from './chromium.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const missing = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium); CI installs it and runs this test`
+chromiumTest('the challenges page fills in as the learner works', 60_000, async t => {
+  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} })
+  t.teardown(() => app.close())
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const guid = (await fetch(`${base}/challenger`, { method: 'POST' })).headers.get('x-challenger') as string
 
-if (missing !== false && process.env.CI === 'true') {
-  t.fail(missing)
-} else {
-  t.test('the challenges page fills in as the learner works', { skip: missing, timeout: 60_000 }, async t => {
-    const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} })
-    t.teardown(() => app.close())
-    await app.listen({ port: 0, host: '127.0.0.1' })
-    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
-    const guid = (await fetch(`${base}/challenger`, { method: 'POST' })).headers.get('x-challenger') as string
+  const browser = await launch(t)
+  const page = await browser.newPage()
+  const errors: string[] = []
+  page.on('pageerror', error => { errors.push(error.message) })
+  page.on('console', message => { if (message.type() === 'error') errors.push(message.text()) })
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
-    })
-    t.teardown(() => browser.close())
-    const page = await browser.newPage()
-    const errors: string[] = []
-    page.on('pageerror', error => { errors.push(error.message) })
-    page.on('console', message => { if (message.type() === 'error') errors.push(message.text()) })
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await page.goto(`${base}/`)
+  const commands = await page.locator('pre').evaluateAll(pres => pres.map(pre => ({ text: pre.textContent, fits: pre.scrollWidth <= pre.clientWidth })))
+  t.equal(commands.length, 3, 'three curl commands')
+  t.same(commands.filter(command => !command.fits), [], 'no command is cut off at 1280 px')
+  t.match(commands[0]?.text, `curl -i -X POST ${base}/challenger`, 'the commands name this server')
+  await page.click('text=the challenges')
+  t.equal(new URL(page.url()).pathname, '/gui/challenges', 'the landing page links to the challenges page')
 
-    await page.setViewportSize({ width: 1280, height: 800 })
-    await page.goto(`${base}/`)
-    const commands = await page.locator('pre').evaluateAll(pres => pres.map(pre => ({ text: pre.textContent, fits: pre.scrollWidth <= pre.clientWidth })))
-    t.equal(commands.length, 3, 'three curl commands')
-    t.same(commands.filter(command => !command.fits), [], 'no command is cut off at 1280 px')
-    t.match(commands[0]?.text, `curl -i -X POST ${base}/challenger`, 'the commands name this server')
-    await page.click('text=the challenges')
-    t.equal(new URL(page.url()).pathname, '/gui/challenges', 'the landing page links to the challenges page')
+  await page.goto(`${base}/gui/challenges/${guid}`)
+  const row28 = page.locator('tr[data-id="28"] .status')
+  t.equal(await row28.textContent(), 'not done')
+  t.equal(await page.locator('#progress-text').textContent(), '1 of 19 done')
 
-    await page.goto(`${base}/gui/challenges/${guid}`)
-    const row28 = page.locator('tr[data-id="28"] .status')
-    t.equal(await row28.textContent(), 'not done')
-    t.equal(await page.locator('#progress-text').textContent(), '1 of 19 done')
+  t.equal((await fetch(`${base}/heartbeat`, { headers: { 'x-challenger': guid } })).status, 204)
+  // The page refreshes itself: wait for the row to change, without reloading.
+  await page.waitForFunction(() => document.querySelector('tr[data-id="28"] .status')?.textContent === 'done', undefined, { timeout: 15_000 })
+  t.equal(await page.locator('#progress-text').textContent(), '2 of 19 done')
+  t.equal(await page.locator('#progress').getAttribute('max'), '19')
+  t.equal(await page.evaluate(() => (document.getElementById('progress') as HTMLProgressElement).value), 2, 'the bar moved')
+  t.equal(await page.locator('tr[data-id="28"]').getAttribute('class'), 'done')
 
-    t.equal((await fetch(`${base}/heartbeat`, { headers: { 'x-challenger': guid } })).status, 204)
-    // The page refreshes itself: wait for the row to change, without reloading.
-    await page.waitForFunction(() => document.querySelector('tr[data-id="28"] .status')?.textContent === 'done', undefined, { timeout: 15_000 })
-    t.equal(await page.locator('#progress-text').textContent(), '2 of 19 done')
-    t.equal(await page.locator('#progress').getAttribute('max'), '19')
-    t.equal(await page.evaluate(() => (document.getElementById('progress') as HTMLProgressElement).value), 2, 'the bar moved')
-    t.equal(await page.locator('tr[data-id="28"]').getAttribute('class'), 'done')
+  const list = await (await fetch(`${base}/challenges`, { headers: { 'x-challenger': guid } })).json() as { challenges: Array<{ id: number, status: boolean }> }
+  t.equal(list.challenges.find(c => c.id === 2)?.status, true, 'the learner\'s own GET /challenges passes 02')
+  const saved = await (await fetch(`${base}/challenger/${guid}`)).json() as { challengeStatus: Record<string, boolean> }
+  t.same(Object.keys(saved.challengeStatus).filter(id => saved.challengeStatus[id]).sort(), ['01', '02', '28'], 'the page itself passed nothing')
 
-    const list = await (await fetch(`${base}/challenges`, { headers: { 'x-challenger': guid } })).json() as { challenges: Array<{ id: number, status: boolean }> }
-    t.equal(list.challenges.find(c => c.id === 2)?.status, true, 'the learner\'s own GET /challenges passes 02')
-    const saved = await (await fetch(`${base}/challenger/${guid}`)).json() as { challengeStatus: Record<string, boolean> }
-    t.same(Object.keys(saved.challengeStatus).filter(id => saved.challengeStatus[id]).sort(), ['01', '02', '28'], 'the page itself passed nothing')
-
-    const shot = process.env.SCREENSHOT_PATH ?? join(tmpdir(), `challenges-${process.pid}.png`)
-    await page.screenshot({ path: shot, fullPage: true })
-    t.ok(statSync(shot).size > 1000, `screenshot at ${shot}`)
-    t.same(errors, [], 'no script errors and nothing refused by the Content-Security-Policy')
-  })
-}
+  const shot = process.env.SCREENSHOT_PATH ?? join(tmpdir(), `challenges-${process.pid}.png`)
+  await page.screenshot({ path: shot, fullPage: true })
+  t.ok(statSync(shot).size > 1000, `screenshot at ${shot}`)
+  t.same(errors, [], 'no script errors and nothing refused by the Content-Security-Policy')
+})
