@@ -1,13 +1,43 @@
 // API documentation: @fastify/swagger builds an OpenAPI 3 document from the route schemas that are
 // registered after it, and @fastify/swagger-ui serves it at /docs (the document at /docs/json and
-// /docs/yaml), under the app's prefix. Register it before the routes.
+// /docs/yaml), under the app's prefix. Register it before the routes. Swagger UI runs in a plugin
+// of its own with @fastify/helmet: a Content-Security-Policy that lets it work and nothing more,
+// and no framing.
+import helmet from '@fastify/helmet'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { browserHeaders } from './headers.js'
 
 export interface DocsOptions {
   version: string
+}
+
+/**
+ * The one inline style Swagger UI renders: the <style> of the Swagger logo in its top bar (in
+ * swagger-ui-standalone-preset.js), allowed by its hash rather than by 'unsafe-inline'. A test
+ * checks it against the installed bundle.
+ */
+export const SWAGGER_LOGO_STYLE_HASH = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"
+
+/**
+ * Swagger UI's Content-Security-Policy: its own scripts and stylesheets, the logo's style, its
+ * images (the logo is a data: URL), "Try it out" on this server only, and no framing. Unlike the
+ * policy of @fastify/swagger-ui's `staticCSP: true`, it has no `upgrade-insecure-requests` (which
+ * breaks the page served over plain HTTP from another machine) and no `https:` sources.
+ */
+export const DOCS_CSP_DIRECTIVES: Readonly<Record<string, string[]>> = {
+  'default-src': ["'none'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'", SWAGGER_LOGO_STYLE_HASH],
+  'img-src': ["'self'", 'data:'],
+  'font-src': ["'self'", 'data:'],
+  'connect-src': ["'self'"],
+  'form-action': ["'self'"],
+  'base-uri': ["'none'"],
+  'object-src': ["'none'"],
+  'frame-ancestors': ["'none'"]
 }
 
 async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<void> {
@@ -40,9 +70,13 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
     // HEAD answers exist for every GET: document them too.
     exposeHeadRoutes: true
   })
-  // The page at /docs (no trailing slash) names its assets by absolute path: under a host's
-  // prefix, indexPrefix puts the prefix in front of them.
-  await fastify.register(swaggerUi, { routePrefix: '/docs', indexPrefix: fastify.prefix })
+  // Encapsulated, so that helmet's headers reach the docs and not the API. The page at /docs (no
+  // trailing slash) names its assets by absolute path: under a host's prefix, indexPrefix puts
+  // the prefix in front of them.
+  await fastify.register(async function swaggerUiPage (ui) {
+    await ui.register(helmet, browserHeaders(DOCS_CSP_DIRECTIVES))
+    await ui.register(swaggerUi, { routePrefix: '/docs', indexPrefix: ui.prefix })
+  })
 }
 
 export default fp(docs, { name: 'docs', fastify: '5.x' })

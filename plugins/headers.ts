@@ -1,11 +1,16 @@
 // Common response headers and the checks that come before everything else. X-Challenger echoes
 // the request's X-CHALLENGER on every answer (errors and 404s too); CORS lets any page, Swagger UI
-// among them, call the service and read its custom headers (X-CHALLENGER, X-AUTH-TOKEN). An
-// X-CHALLENGER over 100 characters is refused with 431 and a missing Host with 400, before routing
-// has any effect, before a body is read. While the server shuts down (`fastify.closing`), every
-// answer carries Connection: close, so that clients and load balancers move on.
+// among them, call the service and read its custom headers (X-CHALLENGER, X-AUTH-TOKEN); and
+// X-Content-Type-Options: nosniff keeps a browser from reading an answer as another type than it
+// says. An X-CHALLENGER over 100 characters is refused with 431, and a missing or repeated Host
+// with 400, before routing has any effect, before a body is read. Answers carry Connection: close
+// while the server shuts down (`fastify.closing`), so that clients and load balancers move on, and
+// when the request's body was never read, so that Node does not read it to the end to keep the
+// connection (a 1 GB body to a 404 would be swallowed whole).
 import cors from '@fastify/cors'
+import type { FastifyHelmetOptions } from '@fastify/helmet'
 import type { FastifyInstance } from 'fastify'
+import type { IncomingMessage } from 'node:http'
 import fp from 'fastify-plugin'
 import { notFoundMessage } from './errors.js'
 
@@ -19,13 +24,60 @@ declare module 'fastify' {
 /** The longest X-CHALLENGER accepted: a UUID is 36 characters; the reference allows 100. */
 export const MAX_CHALLENGER_LENGTH = 100
 
+/** On every answer: the Content-Type is what the browser gets, never a guess from the bytes. */
+export const NOSNIFF = { 'x-content-type-options': 'nosniff' } as const
+
+/**
+ * @fastify/helmet's options for what a browser shows (the pages, /docs), registered in their own
+ * plugins so that the API's answers stay lean: the page's Content-Security-Policy (`directives`,
+ * nothing added), framing refused (X-Frame-Options: DENY beside CSP's frame-ancestors), and
+ * helmet's other defaults. Not HSTS: whether the service is reached over HTTPS is the operator's
+ * choice, made at the proxy in front of it, and helmet's HSTS (a year, includeSubDomains) would
+ * bind every other site under the same domain too. nosniff is set on every answer by this plugin.
+ */
+export function browserHeaders (directives: Readonly<Record<string, string[]>>): FastifyHelmetOptions {
+  return {
+    global: true,
+    contentSecurityPolicy: { useDefaults: false, directives },
+    frameguard: { action: 'deny' },
+    strictTransportSecurity: false,
+    xContentTypeOptions: false
+  }
+}
+
+/**
+ * Whether the request announced a body (Content-Length above 0, or Transfer-Encoding) that has
+ * neither arrived whole nor been read. Once answered, Node would read such a body to its end,
+ * whatever its size, to keep the connection; answering with Connection: close makes Node close
+ * the connection as soon as the answer is written instead.
+ */
+export function unreadBody (raw: IncomingMessage): boolean {
+  const length = raw.headers['content-length']
+  const announced = (length !== undefined && Number(length) > 0) || raw.headers['transfer-encoding'] !== undefined
+  // `complete`: every byte has arrived; `readableEnded`: a reader took them all (as for inject()).
+  return announced && !(raw.complete || raw.readableEnded)
+}
+
+/** How many Host headers the request has: Node keeps only the first in `headers`. */
+function hostCount (raw: IncomingMessage): number {
+  let count = 0
+  const { rawHeaders } = raw
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string
+    if (name.length === 4 && name.toLowerCase() === 'host') count++
+  }
+  return count
+}
+
 async function headers (fastify: FastifyInstance): Promise<void> {
   let closing = false
   fastify.decorate('closing', { getter: () => closing })
   fastify.addHook('preClose', async () => { closing = true })
-  // At answer time, so that requests already in flight when the close began get it too.
-  fastify.addHook('onSend', function closeConnection (_request, reply, payload, done) {
-    if (closing) reply.header('connection', 'close')
+  // At answer time, so that requests already in flight when the close began get it too, and so
+  // that every early answer (404, 405, 431, the heartbeat, OPTIONS, a handler that took no body)
+  // is seen whatever answered it.
+  fastify.addHook('onSend', function closeConnection (request, reply, payload, done) {
+    if (closing || unreadBody(request.raw)) reply.header('connection', 'close')
     done(null, payload)
   })
 
@@ -38,24 +90,30 @@ async function headers (fastify: FastifyInstance): Promise<void> {
   })
 
   fastify.addHook('onRequest', function echoChallenger (request, reply, done) {
-    reply.header('access-control-allow-headers', '*')
+    reply.header('access-control-allow-headers', '*').headers(NOSNIFF)
     const challenger = request.headers['x-challenger']
     if (challenger !== undefined && challenger.length > MAX_CHALLENGER_LENGTH) {
       reply.fail(431, `X-CHALLENGER is longer than ${MAX_CHALLENGER_LENGTH} characters`)
       return
     }
     if (challenger !== undefined) reply.header('x-challenger', challenger)
+    // HTTP/1.1 requires exactly one Host (RFC 9112 §3.2: 400 otherwise, whatever the path). The
+    // server lets a request without one through to here, so that the refusal carries the echo and
+    // the error body like every other answer. Node keeps the first of two Hosts in
+    // `request.headers` and drops the other: only the raw headers show them both.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      reply.fail(400, 'An HTTP/1.1 request needs a Host header')
+      return
+    }
+    if (hostCount(request.raw) > 1) {
+      reply.fail(400, 'The request has more than one Host header; send one')
+      return
+    }
     // An unknown path is 404 whatever it carries: answered here, before a body is read or parsed.
     // (@fastify/cors's catch-all OPTIONS route counts as unknown too. It is the only OPTIONS route
     // that ends in `*`; GET /docs/static/*, Swagger UI's assets, is a real route.)
     if (request.is404 || (request.method === 'OPTIONS' && request.routeOptions.url?.endsWith('*') === true)) {
       reply.fail(404, notFoundMessage(request))
-      return
-    }
-    // HTTP/1.1 requires Host (RFC 9112 §3.2). The server lets such a request through to here, so
-    // that the refusal carries the echo and the error body like every other answer.
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      reply.fail(400, 'An HTTP/1.1 request needs a Host header')
       return
     }
     done()

@@ -1,10 +1,14 @@
 // Web pages: the landing page (GET /) and the challenges page (GET /gui/challenges[/{guid}]),
-// server-rendered from src/pages.ts with their stylesheet and refresh script, under a strict
-// Content-Security-Policy. They work without JavaScript; the script only refreshes the statuses.
+// server-rendered from src/pages.ts with their stylesheet and refresh script. @fastify/helmet, in
+// this plugin only, gives them and their assets a strict Content-Security-Policy and the browser's
+// other protections (no framing among them). They work without JavaScript; the script only
+// refreshes the statuses.
+import helmet from '@fastify/helmet'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import { browserHeaders } from '../plugins/headers.js'
 import { challenges as catalogue, isPassed } from '../src/catalogue.js'
-import { challengesPage, CONTENT_SECURITY_POLICY, ICON, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/pages.js'
+import { challengesPage, CSP_DIRECTIVES, ICON, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/pages.js'
 import { GuidParams, header } from './schemas.js'
 
 const HTML = 'text/html; charset=utf-8'
@@ -13,7 +17,7 @@ function text (type: string, description: string) {
   return { description, content: { [type]: { schema: { type: 'string' } } } }
 }
 
-const pageHeaders = { 'Content-Security-Policy': header('Only the page\'s own stylesheet and script') }
+const pageHeaders = { 'Content-Security-Policy': header('Only the page\'s own stylesheet, script and icon; no framing') }
 
 export interface PagesOptions {
   username: string
@@ -23,6 +27,7 @@ export interface PagesOptions {
 
 const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) => {
   fastify.acceptBodies('none')
+  await fastify.register(helmet, browserHeaders(CSP_DIRECTIVES))
   // Pages for people: they answer, but the API's document leaves them out.
   fastify.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
   const base = fastify.prefix
@@ -33,7 +38,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     // The commands name this server as the learner reached it (escaped: Host is the client's).
     const origin = `${request.protocol}://${request.host}`
     const html = landingPage({ base, origin, username: options.username, password: options.password, docs: options.docs })
-    return reply.type(HTML).header('content-security-policy', CONTENT_SECURITY_POLICY).send(html)
+    return reply.type(HTML).send(html)
   })
 
   const render = async (asked: string | null) => {
@@ -57,7 +62,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   }, async (request, reply) => {
     const guid = request.query.guid?.trim() ?? ''
     if (guid !== '') return reply.code(303).header('location', `${base}/gui/challenges/${encodeURIComponent(guid)}`).send()
-    return reply.type(HTML).header('content-security-policy', CONTENT_SECURITY_POLICY).send(await render(null))
+    return reply.type(HTML).send(await render(null))
   })
 
   fastify.get('/gui/challenges/:guid', {
@@ -67,7 +72,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
       response: { 200: { ...text(HTML, 'Every challenge with the session\'s status and a progress bar'), headers: pageHeaders } }
     }
   }, async (request, reply) =>
-    reply.type(HTML).header('content-security-policy', CONTENT_SECURITY_POLICY).send(await render(request.params.guid)))
+    reply.type(HTML).send(await render(request.params.guid)))
 
   fastify.get('/gui/style.css', { schema: { summary: 'The pages\' stylesheet', response: { 200: text('text/css; charset=utf-8', 'CSS') } } },
     async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(STYLESHEET))

@@ -9,10 +9,29 @@ export function escapeHtml (text: string): string {
   return text.replace(/[<>&"']/g, c => HTML_ESCAPES[c] as string)
 }
 
-/** The Content-Security-Policy of every page: its own stylesheet and script, nothing else. */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; " +
-  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+/**
+ * The Content-Security-Policy of every page, as @fastify/helmet's directives: its own stylesheet,
+ * script and icon, requests to this server only, and no framing.
+ */
+export const CSP_DIRECTIVES: Readonly<Record<string, string[]>> = {
+  'default-src': ["'none'"],
+  'style-src': ["'self'"],
+  'script-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'img-src': ["'self'"],
+  'form-action': ["'self'"],
+  'base-uri': ["'none'"],
+  'frame-ancestors': ["'none'"]
+}
+
+/**
+ * Said wherever a session id is shown: GET /challenger/{guid} answers with the session's token and
+ * note, as in the reference, so the id is all it takes to act as its learner.
+ */
+export const BEARER_WARNING = 'Your session id is like a password: share your progress link and you share your session.'
+
+const bearerWarning = `<p class="warning"><strong>${BEARER_WARNING}</strong> Whoever has it can read your token and your ` +
+  'secret note (<code>GET /challenger/&lt;id&gt;</code>), write the note and pass challenges as you.</p>'
 
 function page (base: string, title: string, body: string, script = ''): string {
   return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
@@ -60,6 +79,7 @@ numbered challenges. Your session id travels in the <code>X-CHALLENGER</code> he
 <label for="guid">Session id</label> <input id="guid" name="guid" size="40" placeholder="6a1f8e2c-…">
 <button type="submit">Show my challenges</button>
 </form>
+${bearerWarning}
 <p>Or open <a href="${b}/gui/challenges">the challenges</a> without a session.</p>${docs
     ? `
 <h2>Reference</h2>
@@ -83,7 +103,7 @@ export function challengesPage (base: string, guid: string | null, live: boolean
   const done = rows.filter(row => row.status).length
   const who = guid === null
     ? '<p>No session chosen: every challenge shows as not done.</p>'
-    : `<p>Session <code>${escapeHtml(guid)}</code>${live ? '' : ' (no live session by this id: create one with POST /challenger)'}</p>`
+    : `<p>Session <code>${escapeHtml(guid)}</code>${live ? '' : ' (no live session by this id: create one with POST /challenger)'}</p>\n${bearerWarning}`
   const body = rows.map(row => `<tr data-id="${row.id}" class="${row.status ? 'done' : 'todo'}">` +
     `<td>${String(row.id).padStart(2, '0')}</td><td>${escapeHtml(row.name)}</td><td>${escapeHtml(row.description)}</td>` +
     `<td class="status">${row.status ? 'done' : 'not done'}</td></tr>`).join('\n')
@@ -113,6 +133,7 @@ tr.done .status { color: #0b6b2b; font-weight: 600; }
 tr.done .status::before { content: "✔ "; }
 tr.todo .status { color: #7a4a00; }
 progress { width: 16rem; height: 1rem; }
+.warning { border-left: .25rem solid #7a4a00; background: #fbf3e4; padding: .5rem .75rem; }
 `
 
 /**

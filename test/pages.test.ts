@@ -1,6 +1,7 @@
-// The web pages: escaping, statuses, progress figures, the CSP, and that looking passes nothing.
+// The web pages: escaping, statuses, progress figures, the CSP, the bearer-secret warning, and
+// that looking passes nothing.
 import t from 'tap'
-import { challengesPage, escapeHtml, landingPage, progressText } from '../src/pages.js'
+import { BEARER_WARNING, challengesPage, escapeHtml, landingPage, progressText } from '../src/pages.js'
 import { build, newSession, passed } from './helper.js'
 
 const rows = [
@@ -39,7 +40,9 @@ t.test('the pages over HTTP: HTML, a strict CSP, statuses, and no challenge pass
   const landing = await app.inject({ method: 'GET', url: '/' })
   t.equal(landing.statusCode, 200)
   t.equal(landing.headers['content-type'], 'text/html; charset=utf-8')
-  t.match(landing.headers['content-security-policy'], /^default-src 'none'; style-src 'self'; script-src 'self'/)
+  t.equal(landing.headers['content-security-policy'],
+    "default-src 'none';style-src 'self';script-src 'self';connect-src 'self';img-src 'self';form-action 'self';base-uri 'none';frame-ancestors 'none'")
+  t.equal(landing.headers['x-frame-options'], 'DENY')
   t.match(landing.body, /curl -i -X POST http:\/\/localhost:80\/challenger/, 'the commands name the server as the request reached it')
   const named = await app.inject({ method: 'GET', url: '/', headers: { host: 'practice.example:8080' } })
   t.match(named.body, /curl -i -X POST http:\/\/practice\.example:8080\/secret\/token -u 'admin:password'/)
@@ -61,6 +64,20 @@ t.test('the pages over HTTP: HTML, a strict CSP, statuses, and no challenge pass
     t.equal(res.headers['content-type'], type)
   }
   t.equal((await app.inject({ method: 'POST', url: '/gui/challenges' })).statusCode, 405)
+})
+
+t.test('the landing page and a session\'s challenges page say the session id is like a password', async t => {
+  t.equal(BEARER_WARNING, 'Your session id is like a password: share your progress link and you share your session.')
+  const app = await build(t)
+  const me = await newSession(app)
+  const landing = (await app.inject({ method: 'GET', url: '/' })).body
+  const progress = landing.slice(landing.indexOf('<h2>Your progress</h2>'))
+  t.match(progress, `<strong>${BEARER_WARNING}</strong>`, 'in the landing page\'s "Your progress" section')
+  t.match(progress, /read your token and your secret note \(<code>GET \/challenger\/&lt;id&gt;<\/code>\)/, 'with what the id gives away')
+  const mine = (await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}` })).body
+  t.match(mine, new RegExp(`<p>Session <code>${me.guid}</code></p>\n<p class="warning"><strong>${BEARER_WARNING}</strong>`), 'right after the session id')
+  t.match((await app.inject({ method: 'GET', url: '/gui/challenges/not-a-live-one' })).body, BEARER_WARNING, 'an id with no live session too')
+  t.notMatch((await app.inject({ method: 'GET', url: '/gui/challenges' })).body, BEARER_WARNING, 'not where no session id is shown')
 })
 
 t.test('under a prefix every link and script is under it', async t => {
