@@ -33,6 +33,9 @@ export interface Refusals {
   wrong: Trigger
 }
 
+/** The 401 for a request that names no live session, on every route that needs one. */
+export const NAME_A_SESSION = 'The X-CHALLENGER header must name a session: create one with POST /challenger'
+
 export interface AuthOptions {
   username: string
   password: string
@@ -78,7 +81,7 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
     return async function requireToken (request: FastifyRequest, reply: FastifyReply) {
       const challenger = request.challenger
       if (challenger === null) {
-        return reply.fail(401, 'The X-CHALLENGER header must name a session: create one with POST /challenger')
+        return reply.fail(401, NAME_A_SESSION)
       }
       const found = tokenOf(request)
       if (found === undefined) {

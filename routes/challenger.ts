@@ -11,6 +11,13 @@ import { truncate } from '../src/truncate.js'
 import { sessionXml } from '../src/xml.js'
 import { answer, documentAs, failure, GuidParams, header, noBody, SessionJson, SessionRestore, XML } from './schemas.js'
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** On /challenger/{guid}: the session the URL names, looked up once per request (null: none). */
+    named: ChallengerRecord | null
+  }
+}
+
 export interface ChallengerOptions {
   noteMaxLength: number
   redisKeyPrefix: string
@@ -91,9 +98,10 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
 
   const resource: FastifyPluginAsyncTypebox = async (fastify) => {
     fastify.acceptBodies('json')
+    fastify.decorateRequest('named', null)
     // Every request that names a session in the URL counts as activity, whatever its method or fate.
     fastify.addHook('onRequest', async (request) => {
-      await fastify.challengers.get((request.params as { guid: string }).guid.toLowerCase())
+      request.named = await fastify.challengers.get((request.params as { guid: string }).guid.toLowerCase()) ?? null
     })
 
     fastify.get('/challenger/:guid', {
@@ -105,8 +113,9 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         response: { 200: answer(SessionJson, 'The session', {}, XML.session), 404: failure('No live session by that id') }
       }
     }, async (request, reply) => {
-      const record = await fastify.challengers.get(request.params.guid.toLowerCase())
-      if (record === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      // Looked up once, by the hook above.
+      const record = request.named
+      if (record === null) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
       return sessionJson(record)
     })
 
@@ -139,8 +148,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       if (single !== null && guid !== single) {
         return reply.fail(409, `In single-player mode the only session is ${single}`)
       }
-      const live = await fastify.challengers.get(guid)
-      if (live === undefined && !await mayCreate(request, reply)) return reply
+      const live = request.named
+      if (live === null && !await mayCreate(request, reply)) return reply
       const record: ChallengerRecord = {
         guid,
         // As the reference does: a live session keeps its token, a recreated one gets a new one.

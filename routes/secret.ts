@@ -4,6 +4,7 @@
 // 415 or 400 (see plugins/bodies.ts) comes after them, and only a body over the limit (413) before.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
+import { NAME_A_SESSION } from '../plugins/auth.js'
 import { bitFor } from '../src/catalogue.js'
 import type { ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
@@ -44,7 +45,7 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     const challenger = request.challenger
     if (challenger === null) {
-      return reply.fail(401, 'The X-CHALLENGER header must name a session: create one with POST /challenger')
+      return reply.fail(401, NAME_A_SESSION)
     }
     await request.pass(issued)
     return reply.header('x-auth-token', challenger.token).code(201).send()

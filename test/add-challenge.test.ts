@@ -51,5 +51,5 @@ t.test('the app refuses to start while a challenge is unreachable, and names it'
   const server = Fastify()
   t.teardown(() => server.close())
   server.register(app)
-  await t.rejects(server.ready(), /api-challenges: no route reports "HEAD \/heartbeat" \(challenge 39\)/)
+  await t.rejects(async () => { await server.ready() }, /api-challenges: no route reports "HEAD \/heartbeat" \(challenge 39\)/)
 })
