@@ -1,0 +1,148 @@
+// Connection limits for the server the bin starts: at most so many open connections per client,
+// and at most so many in all, so that one client's idle sockets cannot use up the file
+// descriptors and leave everyone else unanswered. Plain Node (node:net), no Fastify.
+import { readFileSync } from 'node:fs'
+import { isIPv4, isIPv6, type Server, type Socket } from 'node:net'
+
+/**
+ * The client an address belongs to, for counting per client: an IPv4 address as it is, an
+ * IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, also in hex) as its IPv4 address, and any other
+ * IPv6 address as its /64 prefix (`2001:db8:0:1::/64`), since one host is usually given a whole
+ * /64 and picks any address in it. Anything else (no address at all) comes back unchanged.
+ */
+export function clientKey (address: string): string {
+  if (isIPv4(address)) return address
+  // A zone (`fe80::1%eth0`) names the interface, not the host.
+  const bare = address.split('%', 1)[0] as string
+  if (!isIPv6(bare)) return address
+  const groups = ipv6Groups(bare)
+  if (groups.slice(0, 5).every(group => group === 0) && groups[5] === 0xffff) {
+    const [high, low] = [groups[6] as number, groups[7] as number]
+    return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`
+  }
+  return `${groups.slice(0, 4).map(group => group.toString(16)).join(':')}::/64`
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail as two groups). */
+function ipv6Groups (address: string): number[] {
+  const parse = (part: string): number[] => part === ''
+    ? []
+    : part.split(':').flatMap(group => {
+      if (!group.includes('.')) return [parseInt(group, 16)]
+      const [a, b, c, d] = group.split('.').map(Number) as [number, number, number, number]
+      return [(a << 8) | b, (c << 8) | d]
+    })
+  const [head, tail] = address.split('::') as [string, string | undefined]
+  const start = parse(head)
+  if (tail === undefined) return start
+  const end = parse(tail)
+  return [...start, ...new Array<number>(8 - start.length - end.length).fill(0), ...end]
+}
+
+/** Open connections per client; the bookkeeping behind `maxConnectionsPerClient`. */
+export class ClientConnections {
+  readonly #open = new Map<string, number>()
+
+  /** @param limit most open connections per client */
+  constructor (readonly limit: number) {}
+
+  /** Counts a new connection of `client`, or says false (and counts nothing) when it already has `limit`. */
+  admit (client: string): boolean {
+    const open = this.#open.get(client) ?? 0
+    if (open >= this.limit) return false
+    this.#open.set(client, open + 1)
+    return true
+  }
+
+  /** One connection of `client` has closed. A client with none open is forgotten, so the map stays small. */
+  release (client: string): void {
+    const open = this.#open.get(client) ?? 0
+    if (open <= 1) this.#open.delete(client)
+    else this.#open.set(client, open - 1)
+  }
+
+  /** How many connections `client` has open. */
+  count (client: string): number {
+    return this.#open.get(client) ?? 0
+  }
+
+  /** How many clients have a connection open. */
+  get clients (): number {
+    return this.#open.size
+  }
+}
+
+export interface ConnectionLimits {
+  /** Most open connections per client (see clientKey); 0: no limit. */
+  perClient: number
+  /** Most open connections in all (Node's `server.maxConnections`); 0: no limit. */
+  total: number
+  /**
+   * Called the first time a cap refuses a connection, once per cap and server, with the client
+   * refused. It is not re-armed: a client that keeps hammering a cap would otherwise fill the log,
+   * and one line is enough to tell the operator which setting to look at.
+   */
+  onLimit: (cap: 'perClient' | 'total', client: string) => void
+}
+
+/**
+ * Applies the limits to `server`. A client past `perClient` has its new connection destroyed as
+ * soon as it is accepted (its other connections and every other client carry on); past `total`,
+ * Node closes new connections itself before anything reads them.
+ * Returns the per-client counts (undefined when that limit is off).
+ */
+export function limitConnections (server: Server, limits: ConnectionLimits): ClientConnections | undefined {
+  if (limits.total > 0) {
+    server.maxConnections = limits.total
+    let warned = false
+    // 'drop': Node refused a connection because of maxConnections.
+    server.on('drop', (data?: { remoteAddress?: string }) => {
+      if (warned) return
+      warned = true
+      limits.onLimit('total', clientKey(data?.remoteAddress ?? ''))
+    })
+  }
+  if (limits.perClient === 0) return undefined
+  const open = new ClientConnections(limits.perClient)
+  let warned = false
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress
+    // No address: the client has already gone.
+    if (address === undefined) {
+      socket.destroy()
+      return
+    }
+    const client = clientKey(address)
+    if (!open.admit(client)) {
+      socket.destroy()
+      if (!warned) {
+        warned = true
+        limits.onLimit('perClient', client)
+      }
+      return
+    }
+    socket.once('close', () => open.release(client))
+  })
+  return open
+}
+
+/** The default for the total: 10,000, or fewer when the open-file limit is lower (see openFileLimit). */
+export function defaultMaxConnections (openFiles: number | undefined): number {
+  // Keep 100 descriptors for everything else: Redis, the files /docs serves, the log.
+  return openFiles === undefined ? 10_000 : Math.max(1, Math.min(10_000, openFiles - 100))
+}
+
+/**
+ * This process's soft limit on open files, from `/proc/self/limits` (Linux), or undefined when it
+ * cannot be read or is unlimited. Node has no API for it.
+ */
+export function openFileLimit (limits: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
+  let text: string
+  try {
+    text = limits()
+  } catch {
+    return undefined
+  }
+  const soft = /^Max open files\s+(\d+)\s/m.exec(text)?.[1]
+  return soft === undefined ? undefined : Number(soft)
+}
