@@ -1,15 +1,43 @@
 // The environment of `npm start`, read in one place and turned into server and app options.
 // A bad value stops start-up with one line that names the variable.
+import { isIP } from 'node:net'
 import type { ApiChallengesOptions } from './options.js'
+
+/**
+ * Which X-Forwarded-For hops to believe (Fastify's trustProxy): none (false), the last `n` (the
+ * proxies in front), or those added by the proxies at these addresses or CIDRs (comma-separated;
+ * also proxy-addr's names loopback, linklocal, uniquelocal). Never every hop: a client could then
+ * name any address it likes.
+ */
+export type TrustProxy = false | number | string
 
 export interface ServerConfig {
   port: number
   host: string
   logLevel: string
-  /** Trust X-Forwarded-For from a proxy in front (Fastify's trustProxy), for the per-address rate limit. */
-  trustProxy?: boolean
+  /** Whose X-Forwarded-For to believe, for the client address (request.ip). Default false. */
+  trustProxy?: TrustProxy
+  /** Most open connections per client address (IPv6: per /64); 0: no limit. Default 256. */
+  maxConnectionsPerClient?: number
+  /** Most open connections in all; 0: no limit. Default 10,000, or fewer under a lower open-file limit. */
+  maxConnections?: number
+  /** Milliseconds a request's headers may take to arrive (408 after). Default 10 s. */
+  headersTimeout?: number
+  /** Milliseconds a whole request may take to arrive (408 after). Default 30 s. */
+  requestTimeout?: number
+  /** Milliseconds an idle keep-alive connection stays open. Default 5 s. */
+  keepAliveTimeout?: number
+  /** Human log lines (pino-pretty) instead of JSON lines. Default false. */
+  prettyLogs?: boolean
   app: ApiChallengesOptions
 }
+
+export const serverDefaults = Object.freeze({
+  maxConnectionsPerClient: 256,
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000
+})
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
@@ -34,6 +62,52 @@ function nonEmpty (env: Env, name: string): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw
 }
 
+/** A variable that may be unset (the default) but not set to nothing: an empty password is a mistake, not a wish for the default. */
+function setOrUnset (env: Env, name: string, forbidden: Array<[RegExp, string]>): string | undefined {
+  const raw = env[name]
+  if (raw === undefined) return undefined
+  if (raw === '') throw new ConfigError(`${name} is set but empty; unset it for the default`)
+  for (const [pattern, what] of forbidden) {
+    if (pattern.test(raw)) throw new ConfigError(`${name} must not contain ${what}`)
+  }
+  return raw
+}
+
+function redisUrl (env: Env): string | undefined {
+  const raw = nonEmpty(env, 'REDIS_URL')
+  if (raw === undefined) return undefined
+  if (/^rediss?:\/\/\S+$/.test(raw)) return raw
+  // Not the value itself: a URL can hold a password.
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1]
+  throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0, got ${scheme === undefined ? 'no scheme' : `a ${scheme}:// URL`}`)
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+
+/** An address, a CIDR (address/bits) or one of proxy-addr's names. */
+function proxyAddress (entry: string): boolean {
+  if (PROXY_NAMES.includes(entry)) return true
+  const [address, bits, extra] = entry.split('/')
+  const family = isIP(address as string)
+  if (family === 0 || extra !== undefined) return false
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
+}
+
+function trustProxy (env: Env): TrustProxy {
+  const raw = nonEmpty(env, 'TRUST_PROXY')
+  if (raw === undefined || raw === 'false' || raw === '0') return false
+  if (raw === 'true') {
+    throw new ConfigError('TRUST_PROXY=true trusts any client\'s X-Forwarded-For; set the number of proxies in front (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5,10.0.1.0/24)')
+  }
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw)
+    if (hops <= 100) return hops
+  }
+  const entries = raw.split(',').map(entry => entry.trim())
+  if (entries.every(proxyAddress)) return entries.join(',')
+  throw new ConfigError(`TRUST_PROXY must be false, a number of proxies (1 to 100), or proxy addresses or CIDRs separated by commas, got ${JSON.stringify(raw)}`)
+}
+
 function mode (env: Env): 'multi' | 'single' | undefined {
   const raw = nonEmpty(env, 'MODE')
   if (raw === undefined || raw === 'multi' || raw === 'single') return raw
@@ -53,8 +127,9 @@ export function configFromEnv (env: Env): ServerConfig {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`)
   }
   const app: ApiChallengesOptions = {
-    username: nonEmpty(env, 'AUTH_USERNAME'),
-    password: nonEmpty(env, 'AUTH_PASSWORD'),
+    // The options' rules for username and password, said with the variables' names.
+    username: setOrUnset(env, 'AUTH_USERNAME', [[/:/, '":"'], [/[\r\n]/, 'line breaks']]),
+    password: setOrUnset(env, 'AUTH_PASSWORD', [[/[\r\n]/, 'line breaks']]),
     noteMaxLength: integer(env, 'NOTE_MAX_LENGTH', 1, 1_000_000),
     bodyLimit: integer(env, 'BODY_LIMIT', 1, 100 * 1024 * 1024),
     mode: mode(env),
@@ -62,16 +137,27 @@ export function configFromEnv (env: Env): ServerConfig {
     maxSessions: integer(env, 'MAX_SESSIONS', 1, 100_000_000),
     creationRateLimit: integer(env, 'CREATION_RATE_LIMIT', 0, 1_000_000_000),
     docs: flag(env, 'DOCS'),
-    redisUrl: nonEmpty(env, 'REDIS_URL'),
+    redisUrl: redisUrl(env),
     redisKeyPrefix: nonEmpty(env, 'REDIS_PREFIX')
   }
-  if (app.username?.includes(':') === true) throw new ConfigError('AUTH_USERNAME must not contain ":"')
+  if (app.redisKeyPrefix !== undefined && !/^\S{0,100}$/.test(app.redisKeyPrefix)) {
+    throw new ConfigError('REDIS_PREFIX must be up to 100 characters without spaces')
+  }
   return {
     port: integer(env, 'PORT', 0, 65535) ?? 3000,
     host: nonEmpty(env, 'HOST') ?? '127.0.0.1',
     logLevel,
-    trustProxy: flag(env, 'TRUST_PROXY') ?? false,
+    trustProxy: trustProxy(env),
+    // Unset, these stay out, and createServer's defaults apply.
+    ...defined({
+      maxConnectionsPerClient: integer(env, 'MAX_CONNECTIONS_PER_CLIENT', 0, 1_000_000),
+      maxConnections: integer(env, 'MAX_CONNECTIONS', 0, 1_000_000)
+    }),
     // Unset variables leave the app's own defaults in force.
-    app: Object.fromEntries(Object.entries(app).filter(([, value]) => value !== undefined))
+    app: defined(app)
   }
+}
+
+function defined<T extends object> (values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>
 }

@@ -2,29 +2,75 @@
 // The process: environment → options, a Fastify server with the service registered, listen,
 // and a graceful close on SIGINT/SIGTERM. Nothing else starts a server.
 import closeWithGrace from 'close-with-grace'
-import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyLoggerOptions, type FastifyReply, type FastifyRequest } from 'fastify'
 import { realpathSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
+import pinoPretty from 'pino-pretty'
 import { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
 import app from './app.js'
-import { configFromEnv, ConfigError, type ServerConfig } from './config.js'
+import { configFromEnv, ConfigError, serverDefaults, type ServerConfig, type TrustProxy } from './config.js'
+import { defaultMaxConnections, limitConnections, openFileLimit } from './connections.js'
+import { defaults as appDefaults } from './options.js'
+
+/**
+ * At debug and trace, one line per request, once it is answered: the request, the status and the
+ * time taken. (Fastify's own pair of lines, "incoming request" and "request completed", at info,
+ * costs half the throughput and says the same thing twice.)
+ */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest (): void {}
+
+  override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error != null) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
+    else reply.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
+  }
+}
+
+/**
+ * How often Node looks for requests past their timeouts. Its default, 30 s, would make a 10 s
+ * header timeout anything from 10 to 40 s; a tenth of the shorter timeout, at most 1 s, keeps each
+ * within a tenth of itself (and within 1 s) of its value.
+ */
+export function connectionsCheckingInterval (headersTimeout: number, requestTimeout: number): number {
+  return Math.max(10, Math.min(1_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 10)))
+}
+
+/**
+ * Fastify's trustProxy for TRUST_PROXY. Fastify 5.12 ignores a bare hop count (it trusts nothing
+ * then), so `n` becomes what proxy-addr used to make of it: the socket's peer and the next n - 1
+ * X-Forwarded-For entries are proxies, and the entry before them is the client.
+ */
+export function trustProxyOption (trust: TrustProxy): false | string | ((address: string, hop: number) => boolean) {
+  if (typeof trust !== 'number') return trust
+  return (_address, hop) => hop < trust
+}
+
+function loggerOptions (config: ServerConfig): FastifyLoggerOptions & { stream?: NodeJS.WritableStream } {
+  if (config.prettyLogs !== true) return { level: config.logLevel }
+  // pino's own pretty printer, in this thread and synchronous, so that nothing is lost on exit.
+  return { level: config.logLevel, stream: pinoPretty({ sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }) }
+}
 
 /** A Fastify server with the service registered at the root, not yet listening. */
 export function createServer (config: ServerConfig): FastifyInstance {
+  const headersTimeout = config.headersTimeout ?? serverDefaults.headersTimeout
+  const requestTimeout = config.requestTimeout ?? serverDefaults.requestTimeout
+  const perRequest = ['debug', 'trace'].includes(config.logLevel)
   const fastify = Fastify({
-    logger: { level: config.logLevel },
-    // One log line per request costs half the throughput; they are there at debug and trace.
-    logController: new LogController({ disableRequestLogging: !['debug', 'trace'].includes(config.logLevel) }),
+    logger: loggerOptions(config),
+    logController: perRequest ? new OneLinePerRequest() : new LogController({ disableRequestLogging: true }),
     // Errors raised before routing get the service's error body and headers too.
     frameworkErrors,
     clientErrorHandler,
-    trustProxy: config.trustProxy ?? false,
+    trustProxy: trustProxyOption(config.trustProxy ?? false),
     // Slow or idle clients are cut off: a request must arrive whole within 30 s (its headers within
     // 10 s), and an idle keep-alive connection is closed after 5 s.
-    requestTimeout: 30_000,
-    keepAliveTimeout: 5_000,
+    requestTimeout,
+    keepAliveTimeout: config.keepAliveTimeout ?? serverDefaults.keepAliveTimeout,
     http: {
-      headersTimeout: 10_000,
+      headersTimeout,
+      connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout, requestTimeout),
       // The app refuses a missing Host itself, with its headers and error body (Node's own 400 has neither).
       requireHostHeader: false
     },
@@ -33,13 +79,94 @@ export function createServer (config: ServerConfig): FastifyInstance {
     return503OnClosing: false,
     forceCloseConnections: false
   })
+  const perClient = config.maxConnectionsPerClient ?? serverDefaults.maxConnectionsPerClient
+  const total = config.maxConnections ?? defaultMaxConnections(openFileLimit())
+  limitConnections(fastify.server, {
+    perClient,
+    total,
+    // Said once per cap for the life of the server (see limitConnections).
+    onLimit: (cap, client) => {
+      if (cap === 'perClient') {
+        fastify.log.warn({ client }, `MAX_CONNECTIONS_PER_CLIENT (${perClient}) reached by ${client}: its new connections are closed at once; this is said only once`)
+      } else {
+        fastify.log.warn({ client }, `MAX_CONNECTIONS (${total}) reached: new connections are closed at once; this is said only once`)
+      }
+    }
+  })
   fastify.register(app, config.app)
   return fastify
 }
 
+/** One line for an operator when the server cannot listen. */
+export function listenFailure (error: unknown, config: Pick<ServerConfig, 'host' | 'port'>): string {
+  const code = (error as NodeJS.ErrnoException).code
+  switch (code) {
+    case 'EADDRINUSE':
+      return `port ${config.port} is already in use on ${config.host}; stop what holds it or set PORT to another port (PORT=0: any free port)`
+    case 'EACCES':
+      return `not allowed to listen on port ${config.port}; use a PORT from 1024 up, or give the process the right to bind low ports`
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+    case 'EAI_FAIL':
+      return `cannot listen on HOST=${config.host}: no such address on this machine (127.0.0.1: this machine only; 0.0.0.0: every interface)`
+    default:
+      return `could not start on ${config.host}:${config.port}: ${(error as Error).message}`
+  }
+}
+
+/** What a person needs once the server listens: where, in which mode, with which store, and the first request. */
+export function startupMessage (address: string, config: ServerConfig): [Record<string, unknown>, string] {
+  const docs = config.app.docs ?? appDefaults.docs
+  const mode = config.app.mode ?? appDefaults.mode
+  let store = 'memory (sessions end with the process)'
+  if (config.app.redisUrl !== undefined) {
+    // The host, never the password.
+    const url = new URL(config.app.redisUrl)
+    store = `Redis at ${url.host}, keys ${config.app.redisKeyPrefix ?? appDefaults.redisKeyPrefix}*`
+  }
+  return [{
+    address,
+    landingPage: `${address}/`,
+    docs: docs ? `${address}/docs` : 'off (DOCS=false)',
+    mode: mode === 'single' ? 'single-player (one session for every request)' : 'multi-player (a session per learner)',
+    store
+  }, `API Challenges practice target ready: curl -i -X POST ${address}/challenger`]
+}
+
+/**
+ * A repeat of the first signal this soon counts as the same signal: Ctrl-C under `npm start`
+ * reaches the server twice, from the terminal and forwarded by npm, about 1 ms apart.
+ */
+export const REPEATED_SIGNAL_MS = 500
+
+/** Closes `fastify` gracefully on SIGINT/SIGTERM (and close-with-grace's other signals and crashes). */
+function closeGracefully (fastify: FastifyInstance): void {
+  let closing: { signal: string, at: number } | undefined
+  const signals = ['SIGINT', 'SIGTERM'] as const
+  const grace = closeWithGrace({ delay: 10_000, skip: [...signals] }, async ({ signal, err }) => {
+    if (err !== undefined) fastify.log.error({ err }, 'closing after an error')
+    else if (signal !== undefined) fastify.log.info({ signal }, 'closing')
+    closing ??= { signal: signal ?? (err !== undefined ? 'error' : 'exit'), at: performance.now() }
+    await fastify.close()
+  })
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (closing === undefined) {
+      closing = { signal, at: performance.now() }
+      fastify.log.info({ signal }, 'closing')
+      grace.close()
+    } else if (signal !== closing.signal || performance.now() - closing.at >= REPEATED_SIGNAL_MS) {
+      fastify.log.error({ signal }, `second ${signal}, exiting`)
+      process.exit(1)
+    }
+  }
+  for (const signal of signals) process.on(signal, onSignal)
+}
+
 /**
  * Starts the practice target from the environment; resolves once it listens, or with undefined
- * (after one line on stderr) when a setting is bad.
+ * (after one line on stderr) when a setting is bad or the address cannot be had.
  */
 export async function main (env: Record<string, string | undefined>): Promise<FastifyInstance | undefined> {
   let config: ServerConfig
@@ -50,14 +177,20 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
     process.stderr.write(`api-challenges: ${error.message}\n`)
     return undefined
   }
+  // A person at a terminal reads the log; anything else (a file, a collector) gets JSON lines.
+  config.prettyLogs = process.stdout.isTTY === true
   const fastify = createServer(config)
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-    if (err !== undefined) fastify.log.error({ err }, 'closing after an error')
-    else fastify.log.info({ signal }, 'closing')
+  let address: string
+  try {
+    address = await fastify.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    process.stderr.write(`api-challenges: ${listenFailure(error, config)}\n`)
     await fastify.close()
-  })
-  const address = await fastify.listen({ port: config.port, host: config.host })
-  fastify.log.info(`API Challenges practice target ready: curl -i -X POST ${address}/challenger`)
+    return undefined
+  }
+  closeGracefully(fastify)
+  const [fields, message] = startupMessage(address, config)
+  fastify.log.info(fields, message)
   return fastify
 }
 

@@ -1,12 +1,14 @@
-// What only a socket shows: raw methods, parser errors, start-up and shutdown of the process.
+// What only a socket shows: raw methods, parser errors, connection limits, timeouts, proxies, and
+// start-up in this process (the server as a process of its own: test/process.test.ts).
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { connect } from 'node:net'
+import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
+import { performance } from 'node:perf_hooks'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { clientErrorHandler } from '../plugins/errors.js'
-import { createServer, main } from '../src/server.js'
+import type { ServerConfig } from '../src/config.js'
+import { connectionsCheckingInterval, createServer, listenFailure, main, OneLinePerRequest, startupMessage } from '../src/server.js'
 import { begun, listenerClosed } from './sockets.js'
 
 /** Sends `raw` on a new connection and resolves with everything the server wrote back. */
@@ -20,6 +22,18 @@ function statusLine (answer: string): string | undefined {
 
 function bodyOf (answer: string): string {
   return answer.slice(answer.indexOf('\r\n\r\n') + 4)
+}
+
+/** Runs `start` with stderr captured. */
+async function stderrOf<T> (start: () => Promise<T>): Promise<[T, string]> {
+  const write = process.stderr.write
+  let text = ''
+  process.stderr.write = ((chunk: string) => { text += chunk; return true }) as typeof write
+  try {
+    return [await start(), text]
+  } finally {
+    process.stderr.write = write
+  }
 }
 
 t.test('on a real listener', async t => {
@@ -86,46 +100,22 @@ t.test('main starts from the environment and refuses a bad setting', async t => 
   const port = (app?.server.address() as AddressInfo).port
   const res = await fetch(`http://127.0.0.1:${port}/heartbeat`)
   t.equal(res.status, 204)
-  t.equal(await main({ PORT: 'abc' }), undefined)
+  t.same(await stderrOf(() => main({ PORT: 'abc' })), [undefined, 'api-challenges: PORT must be a whole number from 0 to 65535, got "abc"\n'])
   await t.rejects(main({ PORT: '0', LOG_LEVEL: 'silent', AUTH_USERNAME: undefined, NOTE_MAX_LENGTH: undefined, get BODY_LIMIT (): string { throw new Error('boom') } }), /boom/, 'an unexpected error is not swallowed')
 })
 
-const serverFile = fileURLToPath(new URL('../src/server.ts', import.meta.url))
-
-function startProcess (env: Record<string, string>) {
-  const child = spawn(process.execPath, [...process.execArgv, serverFile], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
+t.test('the start-up message names the docs, mode and store as set, and never a Redis password', async t => {
+  const config = (app: ServerConfig['app']): ServerConfig => ({ port: 0, host: '127.0.0.1', logLevel: 'info', app })
+  const [fields, message] = startupMessage('http://127.0.0.1:3001', config({ docs: false, mode: 'single', redisUrl: 'redis://:s3cret@cache:6379/2', redisKeyPrefix: 'course-a:' }))
+  t.same(fields, {
+    address: 'http://127.0.0.1:3001',
+    landingPage: 'http://127.0.0.1:3001/',
+    docs: 'off (DOCS=false)',
+    mode: 'single-player (one session for every request)',
+    store: 'Redis at cache:6379, keys course-a:*'
   })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-  return { child, output: () => ({ stdout, stderr }) }
-}
-
-t.test('the process listens, says where, and closes gracefully on SIGTERM', async t => {
-  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const found = /ready: curl -i -X POST (http:\/\/127\.0\.0\.1:\d+)\/challenger/.exec(output().stdout)
-      if (found !== null) resolve(found[1] as string)
-    })
-    child.on('exit', () => reject(new Error(`exited early: ${output().stderr}`)))
-  })
-  const res = await fetch(`${url}/heartbeat`)
-  t.equal(res.status, 204)
-  child.kill('SIGTERM')
-  const [code] = await once(child, 'exit')
-  t.equal(code, 0)
-  t.match(output().stdout, /"signal":"SIGTERM"/)
-})
-
-t.test('the process exits 1 with one line naming a bad variable', async t => {
-  const { child, output } = startProcess({ PORT: '0', MAX_UNUSED: 'x', BODY_LIMIT: 'lots' })
-  const [code] = await once(child, 'exit')
-  t.equal(code, 1)
-  t.equal(output().stderr.split('\n').filter(line => line.startsWith('api-challenges:')).join('\n'), 'api-challenges: BODY_LIMIT must be a whole number from 1 to 104857600, got "lots"')
+  t.equal(message, 'API Challenges practice target ready: curl -i -X POST http://127.0.0.1:3001/challenger')
+  t.equal(startupMessage('http://[::1]:3000', config({ redisUrl: 'rediss://cache' }))[0].store, 'Redis at cache, keys api-challenges:*')
 })
 
 t.test('the client error handler answers what it can and drops what it cannot', async t => {
@@ -148,26 +138,6 @@ t.test('the client error handler answers what it can and drops what it cannot', 
   const plain = socket(true)
   clientErrorHandler(new Error('no code'), plain.socket)
   t.match(plain.seen.written, /^HTTP\/1.1 400 Bad Request\r\n/)
-})
-
-t.test('an uncaught exception is logged, the server closes and the process exits 1', async t => {
-  const crash = fileURLToPath(new URL('fixtures/crash-on-input.ts', import.meta.url))
-  const child = spawn(process.execPath, [...process.execArgv, '--import', crash, serverFile], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' },
-    stdio: ['pipe', 'pipe', 'pipe']
-  })
-  let stdout = ''
-  child.stdout.setEncoding('utf8')
-  await new Promise<void>(resolve => {
-    child.stdout.on('data', (chunk: string) => {
-      stdout += chunk
-      if (stdout.includes('ready:')) resolve()
-    })
-  })
-  child.stdin.write('crash\n')
-  const [code] = await once(child, 'exit')
-  t.equal(code, 1)
-  t.match(stdout, /"level":50[^\n]*"message":"boom on request"[^\n]*"msg":"closing after an error"/)
 })
 
 t.test('an X-CHALLENGER over 100 characters is 431 on every path, before routing, bodies and 404', async t => {
@@ -213,84 +183,178 @@ t.test('while closing, requests still on open connections get Connection: close,
   await closed
 })
 
-function waitForReady (child: ReturnType<typeof spawn>): Promise<string> {
-  let out = ''
-  return new Promise<string>((resolve, reject) => {
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk
-      const found = /ready: curl -i -X POST (http:\/\/127\.0\.0\.1:(\d+))\/challenger/.exec(out)
-      if (found !== null) resolve(found[2] as string)
-    })
-    child.on('exit', code => reject(new Error(`exited with ${code} before it was ready: ${out}`)))
-  })
-}
+const quiet = { port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} } satisfies ServerConfig
+const HEARTBEAT = 'GET /heartbeat HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'
 
-/** Opens a connection and sends a note write whose body is held back until `finish` is called. */
-async function requestInFlight (port: number) {
-  const created = await fetch(`http://127.0.0.1:${port}/challenger`, { method: 'POST' })
-  const guid = created.headers.get('x-challenger') as string
-  const issued = await fetch(`http://127.0.0.1:${port}/secret/token`, { method: 'POST', headers: { 'x-challenger': guid, authorization: 'Basic ' + Buffer.from('admin:password').toString('base64') } })
-  const token = issued.headers.get('x-auth-token') as string
-  const body = '{"note":"finished after the signal"}'
-  const socket = connect(port, '127.0.0.1')
+/** A connection from `from` (another loopback address is another client), once it is established. */
+async function connection (port: number, from: string) {
+  const socket: Socket = connect({ port, host: '127.0.0.1', localAddress: from })
   socket.setEncoding('utf8')
   let answer = ''
   socket.on('data', (chunk: string) => { answer += chunk })
   socket.on('error', () => {})
-  socket.write(`POST /secret/note HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: ${guid}\r\nX-AUTH-TOKEN: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`)
-  // The headers are in once the server has looked the session up; a heartbeat on a new connection is ordered after them.
-  await fetch(`http://127.0.0.1:${port}/heartbeat`)
-  return {
-    finish: async (): Promise<string> => {
-      socket.write(body.slice(5))
-      await once(socket, 'close').catch(() => {})
-      return answer
-    },
-    socket
+  // Everything the server wrote, once the connection has closed.
+  const closed = once(socket, 'close').then(() => answer)
+  await once(socket, 'connect')
+  return { socket, closed }
+}
+
+async function heartbeatFrom (port: number, from: string): Promise<string> {
+  const { socket, closed } = await connection(port, from)
+  socket.write(HEARTBEAT)
+  return await closed
+}
+
+/** Resolves once the server counts `count` open connections (a client's close reaches it a moment later). */
+async function openConnections (app: ReturnType<typeof createServer>, count: number): Promise<void> {
+  const open = async () => await new Promise<number>(resolve => app.server.getConnections((_error, n) => resolve(n)))
+  while (await open() !== count) await nextTurn()
+}
+
+/** The warnings the server logs, whatever its level. */
+function warnings (app: ReturnType<typeof createServer>): string[] {
+  const said: string[] = []
+  app.log.warn = ((_fields: unknown, message: string) => { said.push(message) }) as typeof app.log.warn
+  return said
+}
+
+t.test('past maxConnectionsPerClient a client\'s new connections are closed at once; other clients are served', async t => {
+  const app = createServer({ ...quiet, maxConnectionsPerClient: 3 })
+  const said = warnings(app)
+  t.teardown(() => app.close())
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as AddressInfo).port
+  const held = [await connection(port, '127.0.0.1'), await connection(port, '127.0.0.1'), await connection(port, '127.0.0.1')]
+  t.teardown(() => { for (const { socket } of held) socket.destroy() })
+  const started = performance.now()
+  const extra = await connection(port, '127.0.0.1')
+  t.equal(await extra.closed, '', 'the fourth is closed without a word')
+  t.ok(performance.now() - started < 1_000, 'at once, not by a timeout')
+  t.equal(await (await connection(port, '127.0.0.1')).closed, '', 'and the fifth')
+  t.match(await heartbeatFrom(port, '127.0.0.2'), /^HTTP\/1\.1 204 No Content\r\n/, 'another client is served')
+  t.same(said, ['MAX_CONNECTIONS_PER_CLIENT (3) reached by 127.0.0.1: its new connections are closed at once; this is said only once'])
+  const first = held.shift() as Awaited<ReturnType<typeof connection>>
+  first.socket.write(HEARTBEAT)
+  t.match(await first.closed, /^HTTP\/1\.1 204 No Content\r\n/, 'the connections within the limit are served')
+  await openConnections(app, 2)
+  t.match(await heartbeatFrom(port, '127.0.0.1'), /^HTTP\/1\.1 204 No Content\r\n/, 'a closed connection frees a place')
+})
+
+t.test('past maxConnections new connections are closed at once, whoever they are from', async t => {
+  const app = createServer({ ...quiet, maxConnections: 2, maxConnectionsPerClient: 0 })
+  const said = warnings(app)
+  t.teardown(() => app.close())
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as AddressInfo).port
+  const held = [await connection(port, '127.0.0.1'), await connection(port, '127.0.0.2')]
+  t.teardown(() => { for (const { socket } of held) socket.destroy() })
+  t.equal(await (await connection(port, '127.0.0.3')).closed, '', 'a third client is turned away')
+  t.equal(await (await connection(port, '127.0.0.1')).closed, '')
+  t.same(said, ['MAX_CONNECTIONS (2) reached: new connections are closed at once; this is said only once'])
+  const second = held.pop() as Awaited<ReturnType<typeof connection>>
+  second.socket.write(HEARTBEAT)
+  t.match(await second.closed, /^HTTP\/1\.1 204 No Content\r\n/)
+  await openConnections(app, 1)
+  t.match(await heartbeatFrom(port, '127.0.0.3'), /^HTTP\/1\.1 204 No Content\r\n/, 'a closed connection frees a place')
+})
+
+t.test('the header and request timeouts hold within a tenth of themselves, not Node\'s 30 s round', async t => {
+  t.equal(connectionsCheckingInterval(10_000, 30_000), 1_000, 'the defaults: checked every second')
+  t.equal(connectionsCheckingInterval(300, 600), 30)
+  t.equal(connectionsCheckingInterval(50, 60), 10)
+  const app = createServer({ ...quiet, headersTimeout: 300, requestTimeout: 600 })
+  t.teardown(() => app.close())
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as AddressInfo).port
+
+  let started = performance.now()
+  const slowHeaders = await connection(port, '127.0.0.1')
+  slowHeaders.socket.write('GET /heartbeat HTTP/1.1\r\nHost: x\r\n')
+  t.match(await slowHeaders.closed, /^HTTP\/1\.1 408 Request Timeout\r\n/)
+  let took = performance.now() - started
+  t.ok(took >= 300 && took < 1_000, `headers still missing after 300 ms: answered after ${Math.round(took)} ms`)
+
+  started = performance.now()
+  const slowBody = await connection(port, '127.0.0.1')
+  slowBody.socket.write('PUT /challenger/6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"xCh')
+  const answer = await slowBody.closed
+  took = performance.now() - started
+  t.ok(took >= 600 && took < 1_300, `a body still missing after 600 ms: closed after ${Math.round(took)} ms`)
+  t.match(answer, /^(HTTP\/1\.1 408 Request Timeout\r\n|)/, 'with a 408 or nothing')
+})
+
+t.test('trustProxy: request.ip is the address the trusted proxies name, never one the client picks', async t => {
+  async function ipOf (trustProxy: ServerConfig['trustProxy'], remoteAddress: string, forwarded?: string): Promise<string> {
+    const app = createServer({ ...quiet, trustProxy })
+    app.get('/test/ip', async request => request.ip)
+    t.teardown(() => app.close())
+    const res = await app.inject({ url: '/test/ip', remoteAddress, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } })
+    return res.body
   }
-}
-
-/** A server process with a note write held half-sent when SIGTERM arrives, once its listener has closed. */
-async function signalledDuringRequest () {
-  const { child } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
-  const port = Number(await waitForReady(child))
-  const inFlight = await requestInFlight(port)
-  const exited = once(child, 'exit')
-  child.kill('SIGTERM')
-  // The listener closes first: new connections are refused while the old one is still served.
-  await listenerClosed(port)
-  return { child, inFlight, exited }
-}
-
-t.test('SIGTERM lets a request in flight finish, then the process exits 0', async t => {
-  const { inFlight, exited } = await signalledDuringRequest()
-  const answer = await inFlight.finish()
-  t.match(answer, /^HTTP\/1\.1 200 OK\r\n/)
-  t.match(answer, /\r\nconnection: close\r\n/i)
-  t.match(answer, /\{"note":"finished after the signal"\}$/)
-  const [code] = await exited
-  t.equal(code, 0)
+  t.equal(await ipOf(false, '198.51.100.1', '203.0.113.7'), '198.51.100.1', 'false: the peer, whatever the header')
+  t.equal(await ipOf(1, '127.0.0.1', 'forged, 203.0.113.7'), '203.0.113.7', '1: the hop the proxy added, not the client\'s first entry')
+  t.equal(await ipOf(1, '127.0.0.1'), '127.0.0.1', '1, no header: the peer')
+  t.equal(await ipOf(2, '10.0.0.1', 'forged, 203.0.113.7, 10.0.0.2'), '203.0.113.7', '2: two proxies in front')
+  t.equal(await ipOf('10.0.0.1,10.1.0.0/16', '10.0.0.1', 'forged, 203.0.113.7, 10.1.2.3'), '203.0.113.7', 'addresses: past the named proxies')
+  t.equal(await ipOf('10.0.0.1,10.1.0.0/16', '198.51.100.1', '203.0.113.7'), '198.51.100.1', 'addresses: a peer that is not one of them is the client')
 })
 
-t.test('a second signal during the graceful close exits at once', async t => {
-  const { child, inFlight, exited } = await signalledDuringRequest()
-  child.kill('SIGTERM')
-  const [code] = await exited
-  t.equal(code, 1, 'without waiting for the request in flight')
-  inFlight.socket.destroy()
+t.test('TRUST_PROXY=1: a client behind the proxy cannot escape the creation limit by forging X-Forwarded-For', async t => {
+  const app = await main({ PORT: '0', LOG_LEVEL: 'silent', TRUST_PROXY: '1', CREATION_RATE_LIMIT: '1' })
+  t.teardown(() => app?.close())
+  const port = (app?.server.address() as AddressInfo).port
+  const create = async (forwarded: string) => (await fetch(`http://127.0.0.1:${port}/challenger`, { method: 'POST', headers: { 'x-forwarded-for': forwarded } })).status
+  t.equal(await create('forged-1, 203.0.113.7'), 201)
+  t.equal(await create('forged-2, 203.0.113.7'), 429, 'the same learner as far as the proxy can tell')
+  t.equal(await create('203.0.113.8'), 201, 'another learner')
 })
 
-t.test('Ctrl-C on npm start (the whole process group) is one graceful shutdown', { timeout: 120_000 }, async t => {
-  const root = fileURLToPath(new URL('..', import.meta.url))
-  const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  let out = ''
-  npm.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
-  const port = Number(await waitForReady(npm))
-  t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
-  const exited = once(npm, 'exit')
-  process.kill(-(npm.pid as number), 'SIGINT')
-  const [code, signal] = await exited
-  t.ok(code === 0 || signal === 'SIGINT', `npm ended with ${code} ${signal}`)
-  t.equal(out.match(/"msg":"closing"/g)?.length, 1, 'one close')
-  t.notMatch(out, /second SIGINT|killed by timeout/)
+t.test('a start-up failure is one line on stderr and no server', async t => {
+  const holder = createNetServer()
+  await new Promise<void>(resolve => holder.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => holder.close())
+  const taken = (holder.address() as AddressInfo).port
+  const failures: Array<[Record<string, string>, string]> = [
+    [{ PORT: String(taken) }, `api-challenges: port ${taken} is already in use on 127.0.0.1; stop what holds it or set PORT to another port (PORT=0: any free port)\n`],
+    // 192.0.2.1 (TEST-NET-1) is no address of this machine; binding it sends nothing anywhere.
+    [{ HOST: '192.0.2.1', PORT: '0' }, 'api-challenges: cannot listen on HOST=192.0.2.1: no such address on this machine (127.0.0.1: this machine only; 0.0.0.0: every interface)\n'],
+    [{ REDIS_URL: 'http://cache:6379' }, 'api-challenges: REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0, got a http:// URL\n'],
+    [{ AUTH_PASSWORD: '' }, 'api-challenges: AUTH_PASSWORD is set but empty; unset it for the default\n'],
+    [{ TRUST_PROXY: 'true' }, 'api-challenges: TRUST_PROXY=true trusts any client\'s X-Forwarded-For; set the number of proxies in front (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5,10.0.1.0/24)\n']
+  ]
+  for (const [env, line] of failures) {
+    const [app, said] = await stderrOf(() => main({ LOG_LEVEL: 'silent', ...env }))
+    t.equal(app, undefined, JSON.stringify(env))
+    t.equal(said, line)
+  }
+})
+
+t.test('listenFailure says what to change for each reason a listen fails', async t => {
+  const failure = (code: string | undefined) => listenFailure(Object.assign(new Error(`listen ${code ?? 'oops'}`), { code }), { host: 'example.test', port: 80 })
+  t.equal(failure('EACCES'), 'not allowed to listen on port 80; use a PORT from 1024 up, or give the process the right to bind low ports')
+  for (const code of ['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EADDRNOTAVAIL']) {
+    t.match(failure(code), /^cannot listen on HOST=example\.test: /, code)
+  }
+  t.equal(failure(undefined), 'could not start on example.test:80: listen oops')
+})
+
+t.test('at debug, one line per request once it is answered; an answer that fails is an error', async t => {
+  const logged: Array<[string, Record<string, unknown>, string]> = []
+  const reply = {
+    elapsedTime: 1.5,
+    log: {
+      debug: (fields: Record<string, unknown>, message: string) => logged.push(['debug', fields, message]),
+      error: (fields: Record<string, unknown>, message: string) => logged.push(['error', fields, message])
+    }
+  }
+  const request = { method: 'GET', url: '/heartbeat' }
+  const lines = new OneLinePerRequest()
+  lines.incomingRequest()
+  lines.requestCompleted(undefined, request as never, reply as never)
+  const failed = new Error('stream broke')
+  lines.requestCompleted(failed, request as never, reply as never)
+  t.same(logged, [
+    ['debug', { req: request, res: reply, responseTime: 1.5 }, 'request completed'],
+    ['error', { req: request, res: reply, err: failed, responseTime: 1.5 }, 'request errored']
+  ])
 })

@@ -1,0 +1,248 @@
+// The server as a process of its own, as an operator meets it: start-up output and failures,
+// signals and graceful shutdown, npm start, a terminal.
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { connect, createServer as createNetServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { REPEATED_SIGNAL_MS } from '../src/server.js'
+import { root, serverFile, startProcess, waitForReady } from './processes.js'
+import { listenerClosed } from './sockets.js'
+
+// A dozen processes, two of them npm start, which builds the TypeScript first (15 s or more
+// here, each time): more than tap's 30 s per file.
+t.setTimeout(180_000)
+
+t.test('the process listens, says where, and closes gracefully on SIGTERM', async t => {
+  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const found = /ready: curl -i -X POST (http:\/\/127\.0\.0\.1:\d+)\/challenger/.exec(output().stdout)
+      if (found !== null) resolve(found[1] as string)
+    })
+    child.on('exit', () => reject(new Error(`exited early: ${output().stderr}`)))
+  })
+  const res = await fetch(`${url}/heartbeat`)
+  t.equal(res.status, 204)
+  // Not at a terminal: JSON lines, the start-up line with what a person needs.
+  const ready = JSON.parse(output().stdout.split('\n').find(line => line.includes('ready: curl')) as string)
+  t.same({ ...ready, time: undefined, pid: undefined, hostname: undefined }, {
+    level: 30,
+    time: undefined,
+    pid: undefined,
+    hostname: undefined,
+    address: url,
+    landingPage: `${url}/`,
+    docs: `${url}/docs`,
+    mode: 'multi-player (a session per learner)',
+    store: 'memory (sessions end with the process)',
+    msg: `API Challenges practice target ready: curl -i -X POST ${url}/challenger`
+  })
+  child.kill('SIGTERM')
+  const [code] = await once(child, 'exit')
+  t.equal(code, 0)
+  t.match(output().stdout, /"signal":"SIGTERM"/)
+})
+
+t.test('LOG_LEVEL=debug logs one line per request, at debug, once it is answered', async t => {
+  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'debug' })
+  t.teardown(() => child.kill('SIGKILL'))
+  const port = Number(await waitForReady(child))
+  t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
+  t.equal((await fetch(`http://127.0.0.1:${port}/nowhere`)).status, 404)
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  await exited
+  const lines = output().stdout.split('\n').filter(line => line !== '').map(line => JSON.parse(line) as Record<string, unknown>)
+  const perRequest = lines.filter(line => line.reqId !== undefined)
+  t.same(perRequest.map(({ level, msg, req, res }) => ({ level, msg, req, res })), [
+    { level: 20, msg: 'request completed', req: { method: 'GET', url: '/heartbeat', host: `127.0.0.1:${port}`, remoteAddress: '127.0.0.1', remotePort: (perRequest[0]?.req as { remotePort: number }).remotePort }, res: { statusCode: 204 } },
+    { level: 20, msg: 'request completed', req: { method: 'GET', url: '/nowhere', host: `127.0.0.1:${port}`, remoteAddress: '127.0.0.1', remotePort: (perRequest[1]?.req as { remotePort: number }).remotePort }, res: { statusCode: 404 } }
+  ])
+  t.equal(typeof perRequest[0]?.responseTime, 'number')
+})
+
+t.test('the process exits 1 with one line naming a bad variable', async t => {
+  const { child, output } = startProcess({ PORT: '0', MAX_UNUSED: 'x', BODY_LIMIT: 'lots' })
+  const [code] = await once(child, 'exit')
+  t.equal(code, 1)
+  t.equal(output().stderr.split('\n').filter(line => line.startsWith('api-challenges:')).join('\n'), 'api-challenges: BODY_LIMIT must be a whole number from 1 to 104857600, got "lots"')
+})
+
+t.test('an uncaught exception is logged, the server closes and the process exits 1', async t => {
+  const crash = fileURLToPath(new URL('fixtures/crash-on-input.ts', import.meta.url))
+  const child = spawn(process.execPath, [...process.execArgv, '--import', crash, serverFile], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  child.stdout.setEncoding('utf8')
+  await new Promise<void>(resolve => {
+    child.stdout.on('data', (chunk: string) => {
+      stdout += chunk
+      if (stdout.includes('ready:')) resolve()
+    })
+  })
+  child.stdin.write('crash\n')
+  const [code] = await once(child, 'exit')
+  t.equal(code, 1)
+  t.match(stdout, /"level":50[^\n]*"message":"boom on request"[^\n]*"msg":"closing after an error"/)
+})
+
+/** Opens a connection and sends a note write whose body is held back until `finish` is called. */
+async function requestInFlight (port: number) {
+  const created = await fetch(`http://127.0.0.1:${port}/challenger`, { method: 'POST' })
+  const guid = created.headers.get('x-challenger') as string
+  const issued = await fetch(`http://127.0.0.1:${port}/secret/token`, { method: 'POST', headers: { 'x-challenger': guid, authorization: 'Basic ' + Buffer.from('admin:password').toString('base64') } })
+  const token = issued.headers.get('x-auth-token') as string
+  const body = '{"note":"finished after the signal"}'
+  const socket = connect(port, '127.0.0.1')
+  socket.setEncoding('utf8')
+  let answer = ''
+  socket.on('data', (chunk: string) => { answer += chunk })
+  socket.on('error', () => {})
+  socket.write(`POST /secret/note HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: ${guid}\r\nX-AUTH-TOKEN: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`)
+  // The headers are in once the server has looked the session up; a heartbeat on a new connection is ordered after them.
+  await fetch(`http://127.0.0.1:${port}/heartbeat`)
+  return {
+    finish: async (): Promise<string> => {
+      socket.write(body.slice(5))
+      await once(socket, 'close').catch(() => {})
+      return answer
+    },
+    socket
+  }
+}
+
+/** A server process with a note write held half-sent when SIGTERM arrives, once its listener has closed. */
+async function signalledDuringRequest () {
+  const { child } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
+  const port = Number(await waitForReady(child))
+  const inFlight = await requestInFlight(port)
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  // The listener closes first: new connections are refused while the old one is still served.
+  await listenerClosed(port)
+  return { child, inFlight, exited }
+}
+
+t.test('SIGTERM lets a request in flight finish, then the process exits 0', async t => {
+  const { inFlight, exited } = await signalledDuringRequest()
+  const answer = await inFlight.finish()
+  t.match(answer, /^HTTP\/1\.1 200 OK\r\n/)
+  t.match(answer, /\r\nconnection: close\r\n/i)
+  t.match(answer, /\{"note":"finished after the signal"\}$/)
+  const [code] = await exited
+  t.equal(code, 0)
+})
+
+t.test('a second signal during the graceful close exits at once', async t => {
+  const { child, inFlight, exited } = await signalledDuringRequest()
+  // The same signal again within REPEATED_SIGNAL_MS is taken for the first (see the next test).
+  await sleep(REPEATED_SIGNAL_MS)
+  const sent = performance.now()
+  child.kill('SIGTERM')
+  const [code] = await exited
+  t.equal(code, 1)
+  t.ok(performance.now() - sent < 2_000, 'without waiting for the request in flight')
+  inFlight.socket.destroy()
+})
+
+t.test('the same signal twice at once (the terminal and npm both pass on Ctrl-C) is one graceful close', async t => {
+  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
+  const port = Number(await waitForReady(child))
+  const inFlight = await requestInFlight(port)
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  // Once the first is handled (said at once), the second is a delivery of its own, a few ms later.
+  while (!output().stdout.includes('"msg":"closing"')) await once(child.stdout, 'data')
+  child.kill('SIGTERM')
+  const answer = await inFlight.finish()
+  t.match(answer, /^HTTP\/1\.1 200 OK\r\n/, 'the request in flight is still served')
+  const [code] = await exited
+  t.equal(code, 0)
+})
+
+t.test('Ctrl-C on npm start (the whole process group) is one graceful shutdown', { timeout: 120_000 }, async t => {
+  const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  let out = ''
+  npm.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
+  // Should the test fail half-way, nothing is left running.
+  t.teardown(() => { try { process.kill(-(npm.pid as number), 'SIGKILL') } catch {} })
+  const port = Number(await waitForReady(npm))
+  t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
+  const exited = once(npm, 'exit')
+  process.kill(-(npm.pid as number), 'SIGINT')
+  const [code, signal] = await exited
+  t.ok(code === 0 || signal === 'SIGINT', `npm ended with ${code} ${signal}`)
+  t.equal(out.match(/"msg":"closing"/g)?.length, 1, 'one close')
+  t.notMatch(out, /second SIGINT|killed by timeout/)
+})
+
+t.test('SIGTERM to npm alone (npm start) closes the server gracefully', { timeout: 120_000 }, async t => {
+  // detached: a group of its own, so that nothing but the kill below reaches it.
+  const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  let out = ''
+  npm.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
+  const port = Number(await waitForReady(npm))
+  const server = Number(/"pid":(\d+)/.exec(out)?.[1])
+  t.not(server, npm.pid, 'the server is a process of its own')
+  t.teardown(() => { try { process.kill(server, 'SIGKILL') } catch {} })
+  const exited = once(npm, 'exit')
+  process.kill(npm.pid as number, 'SIGTERM')
+  const [code] = await exited
+  t.equal(code, 0, 'npm ends with the server\'s exit code')
+  t.match(out, /"signal":"SIGTERM","msg":"closing"/)
+  t.throws(() => process.kill(server, 0), { code: 'ESRCH' }, 'the server has ended, not been left behind')
+  await listenerClosed(port)
+})
+
+t.test('a port in use stops start-up with one line naming the port, and exit 1', async t => {
+  const holder = createNetServer()
+  await new Promise<void>(resolve => holder.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => holder.close())
+  const port = (holder.address() as AddressInfo).port
+  const { child, output } = startProcess({ PORT: String(port), LOG_LEVEL: 'info' })
+  const [code] = await once(child, 'exit')
+  t.equal(code, 1, 'it exits by itself: nothing is left open')
+  t.equal(output().stderr.split('\n').filter(line => line !== '').join('\n'),
+    `api-challenges: port ${port} is already in use on 127.0.0.1; stop what holds it or set PORT to another port (PORT=0: any free port)`)
+  t.notMatch(output().stdout, /"level":50|"stack"/, 'no error log with a stack')
+})
+
+/** Runs `command` in a new pseudo-terminal (util-linux `script`), as if typed at a terminal. */
+function inTerminal (command: string[], env: Record<string, string>) {
+  const quoted = command.map(word => `'${word.replaceAll("'", "'\\''")}'`).join(' ')
+  const child = spawn('script', ['--quiet', '--return', '--command', quoted, '/dev/null'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
+  // Without the colours, which differ from one terminal to another, and with the terminal's \r\n as \n.
+  // eslint-disable-next-line no-control-regex
+  return { child, output: () => out.replace(/\x1b\[[0-9;]*m/g, '').replaceAll('\r\n', '\n') }
+}
+
+t.test('at a terminal the log is for a person (pino-pretty), and Ctrl-C there closes gracefully', async t => {
+  const { child, output } = inTerminal([process.execPath, ...process.execArgv, serverFile], { PORT: '0', LOG_LEVEL: 'info' })
+  // Should the test fail half-way: the terminal closes, and the server gets SIGHUP.
+  t.teardown(() => child.kill('SIGKILL'))
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', () => { if (/ready: curl .*\n(.*\n){5}/.test(output())) resolve() })
+    child.on('exit', () => reject(new Error(`exited early: ${output()}`)))
+  })
+  const port = Number(/http:\/\/127\.0\.0\.1:(\d+)\/challenger/.exec(output())?.[1])
+  t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
+  // Ctrl-C, typed: the terminal sends SIGINT to the server.
+  child.stdin.write('\x03')
+  const [code] = await once(child, 'exit')
+  t.equal(code, 0)
+  const text = output()
+  t.notMatch(text, /"level"/, 'no JSON')
+  t.match(text, /^\[\d\d:\d\d:\d\d\] INFO: API Challenges practice target ready: curl -i -X POST http:\/\/127\.0\.0\.1:\d+\/challenger$/m)
+  t.match(text, /^ {4}landingPage: "http:\/\/127\.0\.0\.1:\d+\/"$/m)
+  t.match(text, /^ {4}docs: "http:\/\/127\.0\.0\.1:\d+\/docs"$/m)
+  t.match(text, /^ {4}mode: "multi-player/m)
+  t.match(text, /^ {4}store: "memory/m)
+  t.match(text, /INFO: closing\n {4}signal: "SIGINT"/)
+})
