@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { bitFor, type Trigger } from '../src/catalogue.js'
+import { NAME_A_SESSION } from '../src/messages.js'
 import { safeEqual } from '../src/secrets.js'
 
 /** How the request carried its token: the X-AUTH-TOKEN header or `Authorization: Bearer`. */
@@ -32,9 +33,6 @@ export interface Refusals {
   missing: Trigger
   wrong: Trigger
 }
-
-/** The 401 for a request that names no live session, on every route that needs one. */
-export const NAME_A_SESSION = 'The X-CHALLENGER header must name a session: create one with POST /challenger'
 
 export interface AuthOptions {
   username: string

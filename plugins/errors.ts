@@ -5,8 +5,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
+import { challengerEcho, COMMON_HEADERS, unreadBody } from '../src/common-headers.js'
+import { notFoundMessage } from '../src/messages.js'
 import { errorsXml } from '../src/xml.js'
-import { MAX_CHALLENGER_LENGTH } from './headers.js'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -42,10 +43,6 @@ const messages: Record<string, Message> = {
   FST_ERR_VALIDATION: (error) => `Invalid request: ${error.message}`
 }
 
-export function notFoundMessage (request: FastifyRequest): string {
-  return `No resource at ${request.method} ${request.url}`
-}
-
 /** What the learner reads: a message of ours for Fastify's own errors, else the error's message. */
 function messageFor (error: FastifyError, request: FastifyRequest, options: ErrorsOptions): string {
   return messages[error.code]?.(error, request, options) ?? error.message
@@ -56,23 +53,18 @@ function messageFor (error: FastifyError, request: FastifyRequest, options: Erro
  * Hooks have not run, so the common headers are set here.
  */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const challenger = request.headers['x-challenger']
-  // An oversized X-CHALLENGER is refused first, here as everywhere (see plugins/headers.ts).
-  const tooLong = challenger !== undefined && challenger.length > MAX_CHALLENGER_LENGTH
-  if (challenger !== undefined && !tooLong) reply.header('x-challenger', challenger)
-  const message = tooLong ? `X-CHALLENGER is longer than ${MAX_CHALLENGER_LENGTH} characters` : error.message
+  // An oversized X-CHALLENGER is refused first, here as everywhere: the same check as the
+  // common-headers plugin's (src/common-headers.ts).
+  const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
+  if (echo !== undefined) reply.header('x-challenger', echo)
+  // A body nobody will read closes the connection, as in the common-headers plugin.
+  if (unreadBody(request.raw)) reply.header('connection', 'close')
   reply
     // Fastify's framework errors always carry their status.
-    .code(tooLong ? 431 : error.statusCode as number)
-    .headers(corsHeaders)
+    .code(refusal === undefined ? error.statusCode as number : 431)
+    .headers(COMMON_HEADERS)
     .type('application/json; charset=utf-8')
-    .send(JSON.stringify(errorBody(message)))
-}
-
-const corsHeaders = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-headers': '*',
-  'access-control-expose-headers': '*'
+    .send(JSON.stringify(errorBody(refusal ?? error.message)))
 }
 
 /**
@@ -90,7 +82,7 @@ export function clientErrorHandler (error: Error & { code?: string }, socket: So
   const body = JSON.stringify(errorBody(message))
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-    Object.entries(corsHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+    Object.entries(COMMON_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
     'content-type: application/json; charset=utf-8\r\n' +
     `content-length: ${Buffer.byteLength(body)}\r\n` +
     'connection: close\r\n\r\n' +

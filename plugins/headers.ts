@@ -10,9 +10,9 @@
 import cors from '@fastify/cors'
 import type { FastifyHelmetOptions } from '@fastify/helmet'
 import type { FastifyInstance } from 'fastify'
-import type { IncomingMessage } from 'node:http'
 import fp from 'fastify-plugin'
-import { notFoundMessage } from './errors.js'
+import { challengerEcho, COMMON_HEADERS, hostCount, unreadBody } from '../src/common-headers.js'
+import { notFoundMessage } from '../src/messages.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,12 +20,6 @@ declare module 'fastify' {
     readonly closing: boolean
   }
 }
-
-/** The longest X-CHALLENGER accepted: a UUID is 36 characters; the reference allows 100. */
-export const MAX_CHALLENGER_LENGTH = 100
-
-/** On every answer: the Content-Type is what the browser gets, never a guess from the bytes. */
-export const NOSNIFF = { 'x-content-type-options': 'nosniff' } as const
 
 /**
  * @fastify/helmet's options for what a browser shows (the pages, /docs), registered in their own
@@ -45,28 +39,10 @@ export function browserHeaders (directives: Readonly<Record<string, string[]>>):
   }
 }
 
-/**
- * Whether the request announced a body (Content-Length above 0, or Transfer-Encoding) that has
- * neither arrived whole nor been read. Once answered, Node would read such a body to its end,
- * whatever its size, to keep the connection; answering with Connection: close makes Node close
- * the connection as soon as the answer is written instead.
- */
-export function unreadBody (raw: IncomingMessage): boolean {
-  const length = raw.headers['content-length']
-  const announced = (length !== undefined && Number(length) > 0) || raw.headers['transfer-encoding'] !== undefined
-  // `complete`: every byte has arrived; `readableEnded`: a reader took them all (as for inject()).
-  return announced && !(raw.complete || raw.readableEnded)
-}
-
-/** How many Host headers the request has: Node keeps only the first in `headers`. */
-function hostCount (raw: IncomingMessage): number {
-  let count = 0
-  const { rawHeaders } = raw
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i] as string
-    if (name.length === 4 && name.toLowerCase() === 'host') count++
-  }
-  return count
+/** The common headers that @fastify/cors does not set. */
+const OWN_HEADERS = {
+  'access-control-allow-headers': COMMON_HEADERS['access-control-allow-headers'] as string,
+  'x-content-type-options': COMMON_HEADERS['x-content-type-options'] as string
 }
 
 async function headers (fastify: FastifyInstance): Promise<void> {
@@ -90,13 +66,14 @@ async function headers (fastify: FastifyInstance): Promise<void> {
   })
 
   fastify.addHook('onRequest', function echoChallenger (request, reply, done) {
-    reply.header('access-control-allow-headers', '*').headers(NOSNIFF)
-    const challenger = request.headers['x-challenger']
-    if (challenger !== undefined && challenger.length > MAX_CHALLENGER_LENGTH) {
-      reply.fail(431, `X-CHALLENGER is longer than ${MAX_CHALLENGER_LENGTH} characters`)
+    // @fastify/cors sets the origin and exposed headers; the rest of the common ones are set here.
+    reply.headers(OWN_HEADERS)
+    const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
+    if (refusal !== undefined) {
+      reply.fail(431, refusal)
       return
     }
-    if (challenger !== undefined) reply.header('x-challenger', challenger)
+    if (echo !== undefined) reply.header('x-challenger', echo)
     // HTTP/1.1 requires exactly one Host (RFC 9112 §3.2: 400 otherwise, whatever the path). The
     // server lets a request without one through to here, so that the refusal carries the echo and
     // the error body like every other answer. Node keeps the first of two Hosts in

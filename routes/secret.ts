@@ -4,8 +4,8 @@
 // 415 or 400 (see plugins/bodies.ts) comes after them, and only a body over the limit (413) before.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { NAME_A_SESSION } from '../plugins/auth.js'
 import { bitFor } from '../src/catalogue.js'
+import { NAME_A_SESSION } from '../src/messages.js'
 import type { ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
 import { noteXml, readNoteXml } from '../src/xml.js'

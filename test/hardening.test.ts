@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import t from 'tap'
 import { DOCS_CSP_DIRECTIVES, SWAGGER_LOGO_STYLE_HASH } from '../plugins/docs.js'
-import { unreadBody } from '../plugins/headers.js'
+import { unreadBody } from '../src/common-headers.js'
 import { createServer } from '../src/server.js'
 import { build, newSession } from './helper.js'
 
@@ -184,7 +184,9 @@ t.test('on a real listener', async t => {
     ['the heartbeat (204)', 'GET /heartbeat HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 204 /],
     ['OPTIONS', 'OPTIONS /secret/note HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 204 /],
     ['a 431 (X-CHALLENGER too long)', `POST /secret/note HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: ${'a'.repeat(101)}\r\n`, /^HTTP\/1\.1 431 /],
-    ['a page', 'GET / HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 200 /]
+    ['a page', 'GET / HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 200 /],
+    ['a malformed URL (400, answered before routing)', 'POST /%zz HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 400 [^]*\r\nx-content-type-options: nosniff\r\n/i],
+    ['a malformed URL with a long X-CHALLENGER (431)', `POST /%zz HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: ${'a'.repeat(101)}\r\n`, /^HTTP\/1\.1 431 /]
   ]
 
   t.test('a big body sent to an early answer is not read: the answer says Connection: close, then the server closes', async t => {

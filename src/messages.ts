@@ -1,0 +1,10 @@
+// Messages that more than one place writes, so that a learner reads the same words wherever the
+// answer is made.
+
+/** The 404 of a path (or a method on it) that the service does not have. */
+export function notFoundMessage (request: { method: string, url: string }): string {
+  return `No resource at ${request.method} ${request.url}`
+}
+
+/** The 401 for a request that names no live session, on every route that needs one. */
+export const NAME_A_SESSION = 'The X-CHALLENGER header must name a session: create one with POST /challenger'
