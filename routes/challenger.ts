@@ -5,6 +5,7 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bitFor, progressFrom, statusMap } from '../src/catalogue.js'
+import { clientKey } from '../src/connections.js'
 import { RedisStore, StoreUnavailableError } from '../src/redis-store.js'
 import { newToken, type ChallengerRecord } from '../src/store.js'
 import { truncate } from '../src/truncate.js'
@@ -47,7 +48,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     // With sessions in Redis, the counts live there too, so the limit holds across instances.
     const store = fastify.challengers
     const shared = store instanceof RedisStore ? { redis: store.client, nameSpace: `${options.redisKeyPrefix}rate:` } : {}
-    await fastify.register(rateLimit, { global: false, max: options.creationRateLimit, timeWindow: 60_000, ...shared })
+    // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64).
+    await fastify.register(rateLimit, { global: false, max: options.creationRateLimit, timeWindow: 60_000, keyGenerator: request => clientKey(request.ip), ...shared })
     const check = fastify.createRateLimit()
     mayCreate = async (request, reply) => {
       const verdict = await check(request).catch((error: unknown) => { throw new StoreUnavailableError(error) })

@@ -78,11 +78,11 @@ t.test('resolveOptions merges defaults without touching the caller and refuses b
 
 t.test('configFromEnv reads the environment and names a bad variable', async t => {
   t.same(configFromEnv({}), { port: 3000, host: '127.0.0.1', logLevel: 'info', trustProxy: false, app: {} })
-  t.same(configFromEnv({ PORT: '8080', HOST: '0.0.0.0', LOG_LEVEL: 'warn', TRUST_PROXY: 'true', AUTH_USERNAME: 'u', AUTH_PASSWORD: 'p', NOTE_MAX_LENGTH: '50', BODY_LIMIT: '1024' }), {
+  t.same(configFromEnv({ PORT: '8080', HOST: '0.0.0.0', LOG_LEVEL: 'warn', TRUST_PROXY: '1', AUTH_USERNAME: 'u', AUTH_PASSWORD: 'p', NOTE_MAX_LENGTH: '50', BODY_LIMIT: '1024' }), {
     port: 8080,
     host: '0.0.0.0',
     logLevel: 'warn',
-    trustProxy: true,
+    trustProxy: 1,
     app: { username: 'u', password: 'p', noteMaxLength: 50, bodyLimit: 1024 }
   })
   t.same(configFromEnv({ MODE: 'single', SESSION_IDLE_MS: '60000', MAX_SESSIONS: '10', CREATION_RATE_LIMIT: '0', DOCS: 'false' }).app,

@@ -340,3 +340,15 @@ t.test('a session saved from the reference app restores here: challenge names an
   t.equal(new Set(challenges.map(c => c.referenceName)).size, challenges.length, 'every challenge has its own name')
   t.equal(OTHER_REFERENCE_NAMES.filter(name => challenges.some(c => c.referenceName === name)).length, 0, 'the other names are not ours')
 })
+
+t.test('the creation limit counts an IPv6 client by its /64, and an IPv4-mapped address as the IPv4 one', async t => {
+  const app = await build(t, { creationRateLimit: 2 })
+  const create = async (remoteAddress: string) => (await app.inject({ method: 'POST', url: '/challenger', remoteAddress })).statusCode
+  t.equal(await create('2001:db8::1'), 201)
+  t.equal(await create('2001:db8::2'), 201)
+  t.equal(await create('2001:db8::ffff:3'), 429, 'a third address of the same /64 is the same client')
+  t.equal(await create('2001:db8:0:1::1'), 201, 'the next /64 is another client')
+  t.equal(await create('192.0.2.7'), 201)
+  t.equal(await create('::ffff:192.0.2.7'), 201)
+  t.equal(await create('192.0.2.7'), 429, 'the IPv4-mapped form counted toward the IPv4 address')
+})
