@@ -141,4 +141,5 @@ async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promis
   })
 }
 
-export default fp(errors, { name: 'errors', fastify: '5.x' })
+// reply.fail answers in the format the request asked for (request.format).
+export default fp(errors, { name: 'errors', fastify: '5.x', dependencies: ['formats'] })

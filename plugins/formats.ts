@@ -2,11 +2,10 @@
 // and application/*) or XML (application/xml, text/xml) for every body the service returns, with
 // quality values honoured by @fastify/accepts (the jshttp negotiator). It adds:
 // - `request.format`: 'json' | 'xml', or null when Accept allows neither;
-// - `fastify.requireAcceptable`: an onRequest hook for routes whose answers have a body, answering
-//   406 (in JSON) before auth and validation when Accept allows neither format;
 // - a preSerialization hook that turns a route's payload into XML with the route's `config.xml`.
+// It answers nothing itself: the 406 is plugins/acceptable.ts's, error bodies plugins/errors.ts's.
 import accepts from '@fastify/accepts'
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preSerializationHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, preSerializationHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 
 export type Format = 'json' | 'xml'
@@ -17,9 +16,6 @@ declare module 'fastify' {
     format: Format | null
     /** The media type to answer XML with: application/xml or text/xml, as asked. */
     xmlType: string
-  }
-  interface FastifyInstance {
-    requireAcceptable: onRequestHookHandler
   }
   interface FastifyContextConfig {
     /** The route's XML form of its payload (see src/xml.ts). */
@@ -51,16 +47,6 @@ async function formats (fastify: FastifyInstance): Promise<void> {
     done()
   })
 
-  // Callback hooks, not async ones: they run on every request of their routes, and a promise per
-  // request shows in the benchmark.
-  fastify.decorate('requireAcceptable', function (request: FastifyRequest, reply: FastifyReply, done: () => void) {
-    if (request.format === null) {
-      reply.fail(406, `Accept ${JSON.stringify(request.headers.accept)} allows neither application/json nor application/xml (or text/xml)`)
-      return
-    }
-    done()
-  })
-
   // A successful payload of a route with an XML form: the reply's serializer becomes that form.
   // (Error bodies are written by reply.fail, which knows the format itself.) Only routes that have
   // an XML form get the hook.
@@ -77,4 +63,4 @@ async function formats (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(formats, { name: 'formats', fastify: '5.x', dependencies: ['errors'] })
+export default fp(formats, { name: 'formats', fastify: '5.x' })

@@ -2,6 +2,7 @@
 // a host can mount it under a prefix, and its decorators, hooks and error format stay inside.
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import type { FastifyPluginAsync } from 'fastify'
+import acceptable from '../plugins/acceptable.js'
 import auth from '../plugins/auth.js'
 import bodies from '../plugins/bodies.js'
 import docs from '../plugins/docs.js'
@@ -31,9 +32,10 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   // TypeBox's own compiler validates without Ajv's type coercion: 42, null or ["a"] is not a note.
   fastify.setValidatorCompiler(TypeBoxValidatorCompiler)
 
-  await fastify.register(errors, options)
   // Negotiation first, so that even the earliest refusals (431, 404) come in the asked format.
   await fastify.register(formats)
+  await fastify.register(errors, options)
+  await fastify.register(acceptable)
   await fastify.register(headers)
   await fastify.register(methods)
   await fastify.register(bodies, options)
