@@ -148,7 +148,9 @@ function closeGracefully (fastify: FastifyInstance): void {
   const grace = closeWithGrace({ delay: 10_000, skip: [...signals] }, async ({ signal, err }) => {
     if (err !== undefined) fastify.log.error({ err }, 'closing after an error')
     else if (signal !== undefined) fastify.log.info({ signal }, 'closing')
-    closing ??= { signal: signal ?? (err !== undefined ? 'error' : 'exit'), at: performance.now() }
+    // Begun by an error or another signal (SIGHUP, …): from here on a SIGINT or SIGTERM exits at
+    // once. (Begun by onSignal below, `closing` is set already.)
+    closing ??= { signal: signal ?? 'error', at: performance.now() }
     await fastify.close()
   })
   const onSignal = (signal: NodeJS.Signals): void => {
