@@ -24,7 +24,7 @@ export type { ApiChallengesOptions } from './options.js'
 export { SINGLE_PLAYER_GUID } from './options.js'
 export { MemoryStore, type ChallengerRecord, type ChallengerStore, type MemoryStoreOptions } from './store.js'
 // For a host that wants errors raised before routing to carry the service's error body too.
-export { clientErrorHandler, frameworkErrors } from '../plugins/errors.js'
+export { clientErrorHandler, frameworkErrors } from './framework-errors.js'
 
 const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   const options = resolveOptions(opts)

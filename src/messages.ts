@@ -1,5 +1,14 @@
-// Messages that more than one place writes, so that a learner reads the same words wherever the
-// answer is made.
+// The error body, and messages that more than one place writes, so that a learner reads the same
+// words wherever the answer is made.
+
+/** The one shape of every error answer's body. */
+export interface ErrorBody {
+  errorMessages: string[]
+}
+
+export function errorBody (message: string): ErrorBody {
+  return { errorMessages: [message] }
+}
 
 /** The 404 of a path (or a method on it) that the service does not have. */
 export function notFoundMessage (request: { method: string, url: string }): string {

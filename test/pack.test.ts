@@ -98,10 +98,13 @@ t.test('the packed tarball installs offline, runs the README examples (ESM and C
 
   await writeFile(join(dir, 'host.ts'), `
 import Fastify from 'fastify'
-import apiChallenges, { type ApiChallengesOptions } from '${pkg.name}'
+import apiChallenges, { frameworkErrors, type ApiChallengesOptions } from '${pkg.name}'
 const options: ApiChallengesOptions = { noteMaxLength: 5 }
-const app = Fastify()
+const app = Fastify({ frameworkErrors })
 app.get('/mine', async () => ({ host: true }))
+// The package's types add nothing to the host's own routes: reply.fail is the service's own.
+// @ts-expect-error fail is not a method of the host's replies
+app.get('/fail', async (_request, reply) => reply.fail(400, 'no'))
 await app.register(apiChallenges, { prefix: '/practice', ...options })
 export default app
 `)

@@ -1,0 +1,56 @@
+// The handlers for errors that happen before the service's hooks run, for Fastify's own options
+// (`frameworkErrors`, `clientErrorHandler`): src/server.ts passes them, and a host may too. They
+// give those answers the common headers, the X-CHALLENGER checks and the error body of every other
+// answer (src/common-headers.ts, src/messages.ts).
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import { challengerEcho, COMMON_HEADERS, unreadBody } from './common-headers.js'
+import { errorBody } from './messages.js'
+
+/**
+ * Fastify's `frameworkErrors` option: errors raised before a route is found (a malformed URL).
+ * Hooks have not run, so the common headers are set here.
+ */
+export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // An oversized X-CHALLENGER is refused first, here as everywhere: the same check as the
+  // common-headers plugin's (src/common-headers.ts).
+  const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
+  if (echo !== undefined) reply.header('x-challenger', echo)
+  // A body nobody will read closes the connection, as in the common-headers plugin.
+  if (unreadBody(request.raw)) reply.header('connection', 'close')
+  reply
+    // Fastify's framework errors always carry their status.
+    .code(refusal === undefined ? error.statusCode as number : 431)
+    .headers(COMMON_HEADERS)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(errorBody(refusal ?? error.message)))
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: errors from Node's HTTP parser (a malformed request line,
+ * headers over Node's size limit, a request that timed out). No request was parsed, so there is
+ * nothing to echo: the status, the CORS headers and the error body, then the connection closes.
+ */
+export function clientErrorHandler (error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const [status, message] = clientErrors[error.code ?? ''] ?? [400, 'Malformed HTTP request']
+  const body = JSON.stringify(errorBody(message))
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+    Object.entries(COMMON_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+    'content-type: application/json; charset=utf-8\r\n' +
+    `content-length: ${Buffer.byteLength(body)}\r\n` +
+    'connection: close\r\n\r\n' +
+    body
+  )
+}
+
+const clientErrors: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'The request headers are larger than the server accepts'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive']
+}
