@@ -1,7 +1,8 @@
-// Request bodies, one policy for the service: a route plugin calls `fastify.acceptBodies('json')`
-// to parse JSON, or `fastify.acceptBodies('none')` to read and drop whatever a client sends (many
-// clients add a Content-Type to every POST), so a body never fails a route that takes none. Both
-// keep the service's body limit (413 beyond it, before anything else is looked at).
+// Request bodies, one policy for the service. By default, for the whole app, a body is read and
+// dropped, whatever its type (many clients add a Content-Type to every POST), so a body never fails
+// a route that takes none; a route plugin that takes one calls `fastify.acceptBodies('json')`.
+// Both keep the service's body limit (413 beyond it, before anything else is looked at), whatever
+// the host's parsers and limit are.
 //
 // With 'json', a body that cannot be used (another content type, malformed or empty JSON, a value
 // that fails the route's schema) is judged late: the parsers hand their failure on in
@@ -70,6 +71,7 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
 
   fastify.decorate('acceptBodies', function (this: FastifyInstance, policy: BodyPolicy, extra: { xml?: (text: string) => unknown } = {}) {
     this.removeAllContentTypeParsers()
+    // Only the app's own default asks for 'none' (below); routes that take a body ask for 'json'.
     if (policy === 'none') {
       this.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, _body, done) => { done(null, undefined) })
       return
@@ -112,6 +114,9 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
       if (route.schema?.body !== undefined) route.preParsing = [route.preParsing ?? []].flat().concat(setAside)
     })
   })
+
+  // The service's default, for every route of the app that does not ask for more.
+  fastify.acceptBodies('none')
 }
 
 export default fp(bodies, { name: 'bodies', fastify: '5.x' })

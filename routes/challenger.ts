@@ -62,7 +62,6 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
   const location = (guid: string): string => `${fastify.prefix}/challenger/${guid}`
 
   const creation: FastifyPluginAsyncTypebox = async (fastify) => {
-    fastify.acceptBodies('none')
     const created = bitFor('POST /challenger created')
 
     fastify.post('/challenger', {

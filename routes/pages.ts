@@ -26,7 +26,6 @@ export interface PagesOptions {
 }
 
 const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) => {
-  fastify.acceptBodies('none')
   await fastify.register(helmet, browserHeaders(CSP_DIRECTIVES))
   // Pages for people: they answer, but the API's document leaves them out.
   fastify.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })

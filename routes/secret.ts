@@ -19,7 +19,6 @@ export interface SecretOptions {
 }
 
 const token: FastifyPluginAsyncTypebox = async (fastify) => {
-  fastify.acceptBodies('none')
   const refused = bitFor('POST /secret/token refused')
   const issued = bitFor('POST /secret/token issued')
   fastify.post('/secret/token', {

@@ -60,6 +60,15 @@ t.test('the app keeps its own rules whatever the host\'s error handler, logger o
   t.same(bad.json().errorMessages.length, 1, 'the app\'s error format, not the host\'s')
   const hostBad = await host.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"x":"0123456789"}' })
   t.equal(hostBad.statusCode, 418, 'the host keeps its own error handler')
+  // A route that takes no body reads and drops one under the app's limit, not the host's: the
+  // app's default body policy, with no call in the route's plugin.
+  for (const [url, status] of [['/practice/challenger', 200], ['/practice/secret/token', 401]] as const) {
+    const text = { 'content-type': 'text/plain', 'x-challenger': guid }
+    t.equal((await host.inject({ method: 'POST', url, headers: text, payload: 'x'.repeat(1000) })).statusCode, status, `${url}: 1000 bytes are read and dropped`)
+    const huge = await host.inject({ method: 'POST', url, headers: text, payload: 'x'.repeat(20_000) })
+    t.equal(huge.statusCode, 413, `${url}: over the app's limit`)
+    t.same(huge.json(), { errorMessages: ['The request body is larger than the limit of 16384 bytes'] })
+  }
 })
 
 t.test('an exception inside a handler or hook is a 500 with the error body and a log line', async t => {
