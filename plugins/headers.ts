@@ -1,43 +1,13 @@
 // Common response headers and the checks that come before everything else. X-Challenger echoes
-// the request's X-CHALLENGER on every answer (errors and 404s too); CORS lets any page, Swagger UI
-// among them, call the service and read its custom headers (X-CHALLENGER, X-AUTH-TOKEN); and
-// X-Content-Type-Options: nosniff keeps a browser from reading an answer as another type than it
-// says. An X-CHALLENGER over 100 characters is refused with 431, and a missing or repeated Host
-// with 400, before routing has any effect, before a body is read. Answers carry Connection: close
-// while the server shuts down (`fastify.closing`), so that clients and load balancers move on, and
-// when the request's body was never read, so that Node does not read it to the end to keep the
-// connection (a 1 GB body to a 404 would be swallowed whole).
-import cors from '@fastify/cors'
-import type { FastifyHelmetOptions } from '@fastify/helmet'
+// the request's X-CHALLENGER on every answer (errors and 404s too), and X-Content-Type-Options:
+// nosniff keeps a browser from reading an answer as another type than it says (CORS is
+// plugins/cors.ts's). An X-CHALLENGER over 100 characters is refused with 431, a missing or
+// repeated Host with 400, and an unknown path with 404, before routing has any effect, before a
+// body is read.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { challengerEcho, COMMON_HEADERS, hostCount, unreadBody } from '../src/common-headers.js'
+import { challengerEcho, COMMON_HEADERS, hostCount } from '../src/common-headers.js'
 import { notFoundMessage } from '../src/messages.js'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** True once the server has begun to close. */
-    readonly closing: boolean
-  }
-}
-
-/**
- * @fastify/helmet's options for what a browser shows (the pages, /docs), registered in their own
- * plugins so that the API's answers stay lean: the page's Content-Security-Policy (`directives`,
- * nothing added), framing refused (X-Frame-Options: DENY beside CSP's frame-ancestors), and
- * helmet's other defaults. Not HSTS: whether the service is reached over HTTPS is the operator's
- * choice, made at the proxy in front of it, and helmet's HSTS (a year, includeSubDomains) would
- * bind every other site under the same domain too. nosniff is set on every answer by this plugin.
- */
-export function browserHeaders (directives: Readonly<Record<string, string[]>>): FastifyHelmetOptions {
-  return {
-    global: true,
-    contentSecurityPolicy: { useDefaults: false, directives },
-    frameguard: { action: 'deny' },
-    strictTransportSecurity: false,
-    xContentTypeOptions: false
-  }
-}
 
 /** The common headers that @fastify/cors does not set. */
 const OWN_HEADERS = {
@@ -46,25 +16,6 @@ const OWN_HEADERS = {
 }
 
 async function headers (fastify: FastifyInstance): Promise<void> {
-  let closing = false
-  fastify.decorate('closing', { getter: () => closing })
-  fastify.addHook('preClose', async () => { closing = true })
-  // At answer time, so that requests already in flight when the close began get it too, and so
-  // that every early answer (404, 405, 431, the heartbeat, OPTIONS, a handler that took no body)
-  // is seen whatever answered it.
-  fastify.addHook('onSend', function closeConnection (request, reply, payload, done) {
-    if (closing || unreadBody(request.raw)) reply.header('connection', 'close')
-    done(null, payload)
-  })
-
-  await fastify.register(cors, {
-    origin: '*',
-    exposedHeaders: '*',
-    // With preflight on, @fastify/cors answers every OPTIONS itself; the routes answer their own
-    // OPTIONS (with Allow and Access-Control-Allow-Methods), which also serves as the preflight.
-    preflight: false
-  })
-
   fastify.addHook('onRequest', function echoChallenger (request, reply, done) {
     // @fastify/cors sets the origin and exposed headers; the rest of the common ones are set here.
     reply.headers(OWN_HEADERS)
@@ -97,4 +48,5 @@ async function headers (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(headers, { name: 'common-headers', fastify: '5.x', dependencies: ['errors'] })
+// After cors, so that its headers are on every refusal made here too.
+export default fp(headers, { name: 'common-headers', fastify: '5.x', dependencies: ['errors', 'cors'] })

@@ -6,7 +6,7 @@
 import helmet from '@fastify/helmet'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { browserHeaders } from '../plugins/headers.js'
+import { browserHeaders } from '../src/browser-headers.js'
 import { challenges as catalogue, isPassed } from '../src/catalogue.js'
 import { challengesPage, CSP_DIRECTIVES, ICON, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/pages.js'
 import { GuidParams, header } from './schemas.js'

@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import acceptable from '../plugins/acceptable.js'
 import auth from '../plugins/auth.js'
 import bodies from '../plugins/bodies.js'
+import cors from '../plugins/cors.js'
 import docs from '../plugins/docs.js'
 import errors from '../plugins/errors.js'
 import formats from '../plugins/formats.js'
@@ -12,6 +13,7 @@ import headers from '../plugins/headers.js'
 import methods from '../plugins/methods.js'
 import registry from '../plugins/registry.js'
 import session from '../plugins/session.js'
+import shutdown from '../plugins/shutdown.js'
 import challenger from '../routes/challenger.js'
 import challenges from '../routes/challenges.js'
 import heartbeat from '../routes/heartbeat.js'
@@ -36,6 +38,8 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(formats)
   await fastify.register(errors, options)
   await fastify.register(acceptable)
+  await fastify.register(shutdown)
+  await fastify.register(cors)
   await fastify.register(headers)
   await fastify.register(methods)
   await fastify.register(bodies, options)

@@ -1,0 +1,17 @@
+// CORS: any page, Swagger UI among them, may call the service and read its custom headers
+// (X-CHALLENGER, X-AUTH-TOKEN), through @fastify/cors. The routes answer their own OPTIONS (with
+// Allow and Access-Control-Allow-Methods), which also serves as the preflight.
+import fastifyCors from '@fastify/cors'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+
+async function cors (fastify: FastifyInstance): Promise<void> {
+  await fastify.register(fastifyCors, {
+    origin: '*',
+    exposedHeaders: '*',
+    // With preflight on, @fastify/cors answers every OPTIONS itself.
+    preflight: false
+  })
+}
+
+export default fp(cors, { name: 'cors', fastify: '5.x' })
