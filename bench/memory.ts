@@ -1,6 +1,6 @@
 // Heap per idle session: sessions created through the registry API in this process, heap measured
 // after a full gc. Run with --expose-gc (npm run bench does).
-import { MemoryStore } from '../src/store.js'
+import { MemoryStore } from '../src/domain/store.js'
 
 const gc = (globalThis as { gc?: () => void }).gc
 if (gc === undefined) {

@@ -3,9 +3,9 @@
 // Secrets are compared in constant time.
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { bitFor, type Trigger } from '../src/catalogue.js'
-import { NAME_A_SESSION } from '../src/messages.js'
-import { safeEqual } from '../src/secrets.js'
+import { bitFor, type Trigger } from '../src/domain/catalogue.js'
+import { NAME_A_SESSION } from '../src/domain/messages.js'
+import { safeEqual } from '../src/domain/secrets.js'
 
 /** How the request carried its token: the X-AUTH-TOKEN header or `Authorization: Bearer`. */
 export type TokenSource = 'x-auth-token' | 'bearer'

@@ -8,7 +8,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { browserHeaders } from '../src/browser-headers.js'
+import { browserHeaders } from '../src/domain/browser-headers.js'
 
 export interface DocsOptions {
   version: string

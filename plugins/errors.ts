@@ -3,8 +3,8 @@
 // routing are src/framework-errors.ts's.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { errorBody, notFoundMessage } from '../src/messages.js'
-import { errorsXml } from '../src/xml.js'
+import { errorBody, notFoundMessage } from '../src/domain/messages.js'
+import { errorsXml } from '../src/domain/xml.js'
 
 declare module 'fastify' {
   interface FastifyReply {

@@ -6,8 +6,8 @@
 // body is read.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { challengerEcho, COMMON_HEADERS, hostCount } from '../src/common-headers.js'
-import { notFoundMessage } from '../src/messages.js'
+import { challengerEcho, COMMON_HEADERS, hostCount } from '../src/domain/common-headers.js'
+import { notFoundMessage } from '../src/domain/messages.js'
 
 /** The common headers that @fastify/cors does not set. */
 const OWN_HEADERS = {

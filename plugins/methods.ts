@@ -4,7 +4,7 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import fp from 'fastify-plugin'
 import { METHODS } from 'node:http'
-import { Allow, failure, header, noBody } from '../routes/schemas.js'
+import { Allow, failure, header, noBody } from '../src/domain/schemas.js'
 
 /** Every method a route can be asked for. */
 export const ALL_METHODS: readonly string[] = METHODS.filter(method => method !== 'CONNECT')

@@ -3,9 +3,9 @@
 // mode it also holds the one implicit session, `fastify.singlePlayerGuid`.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { SINGLE_PLAYER_GUID } from '../src/options.js'
-import { RedisStore } from '../src/redis-store.js'
-import { MemoryStore, newToken, type ChallengerRecord, type ChallengerStore } from '../src/store.js'
+import { SINGLE_PLAYER_GUID } from '../src/domain/options.js'
+import { RedisStore } from '../src/domain/redis-store.js'
+import { MemoryStore, newToken, type ChallengerRecord, type ChallengerStore } from '../src/domain/store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,7 +2,7 @@
 // looked up once per request, and `request.pass(bit)` records progress on it.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { ChallengerRecord } from '../src/store.js'
+import type { ChallengerRecord } from '../src/domain/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -4,7 +4,7 @@
 // the connection (a 1 GB body sent to a 404 would be swallowed whole).
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { unreadBody } from '../src/common-headers.js'
+import { unreadBody } from '../src/domain/common-headers.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

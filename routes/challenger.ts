@@ -4,13 +4,13 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { bitFor, progressFrom, statusMap } from '../src/catalogue.js'
-import { clientKey } from '../src/connections.js'
-import { RedisStore, StoreUnavailableError } from '../src/redis-store.js'
-import { newToken, type ChallengerRecord } from '../src/store.js'
-import { truncate } from '../src/truncate.js'
-import { sessionXml } from '../src/xml.js'
-import { answer, documentAs, failure, GuidParams, header, noBody, SessionJson, SessionRestore, XML } from './schemas.js'
+import { bitFor, progressFrom, statusMap } from '../src/domain/catalogue.js'
+import { clientKey } from '../src/domain/connections.js'
+import { RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
+import { newToken, type ChallengerRecord } from '../src/domain/store.js'
+import { truncate } from '../src/domain/truncate.js'
+import { sessionXml } from '../src/domain/xml.js'
+import { answer, documentAs, failure, GuidParams, header, noBody, SessionJson, SessionRestore, XML } from '../src/domain/schemas.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,8 +1,8 @@
 // /challenges: the catalogue with the caller's progress (all false without a known session).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { bitFor, challenges as catalogue, isPassed } from '../src/catalogue.js'
-import { challengesXml } from '../src/xml.js'
-import { answer, ChallengeList, documentAs, header, XML } from './schemas.js'
+import { bitFor, challenges as catalogue, isPassed } from '../src/domain/catalogue.js'
+import { challengesXml } from '../src/domain/xml.js'
+import { answer, ChallengeList, documentAs, header, XML } from '../src/domain/schemas.js'
 
 const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
   documentAs(fastify, 'challenges')

@@ -3,8 +3,8 @@
 // or without a body is the same 500.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { bitFor } from '../src/catalogue.js'
-import { Allow, documentAs, header, html, noBody } from './schemas.js'
+import { bitFor } from '../src/domain/catalogue.js'
+import { Allow, documentAs, header, html, noBody } from '../src/domain/schemas.js'
 
 const ALLOW = 'GET, HEAD, OPTIONS, PATCH, TRACE'
 const HTML = 'text/html;charset=utf-8'

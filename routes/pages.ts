@@ -6,10 +6,10 @@
 import helmet from '@fastify/helmet'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { browserHeaders } from '../src/browser-headers.js'
-import { challenges as catalogue, isPassed } from '../src/catalogue.js'
-import { challengesPage, CSP_DIRECTIVES, ICON, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/pages.js'
-import { GuidParams, header } from './schemas.js'
+import { browserHeaders } from '../src/domain/browser-headers.js'
+import { challenges as catalogue, isPassed } from '../src/domain/catalogue.js'
+import { challengesPage, CSP_DIRECTIVES, ICON, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/domain/pages.js'
+import { GuidParams, header } from '../src/domain/schemas.js'
 
 const HTML = 'text/html; charset=utf-8'
 

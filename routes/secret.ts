@@ -4,12 +4,12 @@
 // 415 or 400 (see plugins/bodies.ts) comes after them, and only a body over the limit (413) before.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { bitFor } from '../src/catalogue.js'
-import { NAME_A_SESSION } from '../src/messages.js'
-import type { ChallengerRecord } from '../src/store.js'
-import { truncate } from '../src/truncate.js'
-import { noteXml, readNoteXml } from '../src/xml.js'
-import { answer, documentAs, failure, header, Note, NoteBody, noBody, security, XML } from './schemas.js'
+import { bitFor } from '../src/domain/catalogue.js'
+import { NAME_A_SESSION } from '../src/domain/messages.js'
+import type { ChallengerRecord } from '../src/domain/store.js'
+import { truncate } from '../src/domain/truncate.js'
+import { noteXml, readNoteXml } from '../src/domain/xml.js'
+import { answer, documentAs, failure, header, Note, NoteBody, noBody, security, XML } from '../src/domain/schemas.js'
 
 /** How the token came, once tokenAuth has let the request through. */
 type TokenSource = NonNullable<FastifyRequest['tokenSource']>

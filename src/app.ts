@@ -19,14 +19,14 @@ import challenges from '../routes/challenges.js'
 import heartbeat from '../routes/heartbeat.js'
 import pages from '../routes/pages.js'
 import secret from '../routes/secret.js'
-import { unreachableChallenges } from './catalogue.js'
-import { resolveOptions, VERSION, type ApiChallengesOptions } from './options.js'
+import { unreachableChallenges } from './domain/catalogue.js'
+import { resolveOptions, VERSION, type ApiChallengesOptions } from './domain/options.js'
 
-export type { ApiChallengesOptions } from './options.js'
-export { SINGLE_PLAYER_GUID } from './options.js'
-export { MemoryStore, type ChallengerRecord, type ChallengerStore, type MemoryStoreOptions } from './store.js'
+export type { ApiChallengesOptions } from './domain/options.js'
+export { SINGLE_PLAYER_GUID } from './domain/options.js'
+export { MemoryStore, type ChallengerRecord, type ChallengerStore, type MemoryStoreOptions } from './domain/store.js'
 // For a host that wants errors raised before routing to carry the service's error body too.
-export { clientErrorHandler, frameworkErrors } from './framework-errors.js'
+export { clientErrorHandler, frameworkErrors } from './domain/framework-errors.js'
 
 const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   const options = resolveOptions(opts)

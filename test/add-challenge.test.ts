@@ -2,8 +2,8 @@
 // sorted by id, with a bit never used before. Until a route asks for its trigger it is unreachable
 // (the app refuses to start); stored progress keeps its meaning; a bit used twice is refused.
 import t from 'tap'
-import { createCatalogue, isPassed } from '../src/catalogue.js'
-import { challenges, type Challenge, type Trigger } from '../src/challenge-list.js'
+import { createCatalogue, isPassed } from '../src/domain/catalogue.js'
+import { challenges, type Challenge, type Trigger } from '../src/domain/challenge-list.js'
 
 const added: Challenge = {
   id: 39,
@@ -43,9 +43,9 @@ t.test('the list is checked: a bit or an id used twice, or a bit out of range, i
 })
 
 t.test('the app refuses to start while a challenge is unreachable, and names it', async t => {
-  const real = await import('../src/catalogue.js')
+  const real = await import('../src/domain/catalogue.js')
   const { default: app } = await t.mockImport<typeof import('../src/app.js')>('../src/app.js', {
-    '../src/catalogue.js': { ...real, unreachableChallenges: () => [added] }
+    '../src/domain/catalogue.js': { ...real, unreachableChallenges: () => [added] }
   })
   const { default: Fastify } = await import('fastify')
   const server = Fastify()

@@ -1,7 +1,7 @@
 // The environment of `npm start` for a public deployment: proxies, connection limits, and the
 // settings that must stop start-up rather than fall back to a default (the rest: test/domain.test.ts).
 import t, { type Test } from 'tap'
-import { configFromEnv } from '../src/config.js'
+import { configFromEnv } from '../src/domain/config.js'
 
 function refused (t: Test, env: Record<string, string>, message: string | RegExp): void {
   t.throws(() => configFromEnv(env), { name: 'ConfigError', message }, JSON.stringify(env))

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { EventEmitter } from 'node:events'
 import type { Server } from 'node:net'
-import { clientKey, ClientConnections, defaultMaxConnections, limitConnections, openFileLimit } from '../src/connections.js'
+import { clientKey, ClientConnections, defaultMaxConnections, limitConnections, openFileLimit } from '../src/domain/connections.js'
 
 t.test('clientKey: IPv4 as it is, IPv4-mapped IPv6 as IPv4, other IPv6 by its /64', async t => {
   t.equal(clientKey('203.0.113.7'), '203.0.113.7')

@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import app from '../src/app.js'
-import { VERSION } from '../src/options.js'
+import { VERSION } from '../src/domain/options.js'
 import type { AddressInfo } from 'node:net'
 import { basic } from './helper.js'
 import { begun, listenerClosed } from './sockets.js'
@@ -163,7 +163,7 @@ t.test('docs: false serves no document', async t => {
 
 t.test('documentAs files a plugin\'s operations under its tag, with the optional X-CHALLENGER unless a route names its own', async t => {
   const { default: swagger } = await import('@fastify/swagger')
-  const { documentAs } = await import('../routes/schemas.js')
+  const { documentAs } = await import('../src/domain/schemas.js')
   const server = Fastify()
   t.teardown(() => server.close())
   const schemes = { challenger: { type: 'apiKey', in: 'header', name: 'X-CHALLENGER' }, basic: { type: 'http', scheme: 'basic' } } as const

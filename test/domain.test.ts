@@ -1,11 +1,11 @@
 // The plain modules, without HTTP: truncation, the catalogue, secrets, options, configuration, store.
 import t from 'tap'
-import { bitFor, challenges, checkedCatalogue, isPassed, type Challenge, type Trigger } from '../src/catalogue.js'
-import { configFromEnv, ConfigError } from '../src/config.js'
-import { defaults, resolveOptions } from '../src/options.js'
-import { safeEqual } from '../src/secrets.js'
-import { detached, MemoryStore, newGuid, newToken, TOKEN_PATTERN } from '../src/store.js'
-import { truncate } from '../src/truncate.js'
+import { bitFor, challenges, checkedCatalogue, isPassed, type Challenge, type Trigger } from '../src/domain/catalogue.js'
+import { configFromEnv, ConfigError } from '../src/domain/config.js'
+import { defaults, resolveOptions } from '../src/domain/options.js'
+import { safeEqual } from '../src/domain/secrets.js'
+import { detached, MemoryStore, newGuid, newToken, TOKEN_PATTERN } from '../src/domain/store.js'
+import { truncate } from '../src/domain/truncate.js'
 
 t.test('truncate counts code points and never splits a surrogate pair', async t => {
   t.equal(truncate('', 3), '')

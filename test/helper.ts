@@ -3,9 +3,9 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Test } from 'tap'
 import type { ApiChallengesOptions } from '../src/app.js'
-import { challenges, isPassed } from '../src/catalogue.js'
+import { challenges, isPassed } from '../src/domain/catalogue.js'
 import { createServer } from '../src/server.js'
-import { MemoryStore, type ChallengerStore } from '../src/store.js'
+import { MemoryStore, type ChallengerStore } from '../src/domain/store.js'
 
 const stores = new WeakMap<FastifyInstance, ChallengerStore>()
 

@@ -1,7 +1,7 @@
 // The web pages: escaping, statuses, progress figures, the CSP, the bearer-secret warning, and
 // that looking passes nothing.
 import t from 'tap'
-import { BEARER_WARNING, challengesPage, escapeHtml, landingPage, progressText } from '../src/pages.js'
+import { BEARER_WARNING, challengesPage, escapeHtml, landingPage, progressText } from '../src/domain/pages.js'
 import { build, newSession, passed } from './helper.js'
 
 const rows = [

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import apiChallenges from '../src/app.js'
-import { redisAddress, RedisStore, StoreUnavailableError } from '../src/redis-store.js'
+import { redisAddress, RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
 import { redisMissing, redisServer } from './redis-server.js'
 
 interface LogLine { level: number, time: number, msg: string, redis?: string }

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { once } from 'node:events'
 import t from 'tap'
-import { RedisStore, StoreUnavailableError } from '../src/redis-store.js'
+import { RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
 import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
 import { redisMissing, redisServer, type RedisServer } from './redis-server.js'

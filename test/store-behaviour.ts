@@ -1,6 +1,6 @@
 // The registry's behaviour, the same for every store (in memory, Redis): one suite, two backends.
 import type { Test } from 'tap'
-import type { ChallengerStore } from '../src/store.js'
+import type { ChallengerStore } from '../src/domain/store.js'
 
 /** `make` returns a fresh, empty store with room for `maxSessions`; the suite closes it. */
 export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<ChallengerStore>): void {

@@ -1,6 +1,6 @@
 // The in-memory store's life cycle with a hand-moved clock: expiry, touch, capacity, restore.
 import t from 'tap'
-import { MemoryStore } from '../src/store.js'
+import { MemoryStore } from '../src/domain/store.js'
 import { fakeTime } from './clock.js'
 import { storeBehaviour } from './store-behaviour.js'
 

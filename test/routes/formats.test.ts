@@ -1,6 +1,6 @@
 // Content negotiation: JSON and XML for every body, 406 and 415, safe XML parsing, exact round trips.
 import t from 'tap'
-import { readNoteXml, XmlError } from '../../src/xml.js'
+import { readNoteXml, XmlError } from '../../src/domain/xml.js'
 import { build, newSession, storeOf } from '../helper.js'
 
 const XML_DECL = '<?xml version="1.0" encoding="UTF-8"?>'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MemoryStore } from '../../src/store.js'
+import { MemoryStore } from '../../src/domain/store.js'
 import { basic, build, errorMessages, newSession, passed, storeOf } from '../helper.js'
 
 const json = { 'content-type': 'application/json' }

@@ -1,9 +1,9 @@
 // Sessions that last and stay bounded: GET/PUT /challenger/{guid}, expiry, capacity, the creation
 // rate limit and single-player mode, over inject.
 import t from 'tap'
-import { challenges, OTHER_REFERENCE_NAMES, paddedId } from '../../src/catalogue.js'
-import { SINGLE_PLAYER_GUID } from '../../src/options.js'
-import { MemoryStore } from '../../src/store.js'
+import { challenges, OTHER_REFERENCE_NAMES, paddedId } from '../../src/domain/catalogue.js'
+import { SINGLE_PLAYER_GUID } from '../../src/domain/options.js'
+import { MemoryStore } from '../../src/domain/store.js'
 import { fakeTime } from '../clock.js'
 import { basic, build, errorMessages, newSession, passed, storeOf } from '../helper.js'
 

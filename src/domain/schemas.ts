@@ -3,8 +3,8 @@
 // OpenAPI document.
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { challenges, OTHER_REFERENCE_NAMES, paddedId } from '../src/catalogue.js'
-import { TOKEN_PATTERN } from '../src/store.js'
+import { challenges, OTHER_REFERENCE_NAMES, paddedId } from './catalogue.js'
+import { TOKEN_PATTERN } from './store.js'
 
 export interface HeaderDoc {
   type: 'string'
