@@ -212,7 +212,9 @@ t.test('a port in use stops start-up with one line naming the port, and exit 1',
 /** Runs `command` in a new pseudo-terminal (util-linux `script`), as if typed at a terminal. */
 function inTerminal (command: string[], env: Record<string, string>) {
   const quoted = command.map(word => `'${word.replaceAll("'", "'\\''")}'`).join(' ')
-  const child = spawn('script', ['--quiet', '--return', '--command', quoted, '/dev/null'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  // `exec`: the shell `script` starts ($SHELL, or dash when it is unset, as in CI) gives way to the
+  // command, so that Ctrl-C reaches the command alone and its exit code is the one reported.
+  const child = spawn('script', ['--quiet', '--return', '--command', `exec ${quoted}`, '/dev/null'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
   // Without the colours, which differ from one terminal to another, and with the terminal's \r\n as \n.
