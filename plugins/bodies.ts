@@ -2,7 +2,8 @@
 // dropped, whatever its type (many clients add a Content-Type to every POST), so a body never fails
 // a route that takes none; a route plugin that takes one calls `fastify.acceptBodies('json')`.
 // Both keep the service's body limit (413 beyond it, before anything else is looked at), whatever
-// the host's parsers and limit are.
+// the host's parsers and limit are. With 'ignore' (the heartbeat's), a body is not read at all:
+// the answer never depends on it, and the connection closes after the answer (plugins/shutdown.ts).
 //
 // With 'json', a body that cannot be used (another content type, malformed or empty JSON, a value
 // that fails the route's schema) is judged late: the parsers hand their failure on in
@@ -13,7 +14,7 @@
 import { errorCodes, type FastifyError, type FastifyInstance, type FastifyRequest, type preHandlerHookHandler, type preParsingHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 
-export type BodyPolicy = 'json' | 'none'
+export type BodyPolicy = 'json' | 'none' | 'ignore'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -74,6 +75,13 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
     // Only the app's own default asks for 'none' (below); routes that take a body ask for 'json'.
     if (policy === 'none') {
       this.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, _body, done) => { done(null, undefined) })
+      return
+    }
+    if (policy === 'ignore') {
+      // Handed the request's stream, the parser leaves it unread. A Content-Type that is no media
+      // type at all, which Fastify would refuse (415), is set aside too.
+      this.addContentTypeParser('*', (_request, _payload, done) => { done(null, undefined) })
+      this.addHook('onRoute', route => { route.preParsing = [route.preParsing ?? []].flat().concat(setAside) })
       return
     }
 

@@ -3,7 +3,7 @@
 // routing are src/framework-errors.ts's.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { errorBody, notFoundMessage } from '../src/domain/messages.js'
+import { errorBody } from '../src/domain/messages.js'
 import { errorsXml } from '../src/domain/xml.js'
 
 declare module 'fastify' {
@@ -73,13 +73,6 @@ async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promis
       return reply.fail(500, 'Internal Server Error')
     }
     return reply.fail(status, messageFor(error, request, options))
-  })
-
-  // Setting a handler here puts unknown paths under this plugin's hooks; the common-headers hook
-  // then answers them before any body is read, so the handler itself is only a fallback.
-  /* c8 ignore next 3 */
-  fastify.setNotFoundHandler(function (request, reply) {
-    return reply.fail(404, notFoundMessage(request))
   })
 }
 

@@ -1,13 +1,11 @@
 // Common response headers and the checks that come before everything else. X-Challenger echoes
 // the request's X-CHALLENGER on every answer (errors and 404s too), and X-Content-Type-Options:
 // nosniff keeps a browser from reading an answer as another type than it says (CORS is
-// plugins/cors.ts's). An X-CHALLENGER over 100 characters is refused with 431, a missing or
-// repeated Host with 400, and an unknown path with 404, before routing has any effect, before a
-// body is read.
+// plugins/cors.ts's). An X-CHALLENGER over 100 characters is refused with 431, and a missing or
+// repeated Host with 400, before routing has any effect, before a body is read.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { challengerEcho, COMMON_HEADERS, hostCount } from '../src/domain/common-headers.js'
-import { notFoundMessage } from '../src/domain/messages.js'
 
 /** The common headers that @fastify/cors does not set. */
 const OWN_HEADERS = {
@@ -35,13 +33,6 @@ async function headers (fastify: FastifyInstance): Promise<void> {
     }
     if (hostCount(request.raw) > 1) {
       reply.fail(400, 'The request has more than one Host header; send one')
-      return
-    }
-    // An unknown path is 404 whatever it carries: answered here, before a body is read or parsed.
-    // (@fastify/cors's catch-all OPTIONS route counts as unknown too. It is the only OPTIONS route
-    // that ends in `*`; GET /docs/static/*, Swagger UI's assets, is a real route.)
-    if (request.is404 || (request.method === 'OPTIONS' && request.routeOptions.url?.endsWith('*') === true)) {
-      reply.fail(404, notFoundMessage(request))
       return
     }
     done()

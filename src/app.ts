@@ -10,7 +10,7 @@ import docs from '../plugins/docs.js'
 import errors from '../plugins/errors.js'
 import formats from '../plugins/formats.js'
 import headers from '../plugins/headers.js'
-import methods from '../plugins/methods.js'
+import methodGuard from '../plugins/method-guard.js'
 import registry from '../plugins/registry.js'
 import session from '../plugins/session.js'
 import shutdown from '../plugins/shutdown.js'
@@ -27,6 +27,8 @@ export { SINGLE_PLAYER_GUID } from './domain/options.js'
 export { MemoryStore, type ChallengerRecord, type ChallengerStore, type MemoryStoreOptions } from './domain/store.js'
 // For a host that wants errors raised before routing to carry the service's error body too.
 export { clientErrorHandler, frameworkErrors } from './domain/framework-errors.js'
+// For a host whose server should take every method Node accepts (PROPFIND, QUERY, …), as npm start's does.
+export { EVERY_METHOD, supportEveryMethod } from './domain/methods.js'
 
 const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   const options = resolveOptions(opts)
@@ -41,7 +43,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(shutdown)
   await fastify.register(cors)
   await fastify.register(headers)
-  await fastify.register(methods)
+  await fastify.register(methodGuard)
   await fastify.register(bodies, options)
   await fastify.register(registry, options)
   await fastify.register(session)

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 import pinoPretty from 'pino-pretty'
 import { clientErrorHandler, frameworkErrors } from './domain/framework-errors.js'
-import app from './app.js'
+import app, { supportEveryMethod } from './app.js'
 import { configFromEnv, ConfigError, serverDefaults, type ServerConfig, type TrustProxy } from './domain/config.js'
 import { defaultMaxConnections, limitConnections, openFileLimit } from './domain/connections.js'
 import { defaults as appDefaults } from './domain/options.js'
@@ -93,6 +93,8 @@ export function createServer (config: ServerConfig): FastifyInstance {
       }
     }
   })
+  // Odd methods (PROPFIND, QUERY, …) reach the service and get its 405, rather than Fastify's 404.
+  supportEveryMethod(fastify)
   fastify.register(app, config.app)
   return fastify
 }

@@ -1,7 +1,7 @@
 // The service as a plugin inside another Fastify app, under a prefix.
 import Fastify from 'fastify'
 import t from 'tap'
-import app, { MemoryStore } from '../src/app.js'
+import app, { EVERY_METHOD, MemoryStore, supportEveryMethod } from '../src/app.js'
 
 t.test('mounted under a prefix, every route and message is under it and the host is untouched', async t => {
   const host = Fastify()
@@ -26,6 +26,31 @@ t.test('mounted under a prefix, every route and message is under it and the host
   t.equal(missing.statusCode, 404)
   t.equal(missing.json().message, 'Route GET:/elsewhere not found', 'the host keeps its own 404')
   t.equal(host.hasDecorator('challengers'), false)
+})
+
+t.test('the host decides which methods its server knows: the plugin adds none, supportEveryMethod adds every one', async t => {
+  const plain = Fastify()
+  const before = [...plain.supportedMethods]
+  await plain.register(app)
+  t.teardown(() => plain.close())
+  t.same(plain.supportedMethods, before, 'registering the plugin leaves the method list alone')
+  t.notOk(before.includes('PROPFIND'), 'Fastify does not know PROPFIND by itself')
+  const unknown = await plain.inject({ method: 'PROPFIND' as 'GET', url: '/secret/note' })
+  t.equal(unknown.statusCode, 404, 'a method the server does not know: the 404 of the service')
+  t.same(unknown.json(), { errorMessages: ['No resource at PROPFIND /secret/note'] })
+  const known = await plain.inject({ method: 'PATCH', url: '/secret/note' })
+  t.equal(known.statusCode, 405, 'a method it knows: 405')
+
+  const every = Fastify()
+  supportEveryMethod(every)
+  await every.register(app)
+  t.teardown(() => every.close())
+  t.same(EVERY_METHOD.filter(method => !every.supportedMethods.includes(method)), [], 'every method Node accepts, CONNECT aside')
+  t.notOk(EVERY_METHOD.includes('CONNECT'))
+  const refused = await every.inject({ method: 'PROPFIND' as 'GET', url: '/secret/note' })
+  t.equal(refused.statusCode, 405)
+  t.equal(refused.headers.allow, 'GET, HEAD, POST, OPTIONS')
+  t.equal((await every.inject({ method: 'PROPFIND' as 'GET', url: '/heartbeat' })).statusCode, 405)
 })
 
 t.test('mounted twice, the two have separate sessions', async t => {
