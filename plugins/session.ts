@@ -1,13 +1,25 @@
-// The session decorator: `request.challenger` is the session named by X-CHALLENGER (or null),
-// looked up once per request, and `request.pass(bit)` records progress on it.
+// The session decorator: `request.challenger` is the session the request names (or null), looked
+// up once per request, and `request.pass(bit)` records progress on it. Single-player mode lives
+// here and nowhere else: its one session (`fastify.singlePlayerGuid`) answers for every request,
+// whatever X-CHALLENGER says, and is made again should it ever be missing.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { ChallengerRecord } from '../src/domain/store.js'
+import { SINGLE_PLAYER_GUID } from '../src/domain/options.js'
+import { newToken, type ChallengerRecord } from '../src/domain/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route works without its session: a store that cannot be reached is no error there. */
     sessionOptional?: boolean
+  }
+  interface FastifyInstance {
+    /** The guid of the one session in single-player mode; null in multi-player mode. */
+    singlePlayerGuid: string | null
+    /**
+     * The live session `guid` names (any case), or undefined; in single-player mode the one
+     * session, whatever `guid` is, made if it is missing.
+     */
+    findSession (guid: string | undefined): Promise<ChallengerRecord | undefined>
   }
   interface FastifyRequest {
     /** The session named by X-CHALLENGER; null when the header is absent or names no session. */
@@ -20,28 +32,47 @@ declare module 'fastify' {
   }
 }
 
-async function session (fastify: FastifyInstance): Promise<void> {
+export interface SessionOptions {
+  mode: 'multi' | 'single'
+}
+
+async function session (fastify: FastifyInstance, options: SessionOptions): Promise<void> {
+  const store = fastify.challengers
+  const single = options.mode === 'single'
+  fastify.decorate('singlePlayerGuid', single ? SINGLE_PLAYER_GUID : null)
+
+  // The one session of single-player mode, made if no instance has made it yet (ifAbsent: two
+  // instances starting together on one Redis agree on one token).
+  const ensureSinglePlayer = async (): Promise<ChallengerRecord | undefined> => {
+    await store.restore({ guid: SINGLE_PLAYER_GUID, token: newToken(), note: '', progress: 0 }, { pinned: true, ifAbsent: true })
+    return await store.get(SINGLE_PLAYER_GUID)
+  }
+  // A store that is away at start-up is no reason not to start: the session is made on first use.
+  if (single) await ensureSinglePlayer().catch((error: unknown) => { fastify.log.warn({ err: error }, 'the single-player session waits for the store') })
+
+  fastify.decorate('findSession', function (guid: string | undefined): Promise<ChallengerRecord | undefined> {
+    // Multi-player lookups take one promise hop; single-player ones may make the session first.
+    if (single) return store.get(SINGLE_PLAYER_GUID).then(record => record ?? ensureSinglePlayer())
+    // Session ids are issued in lowercase; the same UUID in capitals names the same session.
+    return guid === undefined || guid === '' ? Promise.resolve(undefined) : store.get(guid.toLowerCase())
+  })
+
   fastify.decorateRequest('challenger', null)
 
   fastify.decorateRequest('pass', async function (this: FastifyRequest, bit: number) {
     // Already passed (as far as this request saw): nothing to write.
     if (bit !== 0 && this.challenger !== null && (this.challenger.progress & bit) === 0) {
-      await this.server.challengers.pass(this.challenger.guid, bit)
+      await store.pass(this.challenger.guid, bit)
     }
   })
 
   fastify.addHook('onRequest', function findChallenger (request, _reply, done) {
-    // In single-player mode one session answers for everyone, whatever the header says.
-    const guid = fastify.singlePlayerGuid ?? request.headers['x-challenger']
-    if (typeof guid !== 'string' || guid === '') {
+    const guid = request.headers['x-challenger'] as string | undefined
+    if (!single && (guid === undefined || guid === '')) {
       done()
       return
     }
-    // Session ids are issued in lowercase; the same UUID in capitals names the same session.
-    const looked = fastify.challengers.get(guid.toLowerCase())
-    // Multi-player lookups take one promise hop; single-player ones may make the session first.
-    const found = fastify.singlePlayerGuid === null ? looked : looked.then(record => record ?? fastify.ensureSinglePlayer())
-    found.then((record) => {
+    fastify.findSession(guid).then((record) => {
       request.challenger = record ?? null
       done()
     }, (error: Error & { statusCode?: number }) => {

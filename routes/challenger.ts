@@ -6,8 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bitFor, progressFrom, statusMap } from '../src/domain/catalogue.js'
 import { clientKey } from '../src/domain/connections.js'
-import { RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
-import { newToken, type ChallengerRecord } from '../src/domain/store.js'
+import { newToken, StoreUnavailableError, type ChallengerRecord } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
 import { sessionXml } from '../src/domain/xml.js'
 import { answer, documentAs, failure, GuidParams, header, noBody, SessionJson, SessionRestore, XML } from '../src/domain/schemas.js'
@@ -21,7 +20,6 @@ declare module 'fastify' {
 
 export interface ChallengerOptions {
   noteMaxLength: number
-  redisKeyPrefix: string
   /** Sessions one client address may create per minute; 0: no limit. */
   creationRateLimit: number
 }
@@ -46,8 +44,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
   let mayCreate = async (_request: FastifyRequest, _reply: FastifyReply): Promise<boolean> => true
   if (options.creationRateLimit > 0) {
     // With sessions in Redis, the counts live there too, so the limit holds across instances.
-    const store = fastify.challengers
-    const shared = store instanceof RedisStore ? { redis: store.client, nameSpace: `${options.redisKeyPrefix}rate:` } : {}
+    const shared = fastify.challengers.sharedCounts ?? {}
     // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64).
     await fastify.register(rateLimit, { global: false, max: options.creationRateLimit, timeWindow: 60_000, keyGenerator: request => clientKey(request.ip), ...shared })
     const check = fastify.createRateLimit()
@@ -102,7 +99,9 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     fastify.decorateRequest('named', null)
     // Every request that names a session in the URL counts as activity, whatever its method or fate.
     fastify.addHook('onRequest', async (request) => {
-      request.named = await fastify.challengers.get((request.params as { guid: string }).guid.toLowerCase()) ?? null
+      const guid = (request.params as { guid: string }).guid.toLowerCase()
+      // The session of X-CHALLENGER, when it is this one, was looked up already: once is enough.
+      request.named = request.challenger?.guid === guid ? request.challenger : await fastify.challengers.get(guid) ?? null
     })
 
     fastify.get('/challenger/:guid', {

@@ -1,6 +1,6 @@
 // /challenges: the catalogue with the caller's progress (all false without a known session).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { bitFor, challenges as catalogue, isPassed } from '../src/domain/catalogue.js'
+import { bitFor, challengeRows } from '../src/domain/catalogue.js'
 import { challengesXml } from '../src/domain/xml.js'
 import { answer, ChallengeList, documentAs, header, XML } from '../src/domain/schemas.js'
 
@@ -23,14 +23,7 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     const progress = request.challenger === null ? 0 : request.challenger.progress | bit
     // As the reference does: where the learner sees this progress as a page.
     if (request.challenger !== null) reply.header('location', `${fastify.prefix}/gui/challenges/${request.challenger.guid}`)
-    return {
-      challenges: catalogue.map(c => ({
-        id: c.id,
-        name: c.name,
-        description: c.description,
-        status: isPassed(progress, c)
-      }))
-    }
+    return { challenges: challengeRows(progress) }
   })
   fastify.allowOnly('/challenges', ['GET', 'HEAD', 'OPTIONS'])
 }

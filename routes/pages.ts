@@ -7,7 +7,7 @@ import helmet from '@fastify/helmet'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { browserHeaders } from '../src/domain/browser-headers.js'
-import { challenges as catalogue, isPassed } from '../src/domain/catalogue.js'
+import { challengeRows } from '../src/domain/catalogue.js'
 import { challengesPage, CSP_DIRECTIVES, ICON, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/domain/pages.js'
 import { GuidParams, header } from '../src/domain/schemas.js'
 
@@ -43,10 +43,9 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   const render = async (asked: string | null) => {
     // In single-player mode every page shows the one session.
     const guid = fastify.singlePlayerGuid ?? asked
-    const record = guid === null ? undefined : await fastify.challengers.get(guid.toLowerCase())
+    const record = guid === null ? undefined : await fastify.findSession(guid)
     const progress = record?.progress ?? 0
-    const rows = catalogue.map(c => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, c) }))
-    return challengesPage(base, guid, record !== undefined, rows, options.docs)
+    return challengesPage(base, guid, record !== undefined, challengeRows(progress), options.docs)
   }
 
   fastify.get('/gui/challenges', {

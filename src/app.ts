@@ -46,7 +46,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(methodGuard)
   await fastify.register(bodies, options)
   await fastify.register(registry, options)
-  await fastify.register(session)
+  await fastify.register(session, options)
   await fastify.register(auth, options)
   if (options.docs) await fastify.register(docs, { version: VERSION })
 

@@ -11,7 +11,7 @@ import apiChallenges from '../src/app.js'
 import { redisAddress, RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
 import { redisMissing, redisServer } from './redis-server.js'
 
-interface LogLine { level: number, time: number, msg: string, redis?: string }
+interface LogLine { level: number, time: number, msg: string, store?: string }
 
 /** The service alone, logging (at info) into `lines`, closed on teardown. */
 async function logged (t: Test, options: Parameters<typeof apiChallenges>[1]): Promise<{ app: FastifyInstance, lines: LogLine[] }> {
@@ -23,7 +23,7 @@ async function logged (t: Test, options: Parameters<typeof apiChallenges>[1]): P
   return { app, lines }
 }
 
-const redisLines = (lines: LogLine[]): Array<[number, string]> => lines.filter(line => line.redis !== undefined).map(line => [line.level, line.msg])
+const redisLines = (lines: LogLine[]): Array<[number, string]> => lines.filter(line => line.store !== undefined).map(line => [line.level, line.msg])
 
 async function heartbeat (app: FastifyInstance): Promise<number> {
   return (await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode
@@ -181,10 +181,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const address = `127.0.0.1:${later.port}`
       const registered = Date.now()
       const { app, lines } = await logged(t, { redisUrl: `redis://default:${password}@${address}`, redisKeyPrefix: 'start:' })
-      const first = lines.find(line => line.redis !== undefined)
+      const first = lines.find(line => line.store !== undefined)
       t.equal(first?.level, WARN)
       t.match(first?.msg, `Redis at ${address} cannot be reached (connect ECONNREFUSED ${address})${AFTER}`)
-      t.equal(first?.redis, address)
+      t.equal(first?.store, `Redis at ${address}`)
       t.ok((first?.time ?? Infinity) - registered < 500, 'said at once, not after the connect timeout')
       t.equal(await heartbeat(app), 503)
       for (let i = 0; i < 3; i++) t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 503)

@@ -123,6 +123,14 @@ export function paddedId (id: number): string {
   return String(id).padStart(2, '0')
 }
 
+/** One challenge as GET /challenges and the challenges page show it, with the learner's status. */
+export interface ChallengeRow {
+  id: number
+  name: string
+  description: string
+  status: boolean
+}
+
 /** The lookups over one list of challenges (the service's is below; a test can make its own). */
 export function createCatalogue (list: readonly Challenge[]) {
   checkedCatalogue(list)
@@ -148,6 +156,10 @@ export function createCatalogue (list: readonly Challenge[]) {
     unreachableChallenges (): Challenge[] {
       return list.filter(c => !asked.has(c.trigger))
     },
+    /** Every challenge, in id order, passed or not in `progress`. */
+    rows (progress: number): ChallengeRow[] {
+      return list.map(c => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, c) }))
+    },
     /** Progress as the reference's status map: every catalogue id, passed or not. */
     statusMap (progress: number): Record<string, boolean> {
       const map: Record<string, boolean> = {}
@@ -168,4 +180,4 @@ export function createCatalogue (list: readonly Challenge[]) {
   }
 }
 
-export const { bitFor, unreachableChallenges, statusMap, progressFrom } = createCatalogue(challenges)
+export const { bitFor, unreachableChallenges, rows: challengeRows, statusMap, progressFrom } = createCatalogue(challenges)

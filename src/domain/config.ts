@@ -1,7 +1,7 @@
 // The environment of `npm start`, read in one place and turned into server and app options.
 // A bad value stops start-up with one line that names the variable.
 import { isIP } from 'node:net'
-import type { ApiChallengesOptions } from './options.js'
+import { CREDENTIAL_RULES, type ApiChallengesOptions } from './options.js'
 
 /**
  * Which X-Forwarded-For hops to believe (Fastify's trustProxy): none (false), the last `n` (the
@@ -63,7 +63,7 @@ function nonEmpty (env: Env, name: string): string | undefined {
 }
 
 /** A variable that may be unset (the default) but not set to nothing: an empty password is a mistake, not a wish for the default. */
-function setOrUnset (env: Env, name: string, forbidden: Array<[RegExp, string]>): string | undefined {
+function setOrUnset (env: Env, name: string, forbidden: ReadonlyArray<readonly [RegExp, string]>): string | undefined {
   const raw = env[name]
   if (raw === undefined) return undefined
   if (raw === '') throw new ConfigError(`${name} is set but empty; unset it for the default`)
@@ -128,8 +128,8 @@ export function configFromEnv (env: Env): ServerConfig {
   }
   const app: ApiChallengesOptions = {
     // The options' rules for username and password, said with the variables' names.
-    username: setOrUnset(env, 'AUTH_USERNAME', [[/:/, '":"'], [/[\r\n]/, 'line breaks']]),
-    password: setOrUnset(env, 'AUTH_PASSWORD', [[/[\r\n]/, 'line breaks']]),
+    username: setOrUnset(env, 'AUTH_USERNAME', CREDENTIAL_RULES.username),
+    password: setOrUnset(env, 'AUTH_PASSWORD', CREDENTIAL_RULES.password),
     noteMaxLength: integer(env, 'NOTE_MAX_LENGTH', 1, 1_000_000),
     bodyLimit: integer(env, 'BODY_LIMIT', 1, 100 * 1024 * 1024),
     mode: mode(env),

@@ -1,5 +1,6 @@
 // The service's options: one interface, its defaults, and the checks that make a bad
 // option fail at registration with a clear message.
+import { existsSync, readFileSync } from 'node:fs'
 import type { ChallengerStore } from './store.js'
 
 export interface ApiChallengesOptions {
@@ -41,8 +42,34 @@ export interface ApiChallengesOptions {
   store?: ChallengerStore
 }
 
-/** The package's version, named in the OpenAPI document. */
-export const VERSION = '0.1.0'
+/** The package's version, named in the OpenAPI document: package.json's, the nearest above this file. */
+export const VERSION = packageVersion()
+
+function packageVersion (): string {
+  // src/domain/ in the repository, dist/src/domain/ once built: two or three floors up.
+  let dir = new URL('.', import.meta.url)
+  for (;;) {
+    const file = new URL('package.json', dir)
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version
+    /* c8 ignore next */
+    if (dir.pathname === '/') throw new Error('api-challenges: no package.json above src/domain/options')
+    dir = new URL('..', dir)
+  }
+}
+
+/** What a username and a password must not contain: a colon ends a Basic user-id (RFC 7617), and a line break would end the header. */
+export const CREDENTIAL_RULES: Readonly<Record<'username' | 'password', ReadonlyArray<readonly [RegExp, string]>>> = Object.freeze({
+  username: [[/:/, '":"'], [/[\r\n]/, 'line breaks']],
+  password: [[/[\r\n]/, 'line breaks']]
+})
+
+function credential (name: 'username' | 'password', value: unknown): string {
+  const rules = CREDENTIAL_RULES[name]
+  if (typeof value !== 'string' || value === '' || rules.some(([pattern]) => pattern.test(value))) {
+    throw new TypeError(`api-challenges: option ${name} must be a non-empty string without ${rules.map(([, what]) => what).join(' or ')}, got ${JSON.stringify(value)}`)
+  }
+  return value
+}
 
 /** The fixed guid of the one session in single-player mode. */
 export const SINGLE_PLAYER_GUID = '00000000-0000-4000-8000-000000000001'
@@ -154,9 +181,8 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
   refuseUnknown(options)
   const merged = { ...defaults, ...options }
   return {
-    // A colon cannot be part of a Basic user-id (RFC 7617).
-    username: text('username', merged.username, /^[^:\r\n]+$/, 'a non-empty string without ":" or line breaks'),
-    password: text('password', merged.password, /^[^\r\n]+$/, 'a non-empty string without line breaks'),
+    username: credential('username', merged.username),
+    password: credential('password', merged.password),
     realm: text('realm', merged.realm, /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/, 'printable ASCII without quotes or backslashes'),
     noteMaxLength: whole('noteMaxLength', merged.noteMaxLength, 1),
     bodyLimit: whole('bodyLimit', merged.bodyLimit, 1),

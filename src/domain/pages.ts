@@ -1,6 +1,7 @@
 // The service's web pages, as plain strings: the landing page and the challenges page, with their
 // stylesheet and the small script that refreshes the statuses. Every value placed in a page is
 // escaped. No front-end build: what is here is what the browser gets.
+import type { ChallengeRow } from './catalogue.js'
 
 const HTML_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' }
 
@@ -87,12 +88,7 @@ ${bearerWarning}
     : ''}`)
 }
 
-export interface ChallengeRow {
-  id: number
-  name: string
-  description: string
-  status: boolean
-}
+export type { ChallengeRow }
 
 export function progressText (rows: readonly ChallengeRow[]): string {
   return `${rows.filter(row => row.status).length} of ${rows.length} done`

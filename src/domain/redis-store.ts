@@ -8,17 +8,10 @@
 // A probe about every second tells whether Redis still answers, so that the heartbeat says 503
 // within about 2 s of a hang even when no request runs into it, and 204 again once it is over.
 import { Redis } from 'ioredis'
-import type { ChallengerRecord, ChallengerStore } from './store.js'
-import { newGuid, newToken } from './store.js'
+import type { ChallengerRecord, ChallengerStore, StoreStatus } from './store.js'
+import { newGuid, newToken, StoreUnavailableError } from './store.js'
 
-/** The store cannot be reached: the request is answered 503 and may be retried. */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError'
-  readonly statusCode = 503
-  constructor (cause: unknown) {
-    super('The session store is unavailable; try again shortly', { cause })
-  }
-}
+export { StoreUnavailableError } from './store.js'
 
 export interface RedisStoreOptions {
   /** redis://host:port/db */
@@ -36,14 +29,6 @@ export interface RedisStoreOptions {
    * so that the heartbeat says 503 exactly when requests would; never longer than commandTimeoutMs.
    */
   probeTimeoutMs?: number
-}
-
-/** A change in whether the store can serve requests: reported once per change, never per request. */
-export interface StoreStatus {
-  /** Connected, and answering. */
-  available: boolean
-  /** What happened, to follow "Redis at host:port": "connected", "cannot be reached (…)", … */
-  reason: string
 }
 
 /** host:port of a redis:// URL, for log lines: never its username or password. */
@@ -116,8 +101,10 @@ interface Scripts {
 const timedOut = (error: unknown): boolean => /timed out/i.test((error as Error).message)
 
 export class RedisStore implements ChallengerStore {
-  /** The connection, shared with the creation rate limit so that its counts hold across instances. */
+  /** The connection, shared with the creation rate limit (`sharedCounts`) so that its counts hold across instances. */
   readonly client: Redis
+  readonly sharedCounts: { redis: Redis, nameSpace: string }
+  readonly description: string
   readonly #prefix: string
   readonly #idleMs: number
   readonly #maxSessions: number
@@ -137,6 +124,7 @@ export class RedisStore implements ChallengerStore {
     this.#probeIntervalMs = options.probeIntervalMs ?? 1000
     this.#probeTimeoutMs = Math.min(options.probeTimeoutMs ?? timeout, timeout)
     this.address = redisAddress(options.url)
+    this.description = `Redis at ${this.address}`
     this.client = new Redis(options.url, {
       // Fail fast while Redis is away (the request gets 503) and reconnect on our own.
       enableOfflineQueue: false,
@@ -162,6 +150,7 @@ export class RedisStore implements ChallengerStore {
     this.client.defineCommand('setNote', { numberOfKeys: 1, lua: SET_NOTE })
     this.client.defineCommand('pass', { numberOfKeys: 1, lua: PASS })
     this.client.defineCommand('probe', { numberOfKeys: 0, lua: PROBE })
+    this.sharedCounts = { redis: this.client, nameSpace: `${options.prefix}rate:` }
     this.#scheduleProbe()
   }
 

@@ -1,5 +1,6 @@
 // Session storage. The interface is asynchronous so that a networked store can stand
 // behind it without touching a route; the in-memory store below is the default.
+import type { Redis } from 'ioredis'
 import { randomFillSync } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 
@@ -35,6 +36,36 @@ export interface ChallengerStore {
   /** Whether the store can be reached now (the heartbeat answers 503 while it cannot). */
   available (): boolean
   close (): Promise<void>
+
+  // A store across the network may say more; the service uses what is there.
+  /** What the store is, for log lines, never with credentials: `Redis at host:port`. */
+  readonly description?: string
+  /** Calls `listener` once per change of availability (and at once, when it is already known). */
+  onStatus? (listener: (status: StoreStatus) => void): void
+  /** Resolves once connected, or after the connect timeout; the app waits for it before it starts. */
+  connected? (): Promise<void>
+  /**
+   * Where the creation rate limit counts (@fastify/rate-limit's `redis` and `nameSpace`), so that
+   * instances sharing the store share the limit; absent, each process counts for itself.
+   */
+  readonly sharedCounts?: { redis: Redis, nameSpace: string }
+}
+
+/** A change in whether the store can serve requests: reported once per change, never per request. */
+export interface StoreStatus {
+  /** Connected, and answering. */
+  available: boolean
+  /** What happened, to follow the store's description: "connected", "cannot be reached (…)", … */
+  reason: string
+}
+
+/** The store cannot be reached: the request is answered 503 and may be retried. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError'
+  readonly statusCode = 503
+  constructor (cause: unknown) {
+    super('The session store is unavailable; try again shortly', { cause })
+  }
 }
 
 export interface MemoryStoreOptions {
