@@ -1,5 +1,6 @@
 import t from 'tap'
 import { challenges } from '../../src/domain/catalogue.js'
+import { MemoryStore } from '../../src/domain/store.js'
 import { build, errorMessages, passed } from '../helper.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -150,4 +151,22 @@ t.test('routes that take no body accept and ignore whatever body a client sends'
   const big = await app.inject({ method: 'POST', url: '/challenger', headers: { 'content-type': 'text/plain' }, payload: 'x'.repeat(16 * 1024 + 1) })
   t.equal(big.statusCode, 413, 'but not beyond the body limit')
   t.same(errorMessages(big), ['The request body is larger than the limit of 16384 bytes'])
+})
+
+t.test('GET /challenger/{guid} looks the session up once, even when X-CHALLENGER names it too', async t => {
+  const store = new MemoryStore()
+  const app = await build(t, { store })
+  const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+  const asked: string[] = []
+  const get = store.get.bind(store)
+  store.get = async (id: string) => { asked.push(id); return await get(id) }
+  const same = await app.inject({ method: 'GET', url: `/challenger/${guid.toUpperCase()}`, headers: { 'x-challenger': guid } })
+  t.equal(same.statusCode, 200)
+  t.same(asked, [guid], 'one lookup for the header and the URL')
+  asked.length = 0
+  const other = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+  asked.length = 0
+  const two = await app.inject({ method: 'GET', url: `/challenger/${other}`, headers: { 'x-challenger': guid } })
+  t.equal(two.json().xChallenger, other, 'the URL decides whose session it is')
+  t.same(asked, [guid, other], 'two sessions named: two lookups')
 })
