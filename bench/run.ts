@@ -234,39 +234,54 @@ try {
   }
   const note = JSON.stringify({ note: 'a note written by the benchmark, short of the 100 character limit' })
   const rows: Row[] = []
-  rows.push(...await compare('1. GET /heartbeat',
-    { server: service, requests: rotating('GET', '/heartbeat', sessions) },
-    { server: fastify, requests: rotating('GET', '/204', sessions) }))
-  rows.push(...await compare('1b. GET /heartbeat',
-    { server: service, requests: rotating('GET', '/heartbeat', sessions) },
-    { server: { ...fastify, name: 'fastify + headers' }, requests: rotating('GET', '/headers/204', sessions) }))
-  rows.push(...await compare('2. POST /secret/note',
-    { server: service, requests: rotating('POST', '/secret/note', sessions, note) },
-    { server: fastify, requests: rotating('POST', '/note', sessions, note) }))
-  if (redisSessions !== undefined && redisService !== undefined) {
-    rows.push(...await compare('2r. POST /secret/note, Redis',
-      { server: redisService, requests: rotating('POST', '/secret/note', redisSessions, note) },
-      { server: service, requests: rotating('POST', '/secret/note', sessions, note) }))
-  }
-  rows.push(...await compare('3. GET /secret/note',
-    { server: service, requests: rotating('GET', '/secret/note', sessions) },
-    { server: fastify, requests: rotating('GET', '/204', sessions) }))
-  rows.push(...await compare('4. POST /challenger',
-    { server: service, requests: [{ method: 'POST', path: '/challenger' }] },
-    { server: fastify, requests: [{ method: 'GET', path: '/204' }] }))
-  rows.push(...await compare('floor: GET 204',
-    { server: fastify, requests: rotating('GET', '/204', sessions) },
-    { server: floor, requests: rotating('GET', '/', sessions) }))
-  process.stdout.write('\n' + format(rows) + '\n')
-  process.stdout.write('ratio req/s: service req/s over baseline req/s. ratio CPU: baseline server CPU per request over\n' +
-    'the service\'s (1.0 = costs the same). 1b compares with a bare route that sets only the headers every\n' +
-    'answer of the service must carry (@fastify/cors, Access-Control-Allow-Headers, the X-Challenger echo).\n' +
-    'The floor row compares bare Fastify with bare node:http.\n\n')
+  // BENCH_AGAINST=<another build's dist/src/server.js>: this build against that one, scenario by
+  // scenario, in the same run (a change's before and after), and nothing else.
+  const against = process.env.BENCH_AGAINST
+  if (against !== undefined && against !== '') {
+    const earlier = await start('earlier build', [against], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CREATION_RATE_LIMIT: '0' }, /ready: curl -i -X POST (http:\/\/[^/]+)\/challenger/)
+    servers.push(earlier)
+    const earlierSessions = await createSessions(earlier.url, 200)
+    for (const [scenario, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat'], ['POST /secret/note', 'POST', '/secret/note', note], ['GET /secret/note', 'GET', '/secret/note'], ['POST /challenger', 'POST', '/challenger']] as const) {
+      rows.push(...await compare(scenario,
+        { server: service, requests: rotating(method, path, sessions, body) },
+        { server: earlier, requests: rotating(method, path, earlierSessions, body) }))
+    }
+    process.stdout.write('\n' + format(rows) + '\n')
+  } else {
+    rows.push(...await compare('1. GET /heartbeat',
+      { server: service, requests: rotating('GET', '/heartbeat', sessions) },
+      { server: fastify, requests: rotating('GET', '/204', sessions) }))
+    rows.push(...await compare('1b. GET /heartbeat',
+      { server: service, requests: rotating('GET', '/heartbeat', sessions) },
+      { server: { ...fastify, name: 'fastify + headers' }, requests: rotating('GET', '/headers/204', sessions) }))
+    rows.push(...await compare('2. POST /secret/note',
+      { server: service, requests: rotating('POST', '/secret/note', sessions, note) },
+      { server: fastify, requests: rotating('POST', '/note', sessions, note) }))
+    if (redisSessions !== undefined && redisService !== undefined) {
+      rows.push(...await compare('2r. POST /secret/note, Redis',
+        { server: redisService, requests: rotating('POST', '/secret/note', redisSessions, note) },
+        { server: service, requests: rotating('POST', '/secret/note', sessions, note) }))
+    }
+    rows.push(...await compare('3. GET /secret/note',
+      { server: service, requests: rotating('GET', '/secret/note', sessions) },
+      { server: fastify, requests: rotating('GET', '/204', sessions) }))
+    rows.push(...await compare('4. POST /challenger',
+      { server: service, requests: [{ method: 'POST', path: '/challenger' }] },
+      { server: fastify, requests: [{ method: 'GET', path: '/204' }] }))
+    rows.push(...await compare('floor: GET 204',
+      { server: fastify, requests: rotating('GET', '/204', sessions) },
+      { server: floor, requests: rotating('GET', '/', sessions) }))
+    process.stdout.write('\n' + format(rows) + '\n')
+    process.stdout.write('ratio req/s: service req/s over baseline req/s. ratio CPU: baseline server CPU per request over\n' +
+      'the service\'s (1.0 = costs the same). 1b compares with a bare route that sets only the headers every\n' +
+      'answer of the service must carry (@fastify/cors, Access-Control-Allow-Headers, the X-Challenger echo).\n' +
+      'The floor row compares bare Fastify with bare node:http.\n\n')
 
-  const figures = JSON.parse(await memory()) as MemoryFigure[]
-  process.stdout.write('| sessions | heap bytes per idle session | with a 100-character note | expiry µs per session | bytes per session after expiry |\n|---|---|---|---|---|\n')
-  for (const f of figures) {
-    process.stdout.write(`| ${f.sessions} | ${f.bytesPerSession} | ${f.bytesPerSessionWithNote} | ${f.expiryMicrosPerSession} | ${f.bytesPerSessionAfterExpiry} |\n`)
+    const figures = JSON.parse(await memory()) as MemoryFigure[]
+    process.stdout.write('| sessions | heap bytes per idle session | with a 100-character note | expiry µs per session | bytes per session after expiry |\n|---|---|---|---|---|\n')
+    for (const f of figures) {
+      process.stdout.write(`| ${f.sessions} | ${f.bytesPerSession} | ${f.bytesPerSessionWithNote} | ${f.expiryMicrosPerSession} | ${f.bytesPerSessionAfterExpiry} |\n`)
+    }
   }
 } catch (error) {
   process.stderr.write(`bench: ${(error as Error).message}\n`)

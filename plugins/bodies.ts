@@ -81,7 +81,10 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
       // Handed the request's stream, the parser leaves it unread. A Content-Type that is no media
       // type at all, which Fastify would refuse (415), is set aside too.
       this.addContentTypeParser('*', (_request, _payload, done) => { done(null, undefined) })
-      this.addHook('onRoute', route => { route.preParsing = [route.preParsing ?? []].flat().concat(setAside) })
+      this.addHook('onRoute', route => {
+        // GET and HEAD never have their body parsed: they need no hook.
+        if ([route.method].flat().some(method => method !== 'GET' && method !== 'HEAD')) route.preParsing = [route.preParsing ?? []].flat().concat(setAside)
+      })
       return
     }
 
