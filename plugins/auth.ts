@@ -1,7 +1,7 @@
 // Authorization: the Basic credentials that earn a token (`fastify.checkCredentials`), and the
 // preHandler that guards a resource with the session's token (`fastify.tokenAuth(resource)`).
 // Secrets are compared in constant time.
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { bitFor, type Trigger } from '../src/domain/catalogue.js'
 import { NAME_A_SESSION } from '../src/domain/messages.js'
@@ -20,7 +20,7 @@ declare module 'fastify' {
      * A preHandler that lets a request through only with its session's token, and records the
      * challenge of a refusal (`missing` token, `wrong` token) for the methods named in `refusals`.
      */
-    tokenAuth (refusals: Partial<Record<string, Refusals>>): preHandlerAsyncHookHandler
+    tokenAuth (refusals: Partial<Record<string, Refusals>>): preHandlerHookHandler
   }
   interface FastifyRequest {
     /** Set by `tokenAuth` once the token was accepted. */
@@ -52,6 +52,12 @@ function tokenOf (request: FastifyRequest): [string, TokenSource] | undefined {
   return typeof header === 'string' && header !== '' ? [header, 'x-auth-token'] : undefined
 }
 
+/** Answers a refusal once its challenge is recorded (at once when there was nothing to wait for). */
+function refuse (passing: Promise<void> | undefined, done: (error?: Error) => void, answer: () => void): void {
+  if (passing === undefined) answer()
+  else passing.then(answer, done)
+}
+
 async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<void> {
   const { username, password, realm } = options
 
@@ -71,28 +77,32 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
 
   fastify.decorateRequest('tokenSource', null)
 
-  fastify.decorate('tokenAuth', function (refusals: Partial<Record<string, Refusals>>): preHandlerAsyncHookHandler {
+  fastify.decorate('tokenAuth', function (refusals: Partial<Record<string, Refusals>>): preHandlerHookHandler {
     // The challenge bits of each refusal, by method, worked out once.
     const bits = (outcome: keyof Refusals) => new Map(Object.entries(refusals).map(([method, triggers]) => [method, bitFor((triggers as Refusals)[outcome])]))
     const noToken = bits('missing')
     const wrongToken = bits('wrong')
-    return async function requireToken (request: FastifyRequest, reply: FastifyReply) {
+    // A callback hook, not an async one: an accepted token, the common case, costs no promise.
+    return function requireToken (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) {
       const challenger = request.challenger
       if (challenger === null) {
-        return reply.fail(401, NAME_A_SESSION)
+        reply.fail(401, NAME_A_SESSION)
+        return
       }
       const found = tokenOf(request)
       if (found === undefined) {
-        await request.pass(noToken.get(request.method) ?? 0)
-        return reply.fail(401, 'Send the token from POST /secret/token in the X-AUTH-TOKEN header')
+        refuse(request.pass(noToken.get(request.method) ?? 0), done, () => reply.fail(401, 'Send the token from POST /secret/token in the X-AUTH-TOKEN header'))
+        return
       }
       const [token, source] = found
       if (!safeEqual(token, challenger.token)) {
         // A wrong Bearer token passes nothing: challenges 31 and 36 are about X-AUTH-TOKEN.
-        if (source === 'x-auth-token') await request.pass(wrongToken.get(request.method) ?? 0)
-        return reply.fail(403, 'The token is not the one issued to this session')
+        const passing = source === 'x-auth-token' ? request.pass(wrongToken.get(request.method) ?? 0) : undefined
+        refuse(passing, done, () => reply.fail(403, 'The token is not the one issued to this session'))
+        return
       }
       request.tokenSource = source
+      done()
     }
   })
 }

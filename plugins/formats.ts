@@ -25,27 +25,34 @@ declare module 'fastify' {
 
 const TYPES = ['application/json', 'application/xml', 'text/xml']
 
-function negotiate (request: FastifyRequest): void {
+interface Negotiation {
+  format: Format | null
+  xmlType: string
+}
+
+const JSON_ANSWER: Negotiation = Object.freeze({ format: 'json', xmlType: 'application/xml' })
+const NOT_ACCEPTABLE: Negotiation = Object.freeze({ format: null, xmlType: 'application/xml' })
+
+function negotiate (request: FastifyRequest): Negotiation {
   const accept = request.headers.accept
   // The common cases without the negotiator.
-  if (accept === undefined || accept === '*/*' || accept === 'application/json') return
+  if (accept === undefined || accept === '*/*' || accept === 'application/json') return JSON_ANSWER
   const chosen = request.accepts().type(TYPES)
-  if (chosen === false) request.format = null
-  else if (chosen !== 'application/json') {
-    request.format = 'xml'
-    request.xmlType = chosen as string
-  }
+  if (chosen === false) return NOT_ACCEPTABLE
+  return chosen === 'application/json' ? JSON_ANSWER : { format: 'xml', xmlType: chosen as string }
+}
+
+/** The request's negotiation, worked out the first time it is asked for (most answers never ask). */
+function negotiated (request: FastifyRequest & { negotiation: Negotiation | null }): Negotiation {
+  request.negotiation ??= negotiate(request)
+  return request.negotiation
 }
 
 async function formats (fastify: FastifyInstance): Promise<void> {
   await fastify.register(accepts)
-  fastify.decorateRequest('format', 'json')
-  fastify.decorateRequest('xmlType', 'application/xml')
-
-  fastify.addHook('onRequest', function negotiateFormat (request, _reply, done) {
-    negotiate(request)
-    done()
-  })
+  fastify.decorateRequest('negotiation', null)
+  fastify.decorateRequest('format', { getter (this: FastifyRequest) { return negotiated(this as FastifyRequest & { negotiation: Negotiation | null }).format } })
+  fastify.decorateRequest('xmlType', { getter (this: FastifyRequest) { return negotiated(this as FastifyRequest & { negotiation: Negotiation | null }).xmlType } })
 
   // A successful payload of a route with an XML form: the reply's serializer becomes that form.
   // (Error bodies are written by reply.fail, which knows the format itself.) Only routes that have

@@ -27,8 +27,9 @@ declare module 'fastify' {
     /**
      * Records a challenge on this request's session: `bit` is the catalogue's `bitFor(trigger)`,
      * looked up when the route is registered. Does nothing without a session or for bit 0.
+     * Returns a promise only when there is something to wait for (a write to a networked store).
      */
-    pass (bit: number): Promise<void>
+    pass (bit: number): Promise<void> | undefined
   }
 }
 
@@ -59,16 +60,25 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
 
   fastify.decorateRequest('challenger', null)
 
-  fastify.decorateRequest('pass', async function (this: FastifyRequest, bit: number) {
+  const passNow = store.passNow?.bind(store)
+  fastify.decorateRequest('pass', function (this: FastifyRequest, bit: number): Promise<void> | undefined {
     // Already passed (as far as this request saw): nothing to write.
-    if (bit !== 0 && this.challenger !== null && (this.challenger.progress & bit) === 0) {
-      await store.pass(this.challenger.guid, bit)
-    }
+    if (bit === 0 || this.challenger === null || (this.challenger.progress & bit) !== 0) return undefined
+    if (passNow === undefined) return store.pass(this.challenger.guid, bit)
+    passNow(this.challenger.guid, bit)
+    return undefined
   })
 
+  const getNow = single ? undefined : store.getNow?.bind(store)
   fastify.addHook('onRequest', function findChallenger (request, _reply, done) {
     const guid = request.headers['x-challenger'] as string | undefined
     if (!single && (guid === undefined || guid === '')) {
+      done()
+      return
+    }
+    // A store in this process answers at once: no promise.
+    if (getNow !== undefined) {
+      request.challenger = getNow((guid as string).toLowerCase()) ?? null
       done()
       return
     }

@@ -101,7 +101,7 @@ t.test('an exception inside a handler or hook is a 500 with the error body and a
   const host = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { lines.push(line) } } } })
   class FailingStore extends MemoryStore {
     override async create (): Promise<never> { throw new Error('boom at /internal/place') }
-    override async get (): Promise<never> { throw new TypeError('lookup exploded') }
+    override getNow (): never { throw new TypeError('lookup exploded') }
   }
   await host.register(app, { store: new FailingStore() })
   t.teardown(() => host.close())

@@ -24,6 +24,19 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     t.equal(store.available(), true)
   })
 
+  t.test('setNote with bits passes them in the same step; without, progress stays as it was', async t => {
+    const store = await make(100)
+    t.teardown(() => store.close())
+    const a = await store.create()
+    await store.pass(a.guid, 0b1)
+    t.equal(await store.setNote(a.guid, 'first', 0b1100), 'first')
+    t.same(await store.get(a.guid), { guid: a.guid, token: a.token, note: 'first', progress: 0b1101 })
+    t.equal(await store.setNote(a.guid, 'second'), 'second')
+    t.same(await store.get(a.guid), { guid: a.guid, token: a.token, note: 'second', progress: 0b1101 })
+    t.equal(await store.setNote('nobody', 'x', 0b10), undefined, 'a session that is gone stays gone')
+    t.equal(await store.get('nobody'), undefined)
+  })
+
   t.test('restore replaces a live session and creates a missing one', async t => {
     const store = await make(100)
     t.teardown(() => store.close())

@@ -79,9 +79,15 @@ end
 if live then return 1 end
 return 0`
 
+// The note and, in the same step, the challenge it passes (ARGV[2], 0 for none): one round trip.
 const SET_NOTE = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
-redis.call('HSET', KEYS[1], 'n', ARGV[1])
+local p = redis.call('HGET', KEYS[1], 'p')
+if not p then return nil end
+if ARGV[2] ~= '0' then
+  redis.call('HSET', KEYS[1], 'n', ARGV[1], 'p', bit.bor(tonumber(p), tonumber(ARGV[2])))
+else
+  redis.call('HSET', KEYS[1], 'n', ARGV[1])
+end
 return ARGV[1]`
 
 const PASS = `
@@ -93,7 +99,7 @@ interface Scripts {
   touch (hash: string, lru: string, seq: string, guid: string, idleMs: number): Promise<[string, string, string, string] | null>
   put (hash: string, lru: string, seq: string, guid: string, token: string, note: string, progress: number,
     idleMs: number, max: number, pinned: string, prefix: string, onlyNew: string): Promise<number>
-  setNote (hash: string, note: string): Promise<string | null>
+  setNote (hash: string, note: string, bits: number): Promise<string | null>
   pass (hash: string, bits: number): Promise<number>
   probe (): Promise<number>
 }
@@ -294,8 +300,8 @@ export class RedisStore implements ChallengerStore {
     return { guid, token, note, progress: Number(progress) }
   }
 
-  async setNote (guid: string, note: string): Promise<string | undefined> {
-    return (await this.#run(() => this.#scripts.setNote(this.#key(guid), note))) ?? undefined
+  async setNote (guid: string, note: string, bits = 0): Promise<string | undefined> {
+    return (await this.#run(() => this.#scripts.setNote(this.#key(guid), note, bits))) ?? undefined
   }
 
   async pass (guid: string, bits: number): Promise<void> {

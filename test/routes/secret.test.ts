@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MemoryStore } from '../../src/domain/store.js'
+import { MemoryStore, type ChallengerStore } from '../../src/domain/store.js'
 import { basic, build, errorMessages, newSession, passed, storeOf } from '../helper.js'
 
 const json = { 'content-type': 'application/json' }
@@ -343,7 +343,7 @@ t.test('challenges 31-38 pass for the exact request each names', async t => {
 
 t.test('a session that ends while its note is written gets 401, not a false 200', async t => {
   class EndingStore extends MemoryStore {
-    override async setNote (): Promise<string | undefined> {
+    override setNoteNow (): string | undefined {
       return undefined
     }
   }
@@ -352,4 +352,45 @@ t.test('a session that ends while its note is written gets 401, not a false 200'
   const res = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, 'x-auth-token': me.token, ...json }, payload: { note: 'a' } })
   t.equal(res.statusCode, 401)
   t.same(await passed(app, me.guid), [1, 30])
+})
+
+/** A store with only the asynchronous interface, as a networked one has: MemoryStore's answers, each a promise. */
+function asyncOnly (store: MemoryStore, pass = store.pass.bind(store)): ChallengerStore {
+  return {
+    create: async () => await store.create(),
+    get: async guid => await store.get(guid),
+    setNote: async (guid, note, bits) => await store.setNote(guid, note, bits),
+    pass,
+    restore: async (record, options) => await store.restore(record, options),
+    available: () => store.available(),
+    close: async () => { await store.close() }
+  }
+}
+
+t.test('with a store that answers only through promises, the note and its challenges work the same', async t => {
+  const app = await build(t, { store: asyncOnly(new MemoryStore()) })
+  const me = await newSession(app)
+  const post = (headers: Record<string, string>) => app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, ...json, ...headers }, payload: { note: 'kept' } })
+  t.equal((await post({})).statusCode, 401)
+  t.equal((await post({ 'x-auth-token': 'not-it' })).statusCode, 403)
+  t.equal((await post({ authorization: 'Bearer not-it' })).statusCode, 403, 'a wrong Bearer token passes nothing')
+  t.same(await passed(app, me.guid), [1, 30, 35, 36])
+  const written = await post({ 'x-auth-token': me.token })
+  t.equal(written.statusCode, 200)
+  t.same(written.json(), { note: 'kept' })
+  const read = await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': me.guid, 'x-auth-token': me.token } })
+  t.same(read.json(), { note: 'kept' })
+  t.same(await passed(app, me.guid), [1, 30, 33, 34, 35, 36])
+  const unknown = await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': '11111111-2222-4333-8444-555555555555', 'x-auth-token': me.token } })
+  t.equal(unknown.statusCode, 401, 'an unknown session, looked up through a promise')
+})
+
+t.test('a store that fails to record a refusal\'s challenge: 500 with the error body, nothing stored', async t => {
+  const memory = new MemoryStore()
+  const app = await build(t, { store: asyncOnly(memory, async () => { throw new Error('pass failed at /internal/place') }) })
+  const me = await newSession(app)
+  const res = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, ...json }, payload: { note: 'x' } })
+  t.equal(res.statusCode, 500)
+  t.same(res.json(), { errorMessages: ['Internal Server Error'] })
+  t.equal((await memory.get(me.guid))?.note, '')
 })
