@@ -387,8 +387,15 @@ t.test('with a store that answers only through promises, the note and its challe
 
 t.test('a store that fails to record a refusal\'s challenge: 500 with the error body, nothing stored', async t => {
   const memory = new MemoryStore()
-  const app = await build(t, { store: asyncOnly(memory, async () => { throw new Error('pass failed at /internal/place') }) })
+  let failing = false
+  const app = await build(t, {
+    store: asyncOnly(memory, async (guid, bits) => {
+      if (failing) throw new Error('pass failed at /internal/place')
+      await memory.pass(guid, bits)
+    })
+  })
   const me = await newSession(app)
+  failing = true
   const res = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': me.guid, ...json }, payload: { note: 'x' } })
   t.equal(res.statusCode, 500)
   t.same(res.json(), { errorMessages: ['Internal Server Error'] })
