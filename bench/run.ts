@@ -1,17 +1,26 @@
-// npm run bench: the service beside bare Fastify, each in its own process on 127.0.0.1, measured in
-// alternating rounds (A B A B ...) with the same load, and heap per idle session. It prints figures
-// and asserts nothing on timings; it exits non-zero only when a server fails to start or a request
-// errors. Settings: BENCH_SECONDS (per round, default 5), BENCH_PAIRS (default 3),
-// BENCH_CONNECTIONS (default 50), BENCH_PIPELINING (default 1), BENCH_PIN (default 1: with two or
-// more cores and taskset, the servers run on core 0 and the load generator on core 1).
+// npm run bench: the service beside bare Fastify with the same CORS (issue 15), each in its own
+// process on 127.0.0.1, measured in alternating rounds (A B A B ...) with the same load; then how
+// throughput holds up with many live sessions, and memory per idle session (heap and Redis). It
+// prints Markdown tables and asserts nothing on timings; it exits non-zero only when a server fails
+// to start or a request errors.
+// Settings: BENCH_SECONDS (per round, default 5), BENCH_PAIRS (default 3), BENCH_CONNECTIONS
+// (default 50), BENCH_PIPELINING (default 1), BENCH_PIN (default 1: with two or more cores and
+// taskset, the servers run on core 0 and the load generator on core 1), BENCH_LOGGERS (default
+// silent,info: the service's log levels to measure, each against the baseline's matching logger),
+// BENCH_SCALE (default 1; 0 skips the 1,000 / 100,000 / 1,000,000 session table), BENCH_MEMORY
+// (default 1; 0 skips memory per session), BENCH_REDIS_SESSIONS (default 100,000), BENCH_AGAINST
+// (another build's dist/src/server.js: this build against that one, scenario by scenario, and
+// nothing else).
 import autocannon from 'autocannon'
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { availableParallelism, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import type { MemoryReport } from './memory.js'
+import { NOTE } from './note.js'
+import { hasRedis, startRedis, type RedisServer } from './redis.js'
 import { setting } from './settings.js'
-import type { MemoryFigure } from './memory.js'
 
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url))
 
@@ -20,6 +29,27 @@ const pairs = setting('BENCH_PAIRS', 3)
 const connections = setting('BENCH_CONNECTIONS', 50)
 const pipelining = setting('BENCH_PIPELINING', 1)
 const pin = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && hasTaskset()
+const withScale = process.env.BENCH_SCALE !== '0'
+const withMemory = process.env.BENCH_MEMORY !== '0'
+const against = process.env.BENCH_AGAINST ?? ''
+
+/** The service's LOG_LEVEL and the baseline's logger beside it (BASELINE_LOGGER, see baseline-fastify.ts). */
+const LOGGER_PAIRS: Record<string, string> = { silent: 'off', info: 'info' }
+const loggers = (process.env.BENCH_LOGGERS ?? 'silent,info').split(',').map(level => level.trim()).filter(level => level !== '')
+if (loggers.length === 0 || loggers.some(level => LOGGER_PAIRS[level] === undefined)) {
+  process.stderr.write(`bench: BENCH_LOGGERS must list some of ${Object.keys(LOGGER_PAIRS).join(', ')}, got ${JSON.stringify(process.env.BENCH_LOGGERS)}\n`)
+  process.exit(1)
+}
+
+/** Ratio targets of issue 15 (service req/s over baseline req/s, at least). */
+const TARGET = { heartbeat: 0.90, notePost: 0.85, noteGet: 0.85, creation: 0.70, redis: 0.70 }
+/** Spread of req/s across session counts (max/min − 1, at most), heap and Redis bytes per idle session (at most). */
+const SCALE_SPREAD = 0.05
+const HEAP_BYTES = 250
+const REDIS_BYTES = 300
+/** Session counts of the scale table, and the authorized sessions the measured requests rotate over. */
+const SCALE_SIZES = [1_000, 100_000, 1_000_000]
+const ROTATION = 200
 
 function hasTaskset (): boolean {
   try {
@@ -28,6 +58,10 @@ function hasTaskset (): boolean {
   } catch {
     return false
   }
+}
+
+function progress (line: string): void {
+  process.stderr.write(`bench: ${line}\n`)
 }
 
 /** CPU time (user + system) a process has used, in microseconds; undefined where /proc is absent. */
@@ -47,21 +81,56 @@ interface Server {
   child: ChildProcess
 }
 
-/** Starts `args` with node and resolves with the URL it reports once it listens. */
-async function start (name: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<Server> {
+const running: Server[] = []
+
+async function freePort (): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve))
+  const { port } = probe.address() as { port: number }
+  await new Promise(resolve => probe.close(resolve))
+  return port
+}
+
+/**
+ * Starts the server script `script` with node on a free port (PORT, HOST) and resolves once it
+ * answers HTTP (at LOG_LEVEL=silent the service says nothing, so its output cannot tell).
+ */
+async function start (name: string, script: string, env: Record<string, string>): Promise<Server> {
+  const port = await freePort()
+  const args = [script]
   const [command, argv] = pin ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args]
-  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(command, argv, { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const server = { name, url: `http://127.0.0.1:${port}`, child }
+  running.push(server)
   let output = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk
-      const found = ready.exec(output)
-      if (found !== null) resolve(found[1] as string)
-    })
-    child.on('exit', code => reject(new Error(`${name} exited with ${code} before listening:\n${output}`)))
-  })
-  child.stdout?.resume()
-  return { name, url, child }
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => { output = (output + chunk).slice(-4000) })
+  let exited: number | null | undefined
+  child.on('exit', code => { exited = code })
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (exited !== undefined) throw new Error(`${name} exited with ${exited} before listening:\n${output}`)
+    try {
+      await (await fetch(`${server.url}/`)).arrayBuffer()
+      return server
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${name} did not answer within 30 s:\n${output}`)
+      await new Promise(resolve => setTimeout(resolve, 50))
+    }
+  }
+}
+
+/** The service at `logLevel` (a build's dist/src/server.js): the creation limit off, since all load comes from one address. */
+async function startService (name: string, logLevel: string, env: Record<string, string> = {}, script = here('../src/server.js')): Promise<Server> {
+  return await start(name, script, { LOG_LEVEL: logLevel, CREATION_RATE_LIMIT: '0', ...env })
+}
+
+async function stop (server: Server): Promise<void> {
+  const at = running.findIndex(known => known.child === server.child)
+  if (at !== -1) running.splice(at, 1)
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return
+  const exited = new Promise(resolve => server.child.once('exit', resolve))
+  server.child.kill('SIGTERM')
+  await exited
 }
 
 interface Target {
@@ -101,36 +170,35 @@ function median (values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] as number : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
 }
 
-interface Row {
-  scenario: string
-  target: string
-  rps: number
-  p50: number
-  p99: number
-  cpu: number
-  ratio?: number
-  cpuRatio?: number
-}
-
-/** Warm both up, then A B A B ... for `pairs` pairs; the medians of each side. */
-async function compare (scenario: string, service: Target, baseline: Target): Promise<Row[]> {
-  await round(service, 1)
-  await round(baseline, 1)
-  const rounds: [Round[], Round[]] = [[], []]
+/** Warm each up for 1 s, then rounds in turn (A B A B ..., or A B C A B C ...) for `pairs` passes; the medians of each. */
+async function alternate (targets: Target[]): Promise<Round[]> {
+  for (const target of targets) await round(target, 1)
+  const rounds: Round[][] = targets.map(() => [])
   for (let i = 0; i < pairs; i++) {
-    rounds[0].push(await round(service, seconds))
-    rounds[1].push(await round(baseline, seconds))
+    for (const [j, target] of targets.entries()) rounds[j]?.push(await round(target, seconds))
   }
-  const [a, b] = rounds.map(list => ({
+  return rounds.map(list => ({
     rps: median(list.map(r => r.rps)),
     p50: median(list.map(r => r.p50)),
     p99: median(list.map(r => r.p99)),
     cpu: median(list.map(r => r.cpu))
-  })) as [Omit<Row, 'scenario' | 'target'>, Omit<Row, 'scenario' | 'target'>]
-  return [
-    { scenario, target: service.server.name, ...a, ratio: a.rps / b.rps, cpuRatio: b.cpu / a.cpu },
-    { scenario, target: baseline.server.name, ...b }
-  ]
+  }))
+}
+
+interface Row {
+  scenario: string
+  /** The two sides' loggers, "silent / off". */
+  logger: string
+  service: Round
+  baseline: Round
+  /** The lowest acceptable service/baseline req/s ratio; none for context rows. */
+  target?: number
+}
+
+async function compare (scenario: string, logger: string, service: Target, baseline: Target, target?: number): Promise<Row> {
+  progress(`${scenario} (${logger}): ${service.server.name} against ${baseline.server.name}`)
+  const [a, b] = await alternate([service, baseline]) as [Round, Round]
+  return { scenario, logger, service: a, baseline: b, target }
 }
 
 interface Session {
@@ -138,19 +206,29 @@ interface Session {
   token: string
 }
 
+/** `count` sessions with a token each and the benchmark's note stored, so that a note GET answers NOTE. */
 async function createSessions (url: string, count: number): Promise<Session[]> {
   const sessions: Session[] = []
   for (let i = 0; i < count; i++) {
     const created = await fetch(`${url}/challenger`, { method: 'POST' })
+    await created.arrayBuffer()
     const guid = created.headers.get('x-challenger') as string
     const issued = await fetch(`${url}/secret/token`, {
       method: 'POST',
       headers: { 'x-challenger': guid, authorization: 'Basic ' + Buffer.from('admin:password').toString('base64') }
     })
+    await issued.arrayBuffer()
     const token = issued.headers.get('x-auth-token')
     if (created.status !== 201 || issued.status !== 201 || token === null) {
       throw new Error(`session set-up failed: ${created.status} ${issued.status}`)
     }
+    const noted = await fetch(`${url}/secret/note`, {
+      method: 'POST',
+      headers: { 'x-challenger': guid, 'x-auth-token': token, 'content-type': 'application/json' },
+      body: JSON.stringify({ note: NOTE })
+    })
+    await noted.arrayBuffer()
+    if (noted.status !== 200) throw new Error(`session set-up failed: the note write answered ${noted.status}`)
     sessions.push({ guid, token })
   }
   return sessions
@@ -174,118 +252,220 @@ function rotating (method: string, path: string, sessions: Session[], body?: str
   }))
 }
 
+const noteBody = JSON.stringify({ note: NOTE })
+
+/** The four scenarios of issue 15: name, requests over `sessions`, target. */
+function scenarios (sessions: Session[]): Array<[string, autocannon.Request[], number]> {
+  return [
+    ['GET /heartbeat', rotating('GET', '/heartbeat', sessions), TARGET.heartbeat],
+    ['POST /secret/note', rotating('POST', '/secret/note', sessions, noteBody), TARGET.notePost],
+    ['GET /secret/note', rotating('GET', '/secret/note', sessions), TARGET.noteGet],
+    // Session creation: no X-CHALLENGER; the baseline's POST /challenger is a bare 204.
+    ['POST /challenger', [{ method: 'POST', path: '/challenger' }], TARGET.creation]
+  ]
+}
+
+const thousands = (n: number): string => Math.round(n).toLocaleString('en-US')
+const ms = (n: number): string => String(Math.round(n))
+const met = (ok: boolean): string => ok ? 'met' : '**not met**'
+
+function table (head: string[], body: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map(cells => (cells[i] ?? '').length)))
+  const line = (cells: string[]): string => '| ' + cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ') + ' |'
+  return [line(head), '|' + widths.map(w => '-'.repeat(w + 2)).join('|') + '|', ...body.map(line)].join('\n') + '\n'
+}
+
+function formatRows (rows: Row[], sides: [string, string]): string {
+  const head = ['scenario', 'logger', `${sides[0]} req/s`, `${sides[1]} req/s`, 'ratio', 'target', 'met',
+    'p50 ms', 'p99 ms', 'CPU µs/req', 'ratio CPU']
+  const body = rows.map(r => {
+    const ratio = r.service.rps / r.baseline.rps
+    return [
+      r.scenario, r.logger, thousands(r.service.rps), thousands(r.baseline.rps), ratio.toFixed(3),
+      r.target === undefined ? '' : `≥ ${r.target.toFixed(2)}`, r.target === undefined ? '' : met(ratio >= r.target),
+      `${ms(r.service.p50)} / ${ms(r.baseline.p50)}`, `${ms(r.service.p99)} / ${ms(r.baseline.p99)}`,
+      `${r.service.cpu.toFixed(1)} / ${r.baseline.cpu.toFixed(1)}`, (r.baseline.cpu / r.service.cpu).toFixed(3)
+    ]
+  })
+  // Without targets (BENCH_AGAINST), no target and met columns.
+  const keep = (_cell: string, i: number): boolean => rows.some(r => r.target !== undefined) || (i !== 5 && i !== 6)
+  return table(head.filter(keep), body.map(cells => cells.filter(keep)))
+}
+
+/** Issue 15's table: each log level against the baseline's matching logger, the Redis row, the context rows. */
+async function main (): Promise<string> {
+  let out = ''
+  const floor = await start('node:http', here('./baseline-http.js'), {})
+  let redis: RedisServer | undefined
+  if (hasRedis()) {
+    redis = await startRedis(['--appendonly', 'yes'])
+  } else {
+    out += 'redis-server is not installed: the Redis row is left out\n\n'
+  }
+  const redisLevel = loggers.includes('info') ? 'info' : loggers[0] as string
+  const rows: Row[] = []
+  let bareFastify: { cors: Server, sessions: Session[], logger: string } | undefined
+  try {
+    for (const level of loggers) {
+      const logger = `${level} / ${LOGGER_PAIRS[level]}`
+      const service = await startService(`service (${level})`, level)
+      const baseline = await start(`fastify + cors (${LOGGER_PAIRS[level]})`, here('./baseline-fastify.js'), { BASELINE_LOGGER: LOGGER_PAIRS[level] as string })
+      const sessions = await createSessions(service.url, ROTATION)
+      // Creation runs last: it fills the service to its cap (100,000), evicting the rotated sessions.
+      for (const [scenario, requests, target] of scenarios(sessions)) {
+        rows.push(await compare(scenario, logger, { server: service, requests }, { server: baseline, requests }, target))
+        if (scenario === 'POST /secret/note' && level === redisLevel && redis !== undefined) {
+          const withRedis = await startService(`service + Redis (${level})`, level, { REDIS_URL: redis.url })
+          const redisSessions = await createSessions(withRedis.url, ROTATION)
+          rows.push(await compare('POST /secret/note, Redis vs in memory', `${level} / ${level}`,
+            { server: withRedis, requests: rotating('POST', '/secret/note', redisSessions, noteBody) },
+            { server: service, requests }, TARGET.redis))
+          await stop(withRedis)
+        }
+      }
+      await stop(service)
+      if (bareFastify === undefined) bareFastify = { cors: baseline, sessions, logger: LOGGER_PAIRS[level] as string }
+      else await stop(baseline)
+    }
+    if (bareFastify !== undefined) {
+      // Context: what the mandated headers cost bare Fastify, and bare Fastify against node:http.
+      const { cors, sessions, logger } = bareFastify
+      const bare = { ...cors, name: `bare fastify (${logger})` }
+      rows.push(await compare('context: Fastify + cors GET 204 vs bare Fastify', `${logger} / ${logger}`,
+        { server: cors, requests: rotating('GET', '/heartbeat', sessions) },
+        { server: bare, requests: rotating('GET', '/bare/204', sessions) }))
+      rows.push(await compare('floor: bare Fastify GET 204 vs node:http', `${logger} / none`,
+        { server: bare, requests: rotating('GET', '/bare/204', sessions) },
+        { server: floor, requests: rotating('GET', '/', sessions) }))
+      await stop(cors)
+    }
+  } finally {
+    await stop(floor)
+    await redis?.stop()
+  }
+  out += 'Throughput: the service against bare Fastify with the same CORS and mandated headers\n\n'
+  out += formatRows(rows, ['service', 'baseline'])
+  return out
+}
+
+/** BENCH_AGAINST: this build against another one, scenario by scenario, at each log level. */
+async function mainAgainst (): Promise<string> {
+  const rows: Row[] = []
+  for (const level of loggers) {
+    const service = await startService(`this build (${level})`, level)
+    const earlier = await startService(`earlier build (${level})`, level, {}, against)
+    const sessions = await createSessions(service.url, ROTATION)
+    const earlierSessions = await createSessions(earlier.url, ROTATION)
+    const theirs = scenarios(earlierSessions)
+    for (const [i, [scenario, requests]] of scenarios(sessions).entries()) {
+      rows.push(await compare(scenario, `${level} / ${level}`, { server: service, requests }, { server: earlier, requests: theirs[i]?.[1] as autocannon.Request[] }))
+    }
+    await stop(service)
+    await stop(earlier)
+  }
+  return formatRows(rows, ['this build', 'earlier build'])
+}
+
+/**
+ * Heartbeat and note POST with 1,000, 100,000 and 1,000,000 live sessions: one service per size
+ * (MAX_SESSIONS=1000000, LOG_LEVEL=info), filled over HTTP with POST /challenger, measured in
+ * turn (A B C A B C ...) rotating over ROTATION authorized sessions.
+ */
+async function scale (): Promise<string> {
+  const filled: Array<{ server: Server, sessions: Session[] }> = []
+  try {
+    for (const size of SCALE_SIZES) {
+      // Sessions idle for an hour before they expire, so none of the filling ends during the run.
+      const server = await startService(`service, ${thousands(size)} sessions`, 'info', { MAX_SESSIONS: '1000000', SESSION_IDLE_MS: '3600000' })
+      progress(`filling ${server.name}`)
+      const began = Date.now()
+      const result = await autocannon({ url: server.url, connections, pipelining, amount: size - ROTATION, requests: [{ method: 'POST', path: '/challenger' }] })
+      if (result.errors + result.timeouts + result.non2xx > 0 || result.requests.total !== size - ROTATION) {
+        throw new Error(`filling ${server.name}: ${result.requests.total} requests, ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`)
+      }
+      filled.push({ server, sessions: await createSessions(server.url, ROTATION) })
+      progress(`filled ${server.name} in ${((Date.now() - began) / 1000).toFixed(1)} s`)
+    }
+    const measured: Round[][] = []
+    for (const [name, method, body] of [['GET /heartbeat', 'GET', undefined], ['POST /secret/note', 'POST', noteBody]] as const) {
+      progress(`scale: ${name} at ${SCALE_SIZES.map(thousands).join(', ')} sessions`)
+      const path = name.replace(/^\S+ /, '')
+      measured.push(await alternate(filled.map(({ server, sessions }) => ({ server, requests: rotating(method, path, sessions, body) }))))
+    }
+    const [heartbeat, note] = measured as [Round[], Round[]]
+    const spread = (rounds: Round[]): number => Math.max(...rounds.map(r => r.rps)) / Math.min(...rounds.map(r => r.rps)) - 1
+    const body = SCALE_SIZES.map((size, i) => [
+      thousands(size), thousands(heartbeat[i]?.rps as number), thousands(note[i]?.rps as number),
+      `${ms(heartbeat[i]?.p99 as number)} / ${ms(note[i]?.p99 as number)}`,
+      `${heartbeat[i]?.cpu.toFixed(1)} / ${note[i]?.cpu.toFixed(1)}`
+    ])
+    const [h, n] = [spread(heartbeat), spread(note)]
+    body.push([`spread (max/min − 1), target ≤ ${SCALE_SPREAD * 100}%`,
+      `${(h * 100).toFixed(1)}% ${met(h <= SCALE_SPREAD)}`, `${(n * 100).toFixed(1)}% ${met(n <= SCALE_SPREAD)}`, '', ''])
+    return 'Throughput with many live sessions (LOG_LEVEL=info)\n\n' + table(['live sessions', 'GET /heartbeat req/s', 'POST /secret/note req/s', 'p99 ms (heartbeat / note)', 'CPU µs/req (heartbeat / note)'], body)
+  } finally {
+    for (const { server } of filled) await stop(server)
+  }
+}
+
 async function memory (): Promise<string> {
+  progress('memory per idle session')
   const child = spawn(process.execPath, ['--expose-gc', here('./memory.js')], { stdio: ['ignore', 'pipe', 'inherit'] })
   let output = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
   const code = await new Promise(resolve => child.on('exit', resolve))
   if (code !== 0) throw new Error(`memory measurement exited with ${code}`)
-  return output.trim()
+  const report = JSON.parse(output) as MemoryReport
+  let out = 'Memory per idle session\n\n' + table(['sessions', 'heap bytes per idle session', 'target', 'met', 'with a 100-character note', 'expiry µs per session', 'bytes per session after expiry'],
+    report.heap.map(f => [thousands(f.sessions), String(f.bytesPerSession), `≤ ${HEAP_BYTES}`, met(f.bytesPerSession <= HEAP_BYTES),
+      String(f.bytesPerSessionWithNote), String(f.expiryMicrosPerSession), String(f.bytesPerSessionAfterExpiry)]))
+  const r = report.redis
+  out += '\n' + (r === null
+    ? 'redis-server is not installed: no Redis figure\n'
+    : table(['sessions in Redis', 'used_memory before', 'used_memory after', 'Redis bytes per idle session', 'target', 'met'],
+      [[thousands(r.sessions), thousands(r.before), thousands(r.after), String(r.bytesPerSession), `≤ ${REDIS_BYTES}`, met(r.bytesPerSession <= REDIS_BYTES)]]))
+  return out
 }
 
-function format (rows: Row[]): string {
-  const head = ['scenario', 'target', 'req/s (median)', 'p50 ms', 'p99 ms', 'ratio req/s', 'server CPU µs/req', 'ratio CPU']
-  const body = rows.map(r => [
-    r.scenario, r.target, r.rps.toFixed(0), r.p50.toFixed(0), r.p99.toFixed(0), r.ratio?.toFixed(3) ?? '',
-    r.cpu.toFixed(1), r.cpuRatio?.toFixed(3) ?? ''
-  ])
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map(cells => (cells[i] as string).length)))
-  const line = (cells: string[]): string => '| ' + cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ') + ' |'
-  return [line(head), '|' + widths.map(w => '-'.repeat(w + 2)).join('|') + '|', ...body.map(line)].join('\n')
-}
+const LEGEND = `
+Legend
+- ratio: service req/s ÷ baseline req/s (medians of the rounds); "met" when it reaches the target beside it.
+  ratio CPU: the baseline's server CPU time per request ÷ the service's (/proc, user + system). When the
+  two ratios disagree, the load generator rather than the server was the limit.
+- baseline: bare Fastify with @fastify/cors registered as plugins/cors.ts does, plus one synchronous
+  onRequest hook setting Access-Control-Allow-Headers, X-Content-Type-Options and the X-Challenger echo
+  (bench/baseline-fastify.ts). It answers the service's paths: GET /heartbeat 204; POST /secret/note
+  validated by TypeBox and echoed with a response schema; GET /secret/note a fixed 65-character note
+  with a response schema; POST /challenger a bare 204 (the service answers 201 with a new session).
+- logger: service LOG_LEVEL / baseline logger. silent / off: the baseline has logger: false. info / info:
+  both at level info without request logging and without a child logger per request, as src/server.ts.
+- Redis row: the service with REDIS_URL (redis-server unpinned, appendonly yes) ÷ the in-memory service.
+- context and floor rows: Fastify + cors ÷ bare Fastify, bare Fastify ÷ node:http (no targets).
+- p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
+- scale: one service per size (MAX_SESSIONS=1000000), filled with POST /challenger, requests rotating over
+  ${ROTATION} authorized sessions; spread = fastest ÷ slowest − 1.
+- heap: in-process MemoryStore after a full gc (at 1,000 the figure moves by ±20 bytes from run to run: the
+  Map's table and one-off allocations weigh more); Redis: INFO memory used_memory, after − before, ÷ sessions
+  (a redis-server of its own, no persistence).
+`
 
-const servers: Server[] = []
+let exitCode = 0
 try {
   if (pin) execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
   process.stdout.write(`node ${process.version}, ${seconds} s rounds, ${pairs} pairs, ${connections} connections, pipelining ${pipelining}, ` +
-    (pin ? 'servers on core 0, load on core 1\n' : 'not pinned\n'))
-  // The service exactly as `npm start` runs it (its build), at LOG_LEVEL=info: no line per request.
-  // All load comes from one address, so the per-address creation limit is off; the session cap
-  // (MAX_SESSIONS, 100,000) stays, so scenario 4 also pays for evicting the least recently used.
-  const service = await start('service', [here('../src/server.js')], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CREATION_RATE_LIMIT: '0' }, /ready: curl -i -X POST (http:\/\/[^/]+)\/challenger/)
-  servers.push(service)
-  const fastify = await start('bare fastify', [here('./baseline-fastify.js')], {}, /bench-ready (\S+)/)
-  servers.push(fastify)
-  const floor = await start('bare node:http', [here('./baseline-http.js')], {}, /bench-ready (\S+)/)
-  servers.push(floor)
-
-  const sessions = await createSessions(service.url, 200)
-  // The same service with its sessions in Redis, when Debian's redis-server is installed.
-  let redisService: Server | undefined
-  let redisSessions: Session[] | undefined
-  if (spawnSync('redis-server', ['--version']).status === 0) {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-redis-'))
-    const redisPort = 20000 + Math.floor(Math.random() * 20000)
-    const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'], { stdio: ['ignore', 'pipe', 'inherit'] })
-    servers.push({ name: 'redis', url: '', child: redis })
-    await new Promise<void>((resolve, reject) => {
-      let out = ''
-      redis.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; if (out.includes('Ready to accept')) resolve() })
-      redis.on('exit', code => reject(new Error(`redis-server exited with ${code}`)))
-    })
-    redis.stdout.resume()
-    redisService = await start('service + Redis', [here('../src/server.js')],
-      { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CREATION_RATE_LIMIT: '0', REDIS_URL: `redis://127.0.0.1:${redisPort}` },
-      /ready: curl -i -X POST (http:\/\/[^/]+)\/challenger/)
-    servers.push(redisService)
-    redisSessions = await createSessions(redisService.url, 200)
+    (pin ? 'servers on core 0, load on core 1' : 'not pinned') + `, log levels ${loggers.join(', ')}\n\n`)
+  if (against !== '') {
+    process.stdout.write(`This build against ${against} (ratio: this ÷ that):\n\n` + await mainAgainst())
   } else {
-    process.stdout.write('redis-server is not installed: the Redis scenario is left out\n')
-  }
-  const note = JSON.stringify({ note: 'a note written by the benchmark, short of the 100 character limit' })
-  const rows: Row[] = []
-  // BENCH_AGAINST=<another build's dist/src/server.js>: this build against that one, scenario by
-  // scenario, in the same run (a change's before and after), and nothing else.
-  const against = process.env.BENCH_AGAINST
-  if (against !== undefined && against !== '') {
-    const earlier = await start('earlier build', [against], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CREATION_RATE_LIMIT: '0' }, /ready: curl -i -X POST (http:\/\/[^/]+)\/challenger/)
-    servers.push(earlier)
-    const earlierSessions = await createSessions(earlier.url, 200)
-    for (const [scenario, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat'], ['POST /secret/note', 'POST', '/secret/note', note], ['GET /secret/note', 'GET', '/secret/note'], ['POST /challenger', 'POST', '/challenger']] as const) {
-      rows.push(...await compare(scenario,
-        { server: service, requests: rotating(method, path, sessions, body) },
-        { server: earlier, requests: rotating(method, path, earlierSessions, body) }))
-    }
-    process.stdout.write('\n' + format(rows) + '\n')
-  } else {
-    rows.push(...await compare('1. GET /heartbeat',
-      { server: service, requests: rotating('GET', '/heartbeat', sessions) },
-      { server: fastify, requests: rotating('GET', '/204', sessions) }))
-    rows.push(...await compare('1b. GET /heartbeat',
-      { server: service, requests: rotating('GET', '/heartbeat', sessions) },
-      { server: { ...fastify, name: 'fastify + headers' }, requests: rotating('GET', '/headers/204', sessions) }))
-    rows.push(...await compare('2. POST /secret/note',
-      { server: service, requests: rotating('POST', '/secret/note', sessions, note) },
-      { server: fastify, requests: rotating('POST', '/note', sessions, note) }))
-    if (redisSessions !== undefined && redisService !== undefined) {
-      rows.push(...await compare('2r. POST /secret/note, Redis',
-        { server: redisService, requests: rotating('POST', '/secret/note', redisSessions, note) },
-        { server: service, requests: rotating('POST', '/secret/note', sessions, note) }))
-    }
-    rows.push(...await compare('3. GET /secret/note',
-      { server: service, requests: rotating('GET', '/secret/note', sessions) },
-      { server: fastify, requests: rotating('GET', '/204', sessions) }))
-    rows.push(...await compare('4. POST /challenger',
-      { server: service, requests: [{ method: 'POST', path: '/challenger' }] },
-      { server: fastify, requests: [{ method: 'GET', path: '/204' }] }))
-    rows.push(...await compare('floor: GET 204',
-      { server: fastify, requests: rotating('GET', '/204', sessions) },
-      { server: floor, requests: rotating('GET', '/', sessions) }))
-    process.stdout.write('\n' + format(rows) + '\n')
-    process.stdout.write('ratio req/s: service req/s over baseline req/s. ratio CPU: baseline server CPU per request over\n' +
-      'the service\'s (1.0 = costs the same). 1b compares with a bare route that sets only the headers every\n' +
-      'answer of the service must carry (@fastify/cors, Access-Control-Allow-Headers, the X-Challenger echo).\n' +
-      'The floor row compares bare Fastify with bare node:http.\n\n')
-
-    const figures = JSON.parse(await memory()) as MemoryFigure[]
-    process.stdout.write('| sessions | heap bytes per idle session | with a 100-character note | expiry µs per session | bytes per session after expiry |\n|---|---|---|---|---|\n')
-    for (const f of figures) {
-      process.stdout.write(`| ${f.sessions} | ${f.bytesPerSession} | ${f.bytesPerSessionWithNote} | ${f.expiryMicrosPerSession} | ${f.bytesPerSessionAfterExpiry} |\n`)
-    }
+    process.stdout.write(await main())
+    if (withScale) process.stdout.write('\n' + await scale())
+    if (withMemory) process.stdout.write('\n' + await memory())
+    process.stdout.write(LEGEND)
   }
 } catch (error) {
   process.stderr.write(`bench: ${(error as Error).message}\n`)
-  process.exitCode = 1
+  exitCode = 1
 } finally {
-  for (const server of servers) server.child.kill('SIGTERM')
+  for (const server of [...running]) await stop(server)
 }
+process.exitCode = exitCode
