@@ -6,7 +6,8 @@
 // Settings: BENCH_SECONDS (per round, default 5), BENCH_PAIRS (default 3), BENCH_CONNECTIONS
 // (default 50), BENCH_PIPELINING (default 1), BENCH_PIN (default 1: with two or more cores and
 // taskset, the servers run on core 0 and the load generator on core 1), BENCH_LOGGERS (default
-// silent,info: the service's log levels to measure, each against the baseline's matching logger),
+// silent,info: the service's log levels to measure, each against the baseline's matching logger;
+// BENCH_INFO_BASELINE, default info, see LOGGER_PAIRS),
 // BENCH_SCALE (default 1; 0 skips the 1,000 / 100,000 / 1,000,000 session table), BENCH_MEMORY
 // (default 1; 0 skips memory per session), BENCH_REDIS_SESSIONS (default 100,000), BENCH_AGAINST
 // (another build's dist/src/server.js: this build against that one, scenario by scenario, and
@@ -33,9 +34,17 @@ const withScale = process.env.BENCH_SCALE !== '0'
 const withMemory = process.env.BENCH_MEMORY !== '0'
 const against = process.env.BENCH_AGAINST ?? ''
 
-/** The service's LOG_LEVEL and the baseline's logger beside it (BASELINE_LOGGER, see baseline-fastify.ts). */
-const LOGGER_PAIRS: Record<string, string> = { silent: 'off', info: 'info' }
+/**
+ * The service's LOG_LEVEL and the baseline's logger beside it (BASELINE_LOGGER, see baseline-fastify.ts).
+ * BENCH_INFO_BASELINE=info-child gives the baseline at info Fastify's default child logger per
+ * request, which the service does without.
+ */
+const LOGGER_PAIRS: Record<string, string> = { silent: 'off', info: process.env.BENCH_INFO_BASELINE ?? 'info' }
 const loggers = (process.env.BENCH_LOGGERS ?? 'silent,info').split(',').map(level => level.trim()).filter(level => level !== '')
+if (!['info', 'info-child'].includes(LOGGER_PAIRS.info as string)) {
+  process.stderr.write(`bench: BENCH_INFO_BASELINE must be info or info-child, got ${JSON.stringify(LOGGER_PAIRS.info)}\n`)
+  process.exit(1)
+}
 if (loggers.length === 0 || loggers.some(level => LOGGER_PAIRS[level] === undefined)) {
   process.stderr.write(`bench: BENCH_LOGGERS must list some of ${Object.keys(LOGGER_PAIRS).join(', ')}, got ${JSON.stringify(process.env.BENCH_LOGGERS)}\n`)
   process.exit(1)
@@ -437,8 +446,9 @@ Legend
   (bench/baseline-fastify.ts). It answers the service's paths: GET /heartbeat 204; POST /secret/note
   validated by TypeBox and echoed with a response schema; GET /secret/note a fixed 65-character note
   with a response schema; POST /challenger a bare 204 (the service answers 201 with a new session).
-- logger: service LOG_LEVEL / baseline logger. silent / off: the baseline has logger: false. info / info:
-  both at level info without request logging and without a child logger per request, as src/server.ts.
+- logger: service LOG_LEVEL / baseline logger. silent / off: the baseline has logger: false. ${LOGGER_PAIRS.info === 'info'
+  ? 'info / info:\n  both at level info without request logging and without a child logger per request, as src/server.ts.'
+  : 'info / info-child:\n  both at level info without request logging; the baseline has Fastify\'s default child logger per request.'}
 - Redis row: the service with REDIS_URL (redis-server unpinned, appendonly yes) ÷ the in-memory service.
 - context and floor rows: Fastify + cors ÷ bare Fastify, bare Fastify ÷ node:http (no targets).
 - p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
