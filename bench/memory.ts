@@ -4,6 +4,7 @@
 // - Redis: used_memory from INFO memory before and after creating BENCH_REDIS_SESSIONS sessions
 //   (default 100,000) through the service's RedisStore, on a throwaway redis-server (when installed).
 import { RedisStore } from '../src/domain/redis-store.js'
+import { DEFAULT_JOURNAL_SIZE, type JournalEntry } from '../src/domain/journal.js'
 import { MemoryStore } from '../src/domain/store.js'
 import { hasRedis, startRedis } from './redis.js'
 import { setting } from './settings.js'
@@ -14,16 +15,20 @@ if (gc === undefined) {
   process.exit(1)
 }
 
+/** The JavaScript heap and the memory of ArrayBuffers (a journal's integers live there), after a full gc. */
 function heapAfterGc (): number {
   gc?.()
   gc?.()
-  return process.memoryUsage().heapUsed
+  const { heapUsed, arrayBuffers } = process.memoryUsage()
+  return heapUsed + arrayBuffers
 }
 
 export interface MemoryFigure {
   sessions: number
   bytesPerSession: number
   bytesPerSessionWithNote: number
+  /** With a full journal (20 entries) as well, at 100,000 sessions only (null at the other sizes). */
+  bytesPerSessionWithJournal: number | null
   /** Time the expiry sweep took per session once all of them had expired, in microseconds. */
   expiryMicrosPerSession: number
   /** Heap still held per session after they expired and a gc ran. */
@@ -59,6 +64,21 @@ async function measure (sessions: number): Promise<MemoryFigure> {
   // JSON.parse makes each a flat string, as the service's body parser does.
   for (let i = 0; i < sessions; i++) await store.setNote(guids[i] as string, JSON.parse(`"${String(i).padStart(100, 'n')}"`))
   const withNote = heapAfterGc()
+  // A full journal in every session (at 100,000 only): the entries a learner's requests leave, their
+  // paths and content types the shared strings the journal plugin records for the service's routes.
+  let withJournal: number | null = null
+  if (sessions === 100_000) {
+    const kinds: JournalEntry[] = [
+      { at: 0, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 },
+      { at: 0, method: 'POST', path: '/secret/note', status: 200, token: 'valid', tokenSource: 'x-auth-token', contentType: 'application/json', passed: 0, hint: -1 },
+      { at: 0, method: 'POST', path: '/secret/note', status: 415, token: 'valid', tokenSource: 'x-auth-token', contentType: 'text/plain', passed: 0, hint: 12 },
+      { at: 0, method: 'GET', path: '/secret/note', status: 401, token: 'missing', contentType: null, passed: 1 << 9, hint: -1 }
+    ]
+    for (let i = 0; i < sessions; i++) {
+      for (let j = 0; j < DEFAULT_JOURNAL_SIZE; j++) store.recordNow(guids[i] as string, { ...kinds[j % kinds.length] as JournalEntry, at: Date.now() })
+    }
+    withJournal = heapAfterGc()
+  }
   now += 10 * 60 * 1000
   const started = process.hrtime.bigint()
   sweep()
@@ -69,6 +89,7 @@ async function measure (sessions: number): Promise<MemoryFigure> {
     sessions,
     bytesPerSession: Math.round((idle - before) / sessions),
     bytesPerSessionWithNote: Math.round((withNote - before) / sessions),
+    bytesPerSessionWithJournal: withJournal === null ? null : Math.round((withJournal - before) / sessions),
     expiryMicrosPerSession: Number((micros / sessions).toFixed(3)),
     bytesPerSessionAfterExpiry: Math.round((expired - before) / sessions)
   }

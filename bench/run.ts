@@ -51,11 +51,13 @@ if (loggers.length === 0 || loggers.some(level => LOGGER_PAIRS[level] === undefi
 }
 
 /** Ratio targets of issue 15 (service req/s over baseline req/s, at least). */
-const TARGET = { heartbeat: 0.90, notePost: 0.85, noteGet: 0.85, creation: 0.70, redis: 0.70 }
+const TARGET = { heartbeat: 0.90, notePost: 0.85, noteGet: 0.85, creation: 0.70, redis: 0.70, journal: 0.95 }
 /** Spread of req/s across session counts (max/min − 1, at most), heap and Redis bytes per idle session (at most). */
 const SCALE_SPREAD = 0.05
 const HEAP_BYTES = 250
 const REDIS_BYTES = 300
+/** Heap bytes per session with a full journal of 20 entries, at 100,000 sessions (issue 16). */
+const JOURNAL_BYTES = 1000
 /** Session counts of the scale table, and the authorized sessions the measured requests rotate over. */
 const SCALE_SIZES = [1_000, 100_000, 1_000_000]
 const ROTATION = 200
@@ -330,6 +332,15 @@ async function main (): Promise<string> {
             { server: withRedis, requests: rotating('POST', '/secret/note', redisSessions, noteBody) },
             { server: service, requests }, TARGET.redis))
           await stop(withRedis)
+          // The journal's cost (issue 16): the same service with JOURNAL_SIZE=0, in the same run.
+          const off = await startService(`service, no journal (${level})`, level, { JOURNAL_SIZE: '0' })
+          const offSessions = await createSessions(off.url, ROTATION)
+          for (const [name, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const) {
+            rows.push(await compare(`${name}, journal on vs off`, `${level} / ${level}`,
+              { server: service, requests: rotating(method, path, sessions, body) },
+              { server: off, requests: rotating(method, path, offSessions, body) }, TARGET.journal))
+          }
+          await stop(off)
         }
       }
       await stop(service)
@@ -425,9 +436,11 @@ async function memory (): Promise<string> {
   const code = await new Promise(resolve => child.on('exit', resolve))
   if (code !== 0) throw new Error(`memory measurement exited with ${code}`)
   const report = JSON.parse(output) as MemoryReport
-  let out = 'Memory per idle session\n\n' + table(['sessions', 'heap bytes per idle session', 'target', 'met', 'with a 100-character note', 'expiry µs per session', 'bytes per session after expiry'],
-    report.heap.map(f => [thousands(f.sessions), String(f.bytesPerSession), `≤ ${HEAP_BYTES}`, met(f.bytesPerSession <= HEAP_BYTES),
-      String(f.bytesPerSessionWithNote), String(f.expiryMicrosPerSession), String(f.bytesPerSessionAfterExpiry)]))
+  let out = 'Memory per idle session\n\n' + table(['sessions', 'heap bytes per idle session', 'target', 'met', 'with a 100-character note',
+    `and a full journal (target ≤ ${JOURNAL_BYTES})`, 'expiry µs per session', 'bytes per session after expiry'],
+  report.heap.map(f => [thousands(f.sessions), String(f.bytesPerSession), `≤ ${HEAP_BYTES}`, met(f.bytesPerSession <= HEAP_BYTES),
+    String(f.bytesPerSessionWithNote), f.bytesPerSessionWithJournal === null ? '' : `${f.bytesPerSessionWithJournal}, ${met(f.bytesPerSessionWithJournal <= JOURNAL_BYTES)}`,
+    String(f.expiryMicrosPerSession), String(f.bytesPerSessionAfterExpiry)]))
   const r = report.redis
   out += '\n' + (r === null
     ? 'redis-server is not installed: no Redis figure\n'
@@ -450,11 +463,12 @@ Legend
   ? 'info / info:\n  both at level info without request logging and without a child logger per request, as src/server.ts.'
   : 'info / info-child:\n  both at level info without request logging; the baseline has Fastify\'s default child logger per request.'}
 - Redis row: the service with REDIS_URL (redis-server unpinned, appendonly yes) ÷ the in-memory service.
+- journal rows: the service as it starts (a journal of 20 per session) ÷ the same with JOURNAL_SIZE=0.
 - context and floor rows: Fastify + cors ÷ bare Fastify, bare Fastify ÷ node:http (no targets).
 - p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
 - scale: one service per size (MAX_SESSIONS=1000000), filled with POST /challenger, requests rotating over
   ${ROTATION} authorized sessions; spread = fastest ÷ slowest − 1.
-- heap: in-process MemoryStore after a full gc (at 1,000 the figure moves by ±20 bytes from run to run: the
+- heap: in-process MemoryStore, heapUsed + arrayBuffers (a journal's integers are an Int32Array) after a full gc (at 1,000 the figure moves by ±20 bytes from run to run: the
   Map's table and one-off allocations weigh more); Redis: INFO memory used_memory, after − before, ÷ sessions
   (a redis-server of its own, no persistence).
 `

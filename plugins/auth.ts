@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandl
 import fp from 'fastify-plugin'
 import { bitFor, type Trigger } from '../src/domain/catalogue.js'
 import { NAME_A_SESSION } from '../src/domain/messages.js'
-import { safeEqual } from '../src/domain/secrets.js'
+import type { TokenVerdict } from '../src/domain/challenge-list.js'
+import { presentedToken, safeEqual } from '../src/domain/secrets.js'
 
 /** How the request carried its token: the X-AUTH-TOKEN header or `Authorization: Bearer`. */
 export type TokenSource = 'x-auth-token' | 'bearer'
@@ -23,8 +24,10 @@ declare module 'fastify' {
     tokenAuth (refusals: Partial<Record<string, Refusals>>): preHandlerHookHandler
   }
   interface FastifyRequest {
-    /** Set by `tokenAuth` once the token was accepted. */
+    /** Set by `tokenAuth`: how the token came (when one did). */
     tokenSource: TokenSource | null
+    /** Set by `tokenAuth`: whether a token came, and whether it was the session's. */
+    tokenVerdict: TokenVerdict | null
   }
 }
 
@@ -41,16 +44,6 @@ export interface AuthOptions {
 }
 
 const BASIC = /^basic +([a-z0-9+/]+=*) *$/i
-const BEARER = /^bearer +(\S+) *$/i
-
-/** The token the request carries: a Bearer token decides when both are sent, as in the reference. */
-function tokenOf (request: FastifyRequest): [string, TokenSource] | undefined {
-  const bearer = BEARER.exec(request.headers.authorization ?? '')
-  if (bearer !== null) return [bearer[1] as string, 'bearer']
-  const header = request.headers['x-auth-token']
-  // An empty X-AUTH-TOKEN counts as missing.
-  return typeof header === 'string' && header !== '' ? [header, 'x-auth-token'] : undefined
-}
 
 /** Answers a refusal once its challenge is recorded (at once when there was nothing to wait for). */
 function refuse (passing: Promise<void> | undefined, done: (error?: Error) => void, answer: () => void): void {
@@ -76,6 +69,7 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
   })
 
   fastify.decorateRequest('tokenSource', null)
+  fastify.decorateRequest('tokenVerdict', null)
 
   fastify.decorate('tokenAuth', function (refusals: Partial<Record<string, Refusals>>): preHandlerHookHandler {
     // The challenge bits of each refusal, by method, worked out once.
@@ -89,19 +83,22 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
         reply.fail(401, NAME_A_SESSION)
         return
       }
-      const found = tokenOf(request)
+      const found = presentedToken(request.headers.authorization, request.headers['x-auth-token'])
       if (found === undefined) {
+        request.tokenVerdict = 'missing'
         refuse(request.pass(noToken.get(request.method) ?? 0), done, () => reply.fail(401, 'Send the token from POST /secret/token in the X-AUTH-TOKEN header'))
         return
       }
       const [token, source] = found
+      request.tokenSource = source
       if (!safeEqual(token, challenger.token)) {
+        request.tokenVerdict = 'wrong'
         // A wrong Bearer token passes nothing: challenges 31 and 36 are about X-AUTH-TOKEN.
         const passing = source === 'x-auth-token' ? request.pass(wrongToken.get(request.method) ?? 0) : undefined
         refuse(passing, done, () => reply.fail(403, 'The token is not the one issued to this session'))
         return
       }
-      request.tokenSource = source
+      request.tokenVerdict = 'valid'
       done()
     }
   })

@@ -24,6 +24,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The session named by X-CHALLENGER; null when the header is absent or names no session. */
     challenger: ChallengerRecord | null
+    /** On a route with the session in its URL (/challenger/{guid}): that session, once its route looked it up. */
+    named: ChallengerRecord | null
+    /** The progress bits this request has set so far. */
+    passedBits: number
     /**
      * Records a challenge on this request's session: `bit` is the catalogue's `bitFor(trigger)`,
      * looked up when the route is registered. Does nothing without a session or for bit 0.
@@ -59,11 +63,14 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   })
 
   fastify.decorateRequest('challenger', null)
+  fastify.decorateRequest('named', null)
+  fastify.decorateRequest('passedBits', 0)
 
   const passNow = store.passNow?.bind(store)
   fastify.decorateRequest('pass', function (this: FastifyRequest, bit: number): Promise<void> | undefined {
     // Already passed (as far as this request saw): nothing to write.
     if (bit === 0 || this.challenger === null || (this.challenger.progress & bit) !== 0) return undefined
+    this.passedBits |= bit
     if (passNow === undefined) return store.pass(this.challenger.guid, bit)
     passNow(this.challenger.guid, bit)
     return undefined

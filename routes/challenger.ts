@@ -8,15 +8,9 @@ import { bitFor, progressFrom, statusMap } from '../src/domain/catalogue.js'
 import { clientKey } from '../src/domain/connections.js'
 import { newToken, StoreUnavailableError, type ChallengerRecord } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
-import { sessionXml } from '../src/domain/xml.js'
-import { answer, documentAs, failure, GuidParams, header, noBody, SessionJson, SessionRestore, XML } from '../src/domain/schemas.js'
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** On /challenger/{guid}: the session the URL names, looked up once per request (null: none). */
-    named: ChallengerRecord | null
-  }
-}
+import { viewOf } from '../src/domain/journal.js'
+import { requestsXml, sessionXml } from '../src/domain/xml.js'
+import { answer, documentAs, failure, GuidParams, header, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/schemas.js'
 
 export interface ChallengerOptions {
   noteMaxLength: number
@@ -96,7 +90,6 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
 
   const resource: FastifyPluginAsyncTypebox = async (fastify) => {
     fastify.acceptBodies('json')
-    fastify.decorateRequest('named', null)
     // Every request that names a session in the URL counts as activity, whatever its method or fate.
     fastify.addHook('onRequest', async (request) => {
       const guid = (request.params as { guid: string }).guid.toLowerCase()
@@ -163,6 +156,23 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     })
 
     fastify.allowOnly('/challenger/:guid', ['GET', 'HEAD', 'PUT', 'OPTIONS'])
+
+    fastify.get('/challenger/:guid/requests', {
+      onRequest: fastify.requireAcceptable,
+      // Reading the journal is not a request the journal keeps.
+      config: { xml: requestsXml, journal: false },
+      schema: {
+        summary: 'What the server saw: the session\'s last requests, what each passed, and why a near miss missed',
+        params: GuidParams,
+        response: { 200: answer(RequestList, 'The session\'s last requests, newest first', {}, XML.requests), 404: failure('No live session by that id') }
+      }
+    }, async (request, reply) => {
+      const record = request.named
+      const entries = record === null ? undefined : await fastify.challengers.journal?.(record.guid) ?? []
+      if (entries === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      return { requests: entries.map(viewOf) }
+    })
+    fastify.allowOnly('/challenger/:guid/requests', ['GET', 'HEAD', 'OPTIONS'])
   }
 
   await fastify.register(creation)

@@ -17,7 +17,10 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     // HEAD is answered by this handler too, and passes nothing; nor does the challenges page's own
     // refresh, which says who it is in X-Challenges-Page.
-    const bit = request.method === 'GET' && request.headers['x-challenges-page'] === undefined ? listed : 0
+    const page = request.headers['x-challenges-page'] !== undefined
+    const bit = request.method === 'GET' && !page ? listed : 0
+    // The page's refresh is not the learner's request: the journal leaves it out.
+    if (page) request.journaled = false
     await request.pass(bit)
     // The list shows this request's own pass too.
     const progress = request.challenger === null ? 0 : request.challenger.progress | bit

@@ -56,9 +56,11 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
   fastify.acceptBodies('ignore')
   // Not async: with nothing to wait for (an in-memory store, or a challenge already passed), it
   // answers at once, without a promise.
-  const heartbeat = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
+  // A promise resolves to the reply it sent: Fastify then knows it is answered, even while an
+  // asynchronous onSend hook (the journal's, with Redis) still runs.
+  const heartbeat = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
     const [method, bit] = effectiveMethod(request)
-    const answer = (): void => { respond(method, reply, fastify.closing || !fastify.challengers.available()) }
+    const answer = (): FastifyReply => respond(method, reply, fastify.closing || !fastify.challengers.available())
     const passing = request.pass(bit)
     if (passing === undefined) {
       answer()

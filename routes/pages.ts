@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { browserHeaders } from '../src/domain/browser-headers.js'
 import { challengeRows } from '../src/domain/catalogue.js'
+import { viewOf } from '../src/domain/journal.js'
 import { challengesPage, CSP_DIRECTIVES, ICON, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/domain/pages.js'
 import { GuidParams, header } from '../src/domain/schemas.js'
 
@@ -23,6 +24,8 @@ export interface PagesOptions {
   username: string
   password: string
   docs: boolean
+  /** Requests kept per session: 0, no "Your last requests". */
+  journalSize: number
 }
 
 const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) => {
@@ -45,7 +48,8 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     const guid = fastify.singlePlayerGuid ?? asked
     const record = guid === null ? undefined : await fastify.findSession(guid)
     const progress = record?.progress ?? 0
-    return challengesPage(base, guid, record !== undefined, challengeRows(progress), options.docs)
+    const journal = record === undefined || options.journalSize === 0 ? undefined : await fastify.challengers.journal?.(record.guid)
+    return challengesPage(base, guid, record !== undefined, challengeRows(progress), options.docs, journal?.map(viewOf) ?? null)
   }
 
   fastify.get('/gui/challenges', {

@@ -76,7 +76,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
 
   fastify.get('/secret/note', {
     onRequest: fastify.requireAcceptable,
-    config: { xml: noteXml },
+    config: { xml: noteXml, takesToken: true },
     schema: {
       summary: 'Read your secret note (challenges 31, 32, 33, 37)',
       security: security.note,
@@ -95,7 +95,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
 
   fastify.post('/secret/note', {
     onRequest: fastify.requireAcceptable,
-    config: { xml: noteXml },
+    config: { xml: noteXml, takesToken: true },
     schema: {
       summary: 'Write your secret note (challenges 34, 35, 36, 38)',
       security: security.note,
@@ -115,14 +115,17 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
     // answers at once: no promise.
     const bit = written[request.tokenSource as TokenSource]
     const bits = (session.progress & bit) === 0 ? bit : 0
+    request.passedBits |= bits
     const note = truncate(request.body.note, options.noteMaxLength)
-    const answer = (stored: string | undefined): void => {
+    // The note as answered: a body to send, so that Fastify sends it once, even while an
+    // asynchronous onSend hook (the journal's, with Redis) still runs.
+    const answer = (stored: string | undefined): { note: string } => {
       // The store may have dropped the session since the request began.
-      if (stored === undefined) reply.fail(401, 'The session ended before the note was stored')
-      else reply.send({ note: stored })
+      if (stored === undefined) throw Object.assign(new Error('The session ended before the note was stored'), { statusCode: 401 })
+      return { note: stored }
     }
     if (setNoteNow !== undefined) {
-      answer(setNoteNow(session.guid, note, bits))
+      reply.send(answer(setNoteNow(session.guid, note, bits)))
       return undefined
     }
     return fastify.challengers.setNote(session.guid, note, bits).then(answer)

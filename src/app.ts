@@ -10,6 +10,7 @@ import docs from '../plugins/docs.js'
 import errors from '../plugins/errors.js'
 import formats from '../plugins/formats.js'
 import headers from '../plugins/headers.js'
+import journal from '../plugins/journal.js'
 import methodGuard from '../plugins/method-guard.js'
 import registry from '../plugins/registry.js'
 import session from '../plugins/session.js'
@@ -48,6 +49,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(registry, options)
   await fastify.register(session, options)
   await fastify.register(auth, options)
+  await fastify.register(journal, options)
   if (options.docs) await fastify.register(docs, { version: VERSION })
 
   await fastify.register(heartbeat)

@@ -11,7 +11,9 @@ const added: Challenge = {
   name: 'HEAD /heartbeat (204)',
   description: 'Send HEAD to /heartbeat.',
   trigger: 'HEAD /heartbeat' as Trigger,
-  bit: 19
+  bit: 19,
+  hint: 'HEAD /heartbeat',
+  nearMisses: [{ when: request => request.method === 'GET', says: () => 'Challenge 39 needs HEAD' }]
 }
 const list = [...challenges.filter(c => c.id < 39), added, ...challenges.filter(c => c.id > 39)]
 
@@ -40,6 +42,7 @@ t.test('the list is checked: a bit or an id used twice, or a bit out of range, i
   t.throws(() => createCatalogue([...list, { ...added, id: 43, referenceName: 'X', trigger: 'X' as Trigger }]), /bit 19 used twice/)
   t.throws(() => createCatalogue([...list, { ...added, bit: 20, referenceName: 'X', trigger: 'X' as Trigger }]), /id 39 used twice/)
   t.throws(() => createCatalogue([...list, { ...added, id: 43, bit: 31, referenceName: 'X', trigger: 'X' as Trigger }]), /challenge 43 has bit 31/)
+  t.throws(() => createCatalogue([...list, { ...added, id: 43, bit: 20, referenceName: 'X', trigger: 'X' as Trigger, nearMisses: [] }]), /challenge 43 has no near miss/)
 })
 
 t.test('the app refuses to start while a challenge is unreachable, and names it', async t => {

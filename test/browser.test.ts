@@ -43,10 +43,24 @@ chromiumTest('the challenges page fills in as the learner works', 60_000, async 
   t.equal(await page.evaluate(() => (document.getElementById('progress') as HTMLProgressElement).value), 2, 'the bar moved')
   t.equal(await page.locator('tr[data-id="28"]').getAttribute('class'), 'done')
 
+  // "Your last requests": the heartbeat is there, and a near miss sent now appears without a
+  // reload, with its hint (the request as a learner sends it with curl: a form-encoded note).
+  await page.waitForFunction(() => document.querySelector('#requests tbody tr td:nth-child(2)')?.textContent === 'GET /heartbeat', undefined, { timeout: 15_000 })
+  const token = (await fetch(`${base}/secret/token`, { method: 'POST', headers: { 'x-challenger': guid, authorization: `Basic ${Buffer.from('admin:password').toString('base64')}` } })).headers.get('x-auth-token') as string
+  const form = await fetch(`${base}/secret/note`, { method: 'POST', headers: { 'x-challenger': guid, 'x-auth-token': token, 'content-type': 'application/x-www-form-urlencoded' }, body: 'note=<b>hi</b>' })
+  t.equal(form.status, 415)
+  await page.waitForFunction(() => document.querySelector('#requests tbody tr td:nth-child(2)')?.textContent === 'POST /secret/note', undefined, { timeout: 15_000 })
+  const newest = await page.locator('#requests tbody tr').first().locator('td').allTextContents()
+  t.same(newest.slice(1), ['POST /secret/note', '415', '', 'Challenge 34 needs a JSON body such as {"note": "hi"}; this one had Content-Type application/x-www-form-urlencoded'])
+  t.match(newest[0], /^\d\d:\d\d:\d\d$/)
+  t.equal(await page.locator('#requests-empty').isHidden(), true)
+  await page.locator('tr[data-id="34"] summary').click()
+  t.match(await page.locator('tr[data-id="34"] details pre').textContent(), /^POST \/secret\/note\nX-CHALLENGER: <your session id>\nX-AUTH-TOKEN: <your token>\nContent-Type: application\/json/, 'the hint opens')
+
   const list = await (await fetch(`${base}/challenges`, { headers: { 'x-challenger': guid } })).json() as { challenges: Array<{ id: number, status: boolean }> }
   t.equal(list.challenges.find(c => c.id === 2)?.status, true, 'the learner\'s own GET /challenges passes 02')
   const saved = await (await fetch(`${base}/challenger/${guid}`)).json() as { challengeStatus: Record<string, boolean> }
-  t.same(Object.keys(saved.challengeStatus).filter(id => saved.challengeStatus[id]).sort(), ['01', '02', '28'], 'the page itself passed nothing')
+  t.same(Object.keys(saved.challengeStatus).filter(id => saved.challengeStatus[id]).sort(), ['01', '02', '28', '30'], 'the page itself passed nothing')
 
   const shot = process.env.SCREENSHOT_PATH ?? join(tmpdir(), `challenges-${process.pid}.png`)
   await page.screenshot({ path: shot, fullPage: true })

@@ -61,6 +61,9 @@ t.test('resolveOptions merges defaults without touching the caller and refuses b
   t.equal(resolved.username, 'admin')
   t.same(mine, { noteMaxLength: 5 }, 'the caller\'s object is unchanged')
   t.throws(() => resolveOptions({ noteMaxLength: 0 }), { message: 'api-challenges: option noteMaxLength must be a whole number of at least 1, got 0' })
+  t.throws(() => resolveOptions({ journalSize: 101 }), { message: 'api-challenges: option journalSize must be at most 100, got 101' })
+  t.throws(() => resolveOptions({ journalSize: -1 }), { message: 'api-challenges: option journalSize must be a whole number of at least 0, got -1' })
+  t.equal(resolveOptions({ journalSize: 0 }).journalSize, 0)
   t.throws(() => resolveOptions({ bodyLimit: 1.5 }), /bodyLimit must be a whole number of at least 1/)
   t.throws(() => resolveOptions({ bodyLimit: '10' as unknown as number }), /bodyLimit must be a whole number of at least 1, got "10"/)
   t.throws(() => resolveOptions({ username: 'a:b' }), /option username must be/)
@@ -100,6 +103,7 @@ t.test('configFromEnv reads the environment and names a bad variable', async t =
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
     [{ AUTH_USERNAME: 'a:b' }, /^AUTH_USERNAME must not contain ":"$/],
     [{ MAX_SESSIONS: 'abc' }, /^MAX_SESSIONS must be a whole number from 1 to 100000000, got "abc"$/],
+    [{ JOURNAL_SIZE: '101' }, /^JOURNAL_SIZE must be a whole number from 0 to 100, got "101"$/],
     [{ SESSION_IDLE_MS: '0' }, /^SESSION_IDLE_MS must be/],
     [{ CREATION_RATE_LIMIT: '-1' }, /^CREATION_RATE_LIMIT must be/],
     [{ MODE: 'solo' }, /^MODE must be multi or single, got "solo"$/],

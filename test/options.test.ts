@@ -6,7 +6,7 @@ import app, { MemoryStore, type ApiChallengesOptions } from '../src/app.js'
 
 // The names a host may pass, in the order the message lists them.
 const listed = 'the options are username, password, realm, noteMaxLength, bodyLimit, mode, sessionIdleMs, maxSessions, ' +
-  "creationRateLimit, redisUrl, redisKeyPrefix, docs, store, and Fastify's own prefix, logLevel, logSerializers, name"
+  "journalSize, creationRateLimit, redisUrl, redisKeyPrefix, docs, store, and Fastify's own prefix, logLevel, logSerializers, name"
 
 // Registering with keys the options type does not know, as a JavaScript host can.
 const loose = app as FastifyPluginAsync<Record<string, unknown>>
@@ -67,6 +67,7 @@ t.test('Fastify\'s own keys and every option of ours are accepted together, and 
     mode: 'multi',
     sessionIdleMs: 60_000,
     maxSessions: 10,
+    journalSize: 5,
     creationRateLimit: 5,
     // Never connected to: a store of our own takes precedence over Redis.
     redisUrl: 'redis://127.0.0.1:1',

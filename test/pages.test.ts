@@ -5,8 +5,8 @@ import { BEARER_WARNING, challengesPage, escapeHtml, landingPage, progressText }
 import { build, newSession, passed } from './helper.js'
 
 const rows = [
-  { id: 1, name: 'POST /challenger (201)', description: 'Create <a session>', status: true },
-  { id: 28, name: 'GET /heartbeat (204)', description: 'x & y', status: false }
+  { id: 1, name: 'POST /challenger (201)', description: 'Create <a session>', hint: 'POST /challenger <no header>', status: true },
+  { id: 28, name: 'GET /heartbeat (204)', description: 'x & y', hint: 'GET /heartbeat', status: false }
 ]
 
 t.test('rendering escapes every value and shows status as text', async t => {
@@ -15,8 +15,19 @@ t.test('rendering escapes every value and shows status as text', async t => {
   t.notMatch(html, /<script>alert/)
   t.match(html, /data-guid="&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;"/)
   t.match(html, /<code>&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/code> \(no live session/)
-  t.match(html, /<tr data-id="1" class="done"><td>01<\/td><td>POST \/challenger \(201\)<\/td><td>Create &lt;a session&gt;<\/td><td class="status">done<\/td><\/tr>/)
-  t.match(html, /<tr data-id="28" class="todo">[^]*<td>x &amp; y<\/td><td class="status">not done<\/td>/)
+  t.match(html, /<tr data-id="1" class="done"><td>01<\/td><td>POST \/challenger \(201\)<\/td><td>Create &lt;a session&gt;<details><summary>How to pass it<\/summary><pre>POST \/challenger &lt;no header&gt;<\/pre><\/details><\/td><td class="status">done<\/td><\/tr>/)
+  t.match(html, /<tr data-id="28" class="todo">[^]*<td>x &amp; y<details>[^]*<\/details><\/td><td class="status">not done<\/td>/)
+  t.notMatch(html, /Your last requests/, 'no journal section without a journal')
+  const requests = [
+    { at: '2026-11-22T10:15:30.123Z', method: 'POST', path: '/secret/<b>', status: 415, contentType: 'text/<i>', passed: [], hint: 'Challenge 34 needs <json>' },
+    { at: '2026-11-22T10:15:29.000Z', method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: [28], hint: null }
+  ]
+  const withJournal = challengesPage('/p', 'g', true, rows, true, requests)
+  t.match(withJournal, /data-journal="1"/)
+  t.match(withJournal, /<tr class="near"><td><time datetime="2026-11-22T10:15:30.123Z">10:15:30<\/time><\/td><td><code>POST \/secret\/&lt;b&gt;<\/code><\/td><td>415<\/td><td><\/td><td>Challenge 34 needs &lt;json&gt;<\/td><\/tr>/)
+  t.match(withJournal, /<tr class="passed">[^]*<td>28<\/td><td><\/td><\/tr>/)
+  t.match(withJournal, /<p id="requests-empty" hidden>/)
+  t.match(challengesPage('/p', 'g', true, rows, true, []), /<p id="requests-empty">No requests yet/)
   t.match(html, /<progress id="progress" value="1" max="2"><\/progress> <span id="progress-text">1 of 2 done<\/span>/)
   t.match(html, /<script src="\/p\/gui\/refresh.js" defer><\/script>/)
   t.notMatch(challengesPage('', null, false, rows), /refresh\.js/, 'no script without a session')

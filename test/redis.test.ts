@@ -126,6 +126,43 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal((await two.inject({ method: 'POST', url: '/challenger' })).statusCode, 429, 'the limit holds across instances')
     })
 
+    t.test('the journal in Redis: two instances write one journal, in order; it expires and is evicted with its session', async t => {
+      const keyPrefix = prefix()
+      const apps: FastifyInstance[] = []
+      for (let i = 0; i < 2; i++) {
+        const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: await ready(new RedisStore({ url: redis.url, prefix: keyPrefix, maxSessions: 2, idleMs: 5000, journalSize: 5 })), creationRateLimit: 0 } })
+        t.teardown(() => app.close())
+        await app.ready()
+        apps.push(app)
+      }
+      const [one, two] = apps as [FastifyInstance, FastifyInstance]
+      const guid = (await one.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+      const steps: Array<[FastifyInstance, string, string]> = [[one, 'HEAD', '/heartbeat'], [two, 'GET', '/heartbeat'], [one, 'PATCH', '/heartbeat'], [two, 'GET', '/secret/note'], [one, 'TRACE', '/heartbeat']]
+      for (const [app, method, url] of steps) await app.inject({ method: method as 'GET', url, headers: { 'x-challenger': guid } })
+      const read = async (app: FastifyInstance) => (await app.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).json().requests as Array<{ method: string, status: number, passed: number[], hint: string | null, token?: string }>
+      const [fromOne, fromTwo] = [await read(one), await read(two)]
+      t.same(fromOne, fromTwo, 'both instances show one journal')
+      t.same(fromOne.map(r => [r.method, r.status, r.passed]), [['TRACE', 501, [27]], ['GET', 401, [32]], ['PATCH', 500, [26]], ['GET', 204, [28]], ['HEAD', 204, []]],
+        'newest first, capped at 5 (the creation fell out)')
+      t.equal(fromOne[4]?.hint, 'HEAD passes nothing: challenge 28 needs GET')
+      t.equal(fromOne[1]?.token, 'missing')
+      const reader = await ready(store(2, 5000, keyPrefix))
+      t.teardown(() => reader.close())
+      const client = reader.client
+      const ttl = await client.pttl(`${keyPrefix}j:${guid}`)
+      t.ok(ttl > 0 && ttl <= 5000, `the journal lives as long as its session (${ttl} ms)`)
+      await one.inject({ method: 'POST', url: '/challenger' })
+      await one.inject({ method: 'POST', url: '/challenger' })
+      t.equal(await client.exists(`${keyPrefix}s:${guid}`, `${keyPrefix}j:${guid}`), 0, 'evicted at capacity, journal and all')
+      t.equal((await two.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).statusCode, 404)
+      t.equal(await reader.journal(guid), undefined, 'no journal without its session')
+      const off = await ready(new RedisStore({ url: redis.url, prefix: keyPrefix, maxSessions: 2, idleMs: 5000, journalSize: 0 }))
+      t.teardown(() => off.close())
+      const kept = await off.create()
+      await off.record(kept.guid, { at: Date.now(), method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 })
+      t.same(await off.journal(kept.guid), [], 'JOURNAL_SIZE=0 keeps nothing')
+    })
+
     t.test('Redis going away: 503 and the heartbeat says so; back: it recovers with nothing lost', async t => {
       const sessions = store()
       const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions, creationRateLimit: 0 } })

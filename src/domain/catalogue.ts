@@ -1,8 +1,8 @@
 // The challenge catalogue: the list of src/challenge-list.ts, checked, and the lookups over it
 // (bits, status maps, the reference's names). Plain data and lookups; it knows nothing of HTTP or Fastify.
-import { challenges, type Challenge, type Trigger } from './challenge-list.js'
+import { challenges, type Challenge, type NearMiss, type RequestFacts, type SeenRequest, type Trigger } from './challenge-list.js'
 
-export { challenges, type Challenge, type Trigger }
+export { challenges, type Challenge, type RequestFacts, type SeenRequest, type Trigger }
 
 /**
  * The reference's other challenges (its todo-list API, restoring progress, ...), by their enum names:
@@ -110,6 +110,8 @@ export function checkedCatalogue (list: readonly Challenge[]): readonly Challeng
   once('bit', list.map(c => c.bit))
   const wrong = list.filter(c => !Number.isInteger(c.bit) || c.bit < 0 || c.bit > 30)
   if (wrong.length > 0) throw new Error(`catalogue: challenge ${wrong[0]?.id} has bit ${wrong[0]?.bit}; bits go from 0 to 30`)
+  const unhinted = list.filter(c => c.nearMisses.length === 0)
+  if (unhinted.length > 0) throw new Error(`catalogue: challenge ${unhinted[0]?.id} has no near miss; each has at least one`)
   return list
 }
 
@@ -128,7 +130,14 @@ export interface ChallengeRow {
   id: number
   name: string
   description: string
+  /** How to pass it: the request line and headers. */
+  hint: string
   status: boolean
+}
+
+/** The resource of a trigger: `/secret/note` for 'POST /secret/note no-token'. */
+export function resourceOf (trigger: Trigger): string {
+  return trigger.split(' ')[1] as string
 }
 
 /** The lookups over one list of challenges (the service's is below; a test can make its own). */
@@ -137,6 +146,13 @@ export function createCatalogue (list: readonly Challenge[]) {
   const maskByTrigger = new Map<string, number>(list.map(c => [c.trigger, 1 << c.bit]))
   // The triggers that routes have asked for: a challenge whose trigger is not among them cannot be passed.
   const asked = new Set<string>()
+  // Every near miss in one list (a journal entry keeps its place in it), and by resource.
+  const nearMisses: Array<{ challenge: Challenge, rule: NearMiss }> = list.flatMap(challenge => challenge.nearMisses.map(rule => ({ challenge, rule })))
+  const missesOn = new Map<string, Array<{ at: number, challenge: Challenge, rule: NearMiss }>>()
+  nearMisses.forEach(({ challenge, rule }, at) => {
+    const resource = resourceOf(challenge.trigger)
+    missesOn.set(resource, [...missesOn.get(resource) ?? [], { at, challenge, rule }])
+  })
   return {
     challenges: list,
     /**
@@ -158,7 +174,22 @@ export function createCatalogue (list: readonly Challenge[]) {
     },
     /** Every challenge, in id order, passed or not in `progress`. */
     rows (progress: number): ChallengeRow[] {
-      return list.map(c => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, c) }))
+      return list.map(c => ({ id: c.id, name: c.name, description: c.description, hint: c.hint, status: isPassed(progress, c) }))
+    },
+    /**
+     * The near miss of a request to `resource` that passed nothing new, with the session's
+     * `progress` after it: the first rule, in id order, of a challenge not yet passed that
+     * recognises the request. Its place in the list (for `nearMissSays`), or -1 for none.
+     */
+    nearMiss (resource: string, request: RequestFacts, progress: number): number {
+      for (const { at, challenge, rule } of missesOn.get(resource) ?? []) {
+        if (!isPassed(progress, challenge) && rule.when(request)) return at
+      }
+      return -1
+    },
+    /** The sentence of near miss `at` for what the journal kept of the request; null for -1. */
+    nearMissSays (at: number, request: SeenRequest): string | null {
+      return nearMisses[at]?.rule.says(request) ?? null
     },
     /** Progress as the reference's status map: every catalogue id, passed or not. */
     statusMap (progress: number): Record<string, boolean> {
@@ -180,4 +211,4 @@ export function createCatalogue (list: readonly Challenge[]) {
   }
 }
 
-export const { bitFor, unreachableChallenges, rows: challengeRows, statusMap, progressFrom } = createCatalogue(challenges)
+export const { bitFor, unreachableChallenges, rows: challengeRows, statusMap, progressFrom, nearMiss, nearMissSays } = createCatalogue(challenges)

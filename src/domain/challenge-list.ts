@@ -28,6 +28,46 @@ export type Trigger =
   | 'POST /secret/note x-auth-token'
   | 'POST /secret/note bearer'
 
+/** How a request came with its token, on the routes that take one (/secret/note). */
+export type TokenVerdict = 'missing' | 'valid' | 'wrong'
+
+/**
+ * What the service saw of one request, as a near miss judges it: what the journal keeps (method,
+ * status, token, content type) and a few headers it does not keep (never their secrets).
+ */
+export interface RequestFacts {
+  method: string
+  status: number
+  /** On /secret/note: whether a token came, and whether it was the session's. */
+  token?: TokenVerdict
+  tokenSource?: 'x-auth-token' | 'bearer'
+  /** The media type of Content-Type, in lowercase, without parameters; null when there was none. */
+  contentType: string | null
+  /** X-HTTP-Method-Override, trimmed and in capitals; null when not sent. */
+  override: string | null
+  /** What Authorization held: nothing, Basic credentials, or something else (a Bearer token, …). */
+  authorization: 'none' | 'basic' | 'other'
+  /** Whether X-CHALLENGER was sent (a session can also be named in the URL). */
+  namedSession: boolean
+}
+
+/** What the journal shows of a request, from which a near miss's sentence is made. */
+export interface SeenRequest {
+  method: string
+  contentType: string | null
+  tokenSource?: 'x-auth-token' | 'bearer'
+}
+
+/**
+ * A request that came close to a challenge and missed it by one condition. `when` recognises it
+ * (it is only asked about a request to the challenge's own resource that passed nothing new, while
+ * the challenge is not yet passed), and `says` is the one sentence the learner reads.
+ */
+export interface NearMiss {
+  readonly when: (request: RequestFacts) => boolean
+  readonly says: (request: SeenRequest) => string
+}
+
 export interface Challenge {
   /** The reference's v1 number. */
   readonly id: number
@@ -42,27 +82,317 @@ export interface Challenge {
    * bit never used before.
    */
   readonly bit: number
+  /** How to pass it: the request line and headers to send, for GET /challenges and the challenges page. */
+  readonly hint: string
+  /** The requests that come close to it, at least one; the first that matches gives the journal's hint. */
+  readonly nearMisses: readonly NearMiss[]
 }
 
+// The near misses that several challenges share, as small rules.
+const ID = '<your session id>'
+const TOKEN = '<your token>'
+
+/** Challenge `id` is one of GET's: the same request as HEAD passes nothing. */
+const headInstead = (id: number, when: (r: RequestFacts) => boolean = () => true): NearMiss => ({
+  when: r => r.method === 'HEAD' && when(r),
+  says: () => `HEAD passes nothing: challenge ${id} needs GET`
+})
+
+/** A method the resource refuses (405), where challenge `id` needs `method`. */
+const notAllowed = (id: number, method: string, resource: string): NearMiss => ({
+  when: r => r.status === 405 && r.method !== method && r.override === null,
+  says: r => `Challenge ${id} needs ${method} ${resource}; ${r.method} is not allowed there`
+})
+
+/** The request was right but for its method: GET where POST was needed, or the other way round. */
+const otherMethod = (id: number, method: 'GET' | 'POST', when: (r: RequestFacts) => boolean): NearMiss => ({
+  when: r => r.method === (method === 'GET' ? 'POST' : 'GET') && when(r),
+  says: r => `Challenge ${id} needs ${method} /secret/note; this was ${r.method}`
+})
+
+/** A wrong token sent as Bearer, where the challenge wants a wrong X-AUTH-TOKEN. */
+const wrongBearer = (id: number, method: string): NearMiss => ({
+  when: r => r.method === method && r.token === 'wrong' && r.tokenSource === 'bearer',
+  says: () => `Challenge ${id} needs a wrong X-AUTH-TOKEN; a wrong Bearer token does not count`
+})
+
+/** The right token, but in the other header. */
+const tokenCameAs = (id: number, method: string, wanted: 'x-auth-token' | 'bearer'): NearMiss => ({
+  when: r => r.method === method && r.token === 'valid' && r.tokenSource !== wanted && r.status < 400,
+  says: () => wanted === 'bearer'
+    ? `Challenge ${id} needs your token as Authorization: Bearer <token>; this one came in X-AUTH-TOKEN`
+    : `Challenge ${id} needs your token in X-AUTH-TOKEN; this one came as a Bearer token`
+})
+
+/** The right token for a note write, but a body the service does not take as a note. */
+const jsonNote = (id: number, source: 'x-auth-token' | 'bearer'): NearMiss => ({
+  when: r => r.method === 'POST' && r.token === 'valid' && r.tokenSource === source && (r.status === 415 || r.status === 400),
+  says: r => `Challenge ${id} needs a JSON body such as {"note": "hi"}; this one ` +
+    (r.contentType === null ? 'had no Content-Type' : r.contentType === 'application/json' ? 'was not a JSON object with a string note' : `had Content-Type ${r.contentType}`)
+})
+
+/** POST with X-HTTP-Method-Override passes 40-42; challenges 25-27 want the method itself. */
+const overrideInstead = (id: number, method: string, overrideId: number): NearMiss => ({
+  when: r => r.method === 'POST' && r.override === method,
+  says: () => `Challenge ${id} needs the ${method} method itself; POST with X-HTTP-Method-Override: ${method} is challenge ${overrideId}`
+})
+
+/** Challenges 40-42: POST /heartbeat standing for `method`. */
+const overrideMisses = (id: number, method: string): NearMiss[] => [
+  {
+    when: r => r.method === 'POST' && r.override === null,
+    says: () => `Challenge ${id} needs X-HTTP-Method-Override: ${method} on the POST; this request had none`
+  },
+  {
+    when: r => r.method === 'POST' && r.override !== null && !['DELETE', 'PATCH', 'TRACE'].includes(r.override),
+    says: () => `Challenge ${id} needs X-HTTP-Method-Override: ${method}; this one asked for a method the heartbeat does not stand in for`
+  },
+  {
+    when: r => r.method === method,
+    says: () => `Challenge ${id} needs POST with X-HTTP-Method-Override: ${method}; this request was ${method} itself`
+  }
+]
+
 /** Every challenge, sorted by id. A session's progress is a bitmask of their `bit`s. */
-export const challenges: readonly Challenge[] = Object.freeze([
-  { id: 1, referenceName: 'CREATE_NEW_CHALLENGER', name: 'POST /challenger (201)', description: 'Create a session with POST /challenger and no X-CHALLENGER header; the response\'s X-CHALLENGER header holds your session id.', trigger: 'POST /challenger created', bit: 0 },
-  { id: 2, referenceName: 'GET_CHALLENGES', name: 'GET /challenges (200)', description: 'List the challenges with GET /challenges, sending your X-CHALLENGER header.', trigger: 'GET /challenges listed', bit: 1 },
-  { id: 25, referenceName: 'DELETE_HEARTBEAT_405', name: 'DELETE /heartbeat (405)', description: 'Send DELETE to /heartbeat: the method is not allowed.', trigger: 'DELETE /heartbeat', bit: 2 },
-  { id: 26, referenceName: 'PATCH_HEARTBEAT_500', name: 'PATCH /heartbeat (500)', description: 'Send PATCH to /heartbeat: the server fails with an internal error.', trigger: 'PATCH /heartbeat', bit: 3 },
-  { id: 27, referenceName: 'TRACE_HEARTBEAT_501', name: 'TRACE /heartbeat (501)', description: 'Send TRACE to /heartbeat: the method is not implemented.', trigger: 'TRACE /heartbeat', bit: 4 },
-  { id: 28, referenceName: 'GET_HEARTBEAT_204', name: 'GET /heartbeat (204)', description: 'Send GET to /heartbeat: the server is running and answers with no content.', trigger: 'GET /heartbeat', bit: 5 },
-  { id: 29, referenceName: 'CREATE_SECRET_TOKEN_401', name: 'POST /secret/token (401)', description: 'Ask for a token with POST /secret/token and wrong Basic credentials.', trigger: 'POST /secret/token refused', bit: 6 },
-  { id: 30, referenceName: 'CREATE_SECRET_TOKEN_201', name: 'POST /secret/token (201)', description: 'Get a token with POST /secret/token and the Basic credentials admin:password; it comes back in X-AUTH-TOKEN.', trigger: 'POST /secret/token issued', bit: 7 },
-  { id: 31, referenceName: 'GET_SECRET_NOTE_403', name: 'GET /secret/note (403)', description: 'Read the secret note with an X-AUTH-TOKEN that is not your session\'s token.', trigger: 'GET /secret/note wrong-token', bit: 8 },
-  { id: 32, referenceName: 'GET_SECRET_NOTE_401', name: 'GET /secret/note (401)', description: 'Read the secret note without any X-AUTH-TOKEN header.', trigger: 'GET /secret/note no-token', bit: 9 },
-  { id: 33, referenceName: 'GET_SECRET_NOTE_200', name: 'GET /secret/note (200)', description: 'Read the secret note with your session\'s token in X-AUTH-TOKEN.', trigger: 'GET /secret/note x-auth-token', bit: 10 },
-  { id: 34, referenceName: 'POST_SECRET_NOTE_200', name: 'POST /secret/note (200)', description: 'Write the secret note with your session\'s token in X-AUTH-TOKEN and a JSON body {"note": "..."}.', trigger: 'POST /secret/note x-auth-token', bit: 11 },
-  { id: 35, referenceName: 'POST_SECRET_NOTE_401', name: 'POST /secret/note (401)', description: 'Write the secret note without any X-AUTH-TOKEN header.', trigger: 'POST /secret/note no-token', bit: 12 },
-  { id: 36, referenceName: 'POST_SECRET_NOTE_403', name: 'POST /secret/note (403)', description: 'Write the secret note with an X-AUTH-TOKEN that is not your session\'s token.', trigger: 'POST /secret/note wrong-token', bit: 13 },
-  { id: 37, referenceName: 'GET_SECRET_NOTE_BEARER_200', name: 'GET /secret/note (Bearer)', description: 'Read the secret note with your token sent as Authorization: Bearer <token>.', trigger: 'GET /secret/note bearer', bit: 14 },
-  { id: 38, referenceName: 'POST_SECRET_NOTE_BEARER_200', name: 'POST /secret/note (Bearer)', description: 'Write the secret note with your token sent as Authorization: Bearer <token>.', trigger: 'POST /secret/note bearer', bit: 15 },
-  { id: 40, referenceName: 'OVERRIDE_DELETE_HEARTBEAT_405', name: 'POST /heartbeat as DELETE (405)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: DELETE.', trigger: 'POST /heartbeat as DELETE', bit: 16 },
-  { id: 41, referenceName: 'OVERRIDE_PATCH_HEARTBEAT_500', name: 'POST /heartbeat as PATCH (500)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: PATCH.', trigger: 'POST /heartbeat as PATCH', bit: 17 },
-  { id: 42, referenceName: 'OVERRIDE_TRACE_HEARTBEAT_501', name: 'POST /heartbeat as TRACE (501)', description: 'Send POST to /heartbeat with X-HTTP-Method-Override: TRACE.', trigger: 'POST /heartbeat as TRACE', bit: 18 }
-].map(c => Object.freeze(c as Challenge)))
+export const challenges: readonly Challenge[] = Object.freeze(([
+  {
+    id: 1,
+    referenceName: 'CREATE_NEW_CHALLENGER',
+    name: 'POST /challenger (201)',
+    description: 'Create a session with POST /challenger and no X-CHALLENGER header; the response\'s X-CHALLENGER header holds your session id.',
+    trigger: 'POST /challenger created',
+    bit: 0,
+    hint: 'POST /challenger (without an X-CHALLENGER header)',
+    nearMisses: [
+      {
+        when: r => r.method === 'POST' && r.namedSession,
+        says: () => 'Challenge 1 needs POST /challenger without an X-CHALLENGER header; this one named a session, so none was created'
+      },
+      notAllowed(1, 'POST', '/challenger')
+    ]
+  },
+  {
+    id: 2,
+    referenceName: 'GET_CHALLENGES',
+    name: 'GET /challenges (200)',
+    description: 'List the challenges with GET /challenges, sending your X-CHALLENGER header.',
+    trigger: 'GET /challenges listed',
+    bit: 1,
+    hint: `GET /challenges\nX-CHALLENGER: ${ID}`,
+    nearMisses: [headInstead(2), notAllowed(2, 'GET', '/challenges')]
+  },
+  {
+    id: 25,
+    referenceName: 'DELETE_HEARTBEAT_405',
+    name: 'DELETE /heartbeat (405)',
+    description: 'Send DELETE to /heartbeat: the method is not allowed.',
+    trigger: 'DELETE /heartbeat',
+    bit: 2,
+    hint: `DELETE /heartbeat\nX-CHALLENGER: ${ID}`,
+    nearMisses: [
+      overrideInstead(25, 'DELETE', 40),
+      {
+        when: r => r.status === 405 && r.method !== 'DELETE' && r.method !== 'POST',
+        says: r => `Challenge 25 needs DELETE /heartbeat; ${r.method} is refused too but passes nothing`
+      }
+    ]
+  },
+  {
+    id: 26,
+    referenceName: 'PATCH_HEARTBEAT_500',
+    name: 'PATCH /heartbeat (500)',
+    description: 'Send PATCH to /heartbeat: the server fails with an internal error.',
+    trigger: 'PATCH /heartbeat',
+    bit: 3,
+    hint: `PATCH /heartbeat\nX-CHALLENGER: ${ID}`,
+    nearMisses: [overrideInstead(26, 'PATCH', 41)]
+  },
+  {
+    id: 27,
+    referenceName: 'TRACE_HEARTBEAT_501',
+    name: 'TRACE /heartbeat (501)',
+    description: 'Send TRACE to /heartbeat: the method is not implemented.',
+    trigger: 'TRACE /heartbeat',
+    bit: 4,
+    hint: `TRACE /heartbeat\nX-CHALLENGER: ${ID}\n(with curl: a browser cannot send TRACE)`,
+    nearMisses: [overrideInstead(27, 'TRACE', 42)]
+  },
+  {
+    id: 28,
+    referenceName: 'GET_HEARTBEAT_204',
+    name: 'GET /heartbeat (204)',
+    description: 'Send GET to /heartbeat: the server is running and answers with no content.',
+    trigger: 'GET /heartbeat',
+    bit: 5,
+    hint: `GET /heartbeat\nX-CHALLENGER: ${ID}`,
+    nearMisses: [headInstead(28)]
+  },
+  {
+    id: 29,
+    referenceName: 'CREATE_SECRET_TOKEN_401',
+    name: 'POST /secret/token (401)',
+    description: 'Ask for a token with POST /secret/token and wrong Basic credentials.',
+    trigger: 'POST /secret/token refused',
+    bit: 6,
+    hint: `POST /secret/token\nX-CHALLENGER: ${ID}\nAuthorization: Basic <base64 of a wrong user:password>`,
+    nearMisses: [
+      {
+        when: r => r.method === 'POST' && r.authorization === 'none',
+        says: () => 'Challenge 29 needs an Authorization header with wrong Basic credentials; this request had none'
+      },
+      notAllowed(29, 'POST', '/secret/token')
+    ]
+  },
+  {
+    id: 30,
+    referenceName: 'CREATE_SECRET_TOKEN_201',
+    name: 'POST /secret/token (201)',
+    description: 'Get a token with POST /secret/token and the Basic credentials admin:password; it comes back in X-AUTH-TOKEN.',
+    trigger: 'POST /secret/token issued',
+    bit: 7,
+    hint: `POST /secret/token\nX-CHALLENGER: ${ID}\nAuthorization: Basic YWRtaW46cGFzc3dvcmQ= (admin:password, unless the server was given others)`,
+    nearMisses: [
+      {
+        when: r => r.method === 'POST' && r.status === 401 && r.authorization !== 'none',
+        says: () => 'Challenge 30 needs the Basic credentials the server accepts (admin:password unless it was given others); these were refused'
+      },
+      notAllowed(30, 'POST', '/secret/token')
+    ]
+  },
+  {
+    id: 31,
+    referenceName: 'GET_SECRET_NOTE_403',
+    name: 'GET /secret/note (403)',
+    description: 'Read the secret note with an X-AUTH-TOKEN that is not your session\'s token.',
+    trigger: 'GET /secret/note wrong-token',
+    bit: 8,
+    hint: `GET /secret/note\nX-CHALLENGER: ${ID}\nX-AUTH-TOKEN: <anything but your token>`,
+    nearMisses: [
+      wrongBearer(31, 'GET'),
+      headInstead(31, r => r.token === 'wrong'),
+      otherMethod(31, 'GET', r => r.token === 'wrong' && r.tokenSource === 'x-auth-token')
+    ]
+  },
+  {
+    id: 32,
+    referenceName: 'GET_SECRET_NOTE_401',
+    name: 'GET /secret/note (401)',
+    description: 'Read the secret note without any X-AUTH-TOKEN header.',
+    trigger: 'GET /secret/note no-token',
+    bit: 9,
+    hint: `GET /secret/note\nX-CHALLENGER: ${ID}\n(and no X-AUTH-TOKEN or Authorization header)`,
+    nearMisses: [
+      headInstead(32, r => r.token === 'missing'),
+      otherMethod(32, 'GET', r => r.token === 'missing')
+    ]
+  },
+  {
+    id: 33,
+    referenceName: 'GET_SECRET_NOTE_200',
+    name: 'GET /secret/note (200)',
+    description: 'Read the secret note with your session\'s token in X-AUTH-TOKEN.',
+    trigger: 'GET /secret/note x-auth-token',
+    bit: 10,
+    hint: `GET /secret/note\nX-CHALLENGER: ${ID}\nX-AUTH-TOKEN: ${TOKEN}`,
+    nearMisses: [
+      tokenCameAs(33, 'GET', 'x-auth-token'),
+      headInstead(33, r => r.token === 'valid'),
+      otherMethod(33, 'GET', r => r.token === 'valid' && r.tokenSource === 'x-auth-token' && r.status < 400)
+    ]
+  },
+  {
+    id: 34,
+    referenceName: 'POST_SECRET_NOTE_200',
+    name: 'POST /secret/note (200)',
+    description: 'Write the secret note with your session\'s token in X-AUTH-TOKEN and a JSON body {"note": "..."}.',
+    trigger: 'POST /secret/note x-auth-token',
+    bit: 11,
+    hint: `POST /secret/note\nX-CHALLENGER: ${ID}\nX-AUTH-TOKEN: ${TOKEN}\nContent-Type: application/json\n\n{"note": "my secret"}`,
+    nearMisses: [
+      jsonNote(34, 'x-auth-token'),
+      tokenCameAs(34, 'POST', 'x-auth-token'),
+      otherMethod(34, 'POST', r => r.token === 'valid' && r.tokenSource === 'x-auth-token')
+    ]
+  },
+  {
+    id: 35,
+    referenceName: 'POST_SECRET_NOTE_401',
+    name: 'POST /secret/note (401)',
+    description: 'Write the secret note without any X-AUTH-TOKEN header.',
+    trigger: 'POST /secret/note no-token',
+    bit: 12,
+    hint: `POST /secret/note\nX-CHALLENGER: ${ID}\n(and no X-AUTH-TOKEN or Authorization header; the body does not matter)`,
+    nearMisses: [otherMethod(35, 'POST', r => r.token === 'missing')]
+  },
+  {
+    id: 36,
+    referenceName: 'POST_SECRET_NOTE_403',
+    name: 'POST /secret/note (403)',
+    description: 'Write the secret note with an X-AUTH-TOKEN that is not your session\'s token.',
+    trigger: 'POST /secret/note wrong-token',
+    bit: 13,
+    hint: `POST /secret/note\nX-CHALLENGER: ${ID}\nX-AUTH-TOKEN: <anything but your token>`,
+    nearMisses: [
+      wrongBearer(36, 'POST'),
+      otherMethod(36, 'POST', r => r.token === 'wrong' && r.tokenSource === 'x-auth-token')
+    ]
+  },
+  {
+    id: 37,
+    referenceName: 'GET_SECRET_NOTE_BEARER_200',
+    name: 'GET /secret/note (Bearer)',
+    description: 'Read the secret note with your token sent as Authorization: Bearer <token>.',
+    trigger: 'GET /secret/note bearer',
+    bit: 14,
+    hint: `GET /secret/note\nX-CHALLENGER: ${ID}\nAuthorization: Bearer ${TOKEN}`,
+    nearMisses: [
+      tokenCameAs(37, 'GET', 'bearer'),
+      headInstead(37, r => r.token === 'valid'),
+      otherMethod(37, 'GET', r => r.token === 'valid' && r.tokenSource === 'bearer' && r.status < 400)
+    ]
+  },
+  {
+    id: 38,
+    referenceName: 'POST_SECRET_NOTE_BEARER_200',
+    name: 'POST /secret/note (Bearer)',
+    description: 'Write the secret note with your token sent as Authorization: Bearer <token>.',
+    trigger: 'POST /secret/note bearer',
+    bit: 15,
+    hint: `POST /secret/note\nX-CHALLENGER: ${ID}\nAuthorization: Bearer ${TOKEN}\nContent-Type: application/json\n\n{"note": "my secret"}`,
+    nearMisses: [
+      jsonNote(38, 'bearer'),
+      tokenCameAs(38, 'POST', 'bearer'),
+      otherMethod(38, 'POST', r => r.token === 'valid' && r.tokenSource === 'bearer')
+    ]
+  },
+  {
+    id: 40,
+    referenceName: 'OVERRIDE_DELETE_HEARTBEAT_405',
+    name: 'POST /heartbeat as DELETE (405)',
+    description: 'Send POST to /heartbeat with X-HTTP-Method-Override: DELETE.',
+    trigger: 'POST /heartbeat as DELETE',
+    bit: 16,
+    hint: `POST /heartbeat\nX-CHALLENGER: ${ID}\nX-HTTP-Method-Override: DELETE`,
+    nearMisses: overrideMisses(40, 'DELETE')
+  },
+  {
+    id: 41,
+    referenceName: 'OVERRIDE_PATCH_HEARTBEAT_500',
+    name: 'POST /heartbeat as PATCH (500)',
+    description: 'Send POST to /heartbeat with X-HTTP-Method-Override: PATCH.',
+    trigger: 'POST /heartbeat as PATCH',
+    bit: 17,
+    hint: `POST /heartbeat\nX-CHALLENGER: ${ID}\nX-HTTP-Method-Override: PATCH`,
+    nearMisses: overrideMisses(41, 'PATCH')
+  },
+  {
+    id: 42,
+    referenceName: 'OVERRIDE_TRACE_HEARTBEAT_501',
+    name: 'POST /heartbeat as TRACE (501)',
+    description: 'Send POST to /heartbeat with X-HTTP-Method-Override: TRACE.',
+    trigger: 'POST /heartbeat as TRACE',
+    bit: 18,
+    hint: `POST /heartbeat\nX-CHALLENGER: ${ID}\nX-HTTP-Method-Override: TRACE\n(with curl: a browser drops this header when it says TRACE)`,
+    nearMisses: overrideMisses(42, 'TRACE')
+  }
+] satisfies Challenge[]).map(c => Object.freeze(c)))

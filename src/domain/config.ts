@@ -135,6 +135,7 @@ export function configFromEnv (env: Env): ServerConfig {
     mode: mode(env),
     sessionIdleMs: integer(env, 'SESSION_IDLE_MS', 1, 2 ** 31 - 1),
     maxSessions: integer(env, 'MAX_SESSIONS', 1, 100_000_000),
+    journalSize: integer(env, 'JOURNAL_SIZE', 0, 100),
     creationRateLimit: integer(env, 'CREATION_RATE_LIMIT', 0, 1_000_000_000),
     docs: flag(env, 'DOCS'),
     redisUrl: redisUrl(env),

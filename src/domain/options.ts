@@ -23,6 +23,12 @@ export interface ApiChallengesOptions {
   sessionIdleMs?: number
   /** At most this many live sessions; when full, the least recently used one makes room. Default 100,000. */
   maxSessions?: number
+  /**
+   * Requests kept in each session's journal (GET /challenger/{guid}/requests), newest first; 0
+   * turns the journal off. Default 20, at most 100. With a store passed in `store`, the store's own
+   * journal size applies; 0 here still turns recording off.
+   */
+  journalSize?: number
   /** Sessions one client address may create per minute (POST /challenger, a recreating PUT); 0 turns the limit off. Default 60. */
   creationRateLimit?: number
   /**
@@ -86,6 +92,7 @@ export const defaults = Object.freeze({
   mode: 'multi' as 'multi' | 'single',
   sessionIdleMs: 10 * 60 * 1000,
   maxSessions: 100_000,
+  journalSize: 20,
   creationRateLimit: 60,
   redisKeyPrefix: 'api-challenges:',
   docs: true
@@ -95,6 +102,11 @@ function whole (name: string, value: unknown, min: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
     throw new TypeError(`api-challenges: option ${name} must be a whole number of at least ${min}, got ${JSON.stringify(value)}`)
   }
+  return value
+}
+
+function atMost (name: string, value: number, max: number): number {
+  if (value > max) throw new TypeError(`api-challenges: option ${name} must be at most ${max}, got ${value}`)
   return value
 }
 
@@ -123,6 +135,7 @@ const optionNames = Object.keys({
   mode: true,
   sessionIdleMs: true,
   maxSessions: true,
+  journalSize: true,
   creationRateLimit: true,
   redisUrl: true,
   redisKeyPrefix: true,
@@ -189,6 +202,7 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     mode: oneOf('mode', merged.mode, ['multi', 'single'] as const),
     sessionIdleMs: whole('sessionIdleMs', merged.sessionIdleMs, 1),
     maxSessions: whole('maxSessions', merged.maxSessions, 1),
+    journalSize: atMost('journalSize', whole('journalSize', merged.journalSize, 0), 100),
     creationRateLimit: whole('creationRateLimit', merged.creationRateLimit, 0),
     docs: oneOf('docs', merged.docs, [true, false] as const),
     redisUrl: merged.redisUrl === undefined ? undefined : text('redisUrl', merged.redisUrl, /^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL'),

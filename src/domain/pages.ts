@@ -2,6 +2,7 @@
 // stylesheet and the small script that refreshes the statuses. Every value placed in a page is
 // escaped. No front-end build: what is here is what the browser gets.
 import type { ChallengeRow } from './catalogue.js'
+import type { JournalView } from './journal.js'
 
 const HTML_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' }
 
@@ -94,24 +95,48 @@ export function progressText (rows: readonly ChallengeRow[]): string {
   return `${rows.filter(row => row.status).length} of ${rows.length} done`
 }
 
-/** The catalogue as a table, with the session's statuses (all not done without a live session). */
-export function challengesPage (base: string, guid: string | null, live: boolean, rows: readonly ChallengeRow[], docs = true): string {
+/** One journal entry as a row of "Your last requests" (the refresh script builds the same). */
+function requestRow (entry: JournalView): string {
+  return `<tr class="${entry.passed.length > 0 ? 'passed' : entry.hint === null ? '' : 'near'}"><td><time datetime="${escapeHtml(entry.at)}">${escapeHtml(entry.at.slice(11, 19))}</time></td>` +
+    `<td><code>${escapeHtml(`${entry.method} ${entry.path}`)}</code></td><td>${entry.status}</td>` +
+    `<td>${entry.passed.length === 0 ? '' : escapeHtml(entry.passed.join(', '))}</td><td>${escapeHtml(entry.hint ?? '')}</td></tr>`
+}
+
+/** "Your last requests": the session's journal, newest first. */
+function requestsSection (requests: readonly JournalView[]): string {
+  return `
+<h2>Your last requests</h2>
+<p>What the server saw for this session, newest first, with what each request passed and, when one came close to a challenge, what was different.</p>
+<table id="requests">
+<thead><tr><th>time (UTC)</th><th>request</th><th>status</th><th>passed</th><th>hint</th></tr></thead>
+<tbody>
+${requests.map(requestRow).join('\n')}
+</tbody></table>
+<p id="requests-empty"${requests.length === 0 ? '' : ' hidden'}>No requests yet: send one with your X-CHALLENGER header and it shows here.</p>`
+}
+
+/**
+ * The catalogue as a table, with the session's statuses (all not done without a live session),
+ * and, for a live session with a journal, its last requests (`requests`; null: none to show).
+ */
+export function challengesPage (base: string, guid: string | null, live: boolean, rows: readonly ChallengeRow[], docs = true, requests: readonly JournalView[] | null = null): string {
   const done = rows.filter(row => row.status).length
   const who = guid === null
     ? '<p>No session chosen: every challenge shows as not done.</p>'
     : `<p>Session <code>${escapeHtml(guid)}</code>${live ? '' : ' (no live session by this id: create one with POST /challenger)'}</p>\n${bearerWarning}`
   const body = rows.map(row => `<tr data-id="${row.id}" class="${row.status ? 'done' : 'todo'}">` +
-    `<td>${String(row.id).padStart(2, '0')}</td><td>${escapeHtml(row.name)}</td><td>${escapeHtml(row.description)}</td>` +
+    `<td>${String(row.id).padStart(2, '0')}</td><td>${escapeHtml(row.name)}</td><td>${escapeHtml(row.description)}` +
+    `<details><summary>How to pass it</summary><pre>${escapeHtml(row.hint)}</pre></details></td>` +
     `<td class="status">${row.status ? 'done' : 'not done'}</td></tr>`).join('\n')
   return page(base, 'Challenges', `
 <h1>Challenges</h1>
 ${who}
 <p><progress id="progress" value="${done}" max="${rows.length}"></progress> <span id="progress-text">${progressText(rows)}</span></p>
-<table id="challenges" data-base="${escapeHtml(base)}" data-guid="${escapeHtml(guid ?? '')}">
+<table id="challenges" data-base="${escapeHtml(base)}" data-guid="${escapeHtml(guid ?? '')}" data-journal="${requests === null ? '' : '1'}">
 <thead><tr><th>id</th><th>challenge</th><th>how to pass it</th><th>status</th></tr></thead>
 <tbody>
 ${body}
-</tbody></table>
+</tbody></table>${requests === null ? '' : requestsSection(requests)}
 <p><a href="${escapeHtml(base)}/">Home</a>${docs ? ` · <a href="${escapeHtml(base)}/docs">API documentation</a>` : ''}</p>`, guid === null ? '' : '/gui/refresh.js')
 }
 
@@ -129,12 +154,19 @@ tr.done .status { color: #0b6b2b; font-weight: 600; }
 tr.done .status::before { content: "✔ "; }
 tr.todo .status { color: #7a4a00; }
 progress { width: 16rem; height: 1rem; }
+details summary { cursor: pointer; color: #4a4a45; margin-top: .25rem; }
+details pre { margin: .25rem 0 0; }
+#requests code { white-space: pre-wrap; overflow-wrap: anywhere; }
+#requests tr.passed td:nth-child(4) { color: #0b6b2b; font-weight: 600; }
+#requests tr.near td:nth-child(5) { color: #7a4a00; }
 .warning { border-left: .25rem solid #7a4a00; background: #fbf3e4; padding: .5rem .75rem; }
 `
 
 /**
- * Refreshes the statuses every 2 seconds from GET /challenges without reloading. It sends
- * X-Challenges-Page so that its own requests pass nothing (challenge 02 is the learner's to pass).
+ * Refreshes the statuses every 2 seconds from GET /challenges without reloading, and the last
+ * requests from GET /challenger/{guid}/requests. It sends X-Challenges-Page so that its own
+ * requests pass nothing (challenge 02 is the learner's to pass) and stay out of the journal.
+ * Every value goes in as text, never as HTML.
  */
 export const REFRESH_SCRIPT = `
 'use strict'
@@ -156,6 +188,38 @@ async function refresh () {
     }
     document.getElementById('progress').value = done
     document.getElementById('progress-text').textContent = done + ' of ' + challenges.length + ' done'
+  } catch {}
+  if (table.dataset.journal === '1') await refreshRequests()
+}
+function cell (row, text) {
+  const td = document.createElement('td')
+  td.textContent = text
+  row.appendChild(td)
+  return td
+}
+async function refreshRequests () {
+  try {
+    const res = await fetch(base + '/challenger/' + encodeURIComponent(guid) + '/requests', { headers: { 'X-Challenges-Page': '1', Accept: 'application/json' } })
+    if (!res.ok) return
+    const { requests } = await res.json()
+    const body = document.querySelector('#requests tbody')
+    const rows = requests.map(r => {
+      const row = document.createElement('tr')
+      row.className = r.passed.length > 0 ? 'passed' : r.hint === null ? '' : 'near'
+      const time = document.createElement('time')
+      time.dateTime = r.at
+      time.textContent = String(r.at).slice(11, 19)
+      cell(row, '').appendChild(time)
+      const code = document.createElement('code')
+      code.textContent = r.method + ' ' + r.path
+      cell(row, '').appendChild(code)
+      cell(row, String(r.status))
+      cell(row, r.passed.join(', '))
+      cell(row, r.hint === null ? '' : r.hint)
+      return row
+    })
+    body.replaceChildren(...rows)
+    document.getElementById('requests-empty').hidden = rows.length > 0
   } catch {}
 }
 setInterval(refresh, 2000)

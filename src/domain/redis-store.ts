@@ -3,11 +3,14 @@
 // Keys, under a configurable prefix:
 //   <prefix>s:<guid>  hash: t (token), n (note), p (progress bits), k ('1' when pinned)
 //                     with a TTL of the idle time (none when pinned): Redis expires idle sessions
+//   <prefix>j:<guid>  list: the session's journal, newest first, capped and trimmed by the write
+//                     that adds to it, with the session's TTL: it expires and is evicted with it
 //   <prefix>lru       sorted set of guids by last activity, for the capacity limit
 //   <prefix>seq       the activity counter that orders it
 // A probe about every second tells whether Redis still answers, so that the heartbeat says 503
 // within about 2 s of a hang even when no request runs into it, and 204 again once it is over.
 import { Redis } from 'ioredis'
+import { decodeEntry, encodeEntry, type JournalEntry } from './journal.js'
 import type { ChallengerRecord, ChallengerStore, StoreStatus } from './store.js'
 import { newGuid, newToken, StoreUnavailableError } from './store.js'
 
@@ -20,6 +23,8 @@ export interface RedisStoreOptions {
   prefix: string
   idleMs: number
   maxSessions: number
+  /** Entries kept in each session's journal (0: none). Default 20. */
+  journalSize?: number
   /** How long a command may take before the request is answered 503. Default 1000 ms. */
   commandTimeoutMs?: number
   /** Time between the end of one probe and the start of the next. Default 1000 ms. */
@@ -52,6 +57,7 @@ local v = redis.call('HMGET', KEYS[1], 't', 'n', 'p', 'k')
 if not v[1] then return nil end
 if v[4] ~= '1' then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[4], ARGV[2])
   redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[1])
 end
 return v`
@@ -64,16 +70,18 @@ redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 't', ARGV[2], 'n', ARGV[3], 'p', ARGV[4], 'k', pinned and '1' or '0')
 if pinned then
   redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('PERSIST', KEYS[4])
 else
   if not live then
     -- An expired session being restored may still be listed: it must not evict itself.
     redis.call('ZREM', KEYS[2], ARGV[1])
     while redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) do
       local oldest = redis.call('ZPOPMIN', KEYS[2])
-      redis.call('DEL', ARGV[8] .. 's:' .. oldest[1])
+      redis.call('DEL', ARGV[8] .. 's:' .. oldest[1], ARGV[8] .. 'j:' .. oldest[1])
     end
   end
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('PEXPIRE', KEYS[4], ARGV[5])
   redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[1])
 end
 if live then return 1 end
@@ -90,17 +98,32 @@ else
 end
 return ARGV[1]`
 
+// A journal entry, kept only while the session lives, and for as long as it does.
+const RECORD = `
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return 0 end
+redis.call('LPUSH', KEYS[2], ARGV[1])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
+return 1`
+
+const JOURNAL = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+return redis.call('LRANGE', KEYS[2], 0, -1)`
+
 const PASS = `
 local p = redis.call('HGET', KEYS[1], 'p')
 if p then redis.call('HSET', KEYS[1], 'p', bit.bor(tonumber(p), tonumber(ARGV[1]))) end
 return 0`
 
 interface Scripts {
-  touch (hash: string, lru: string, seq: string, guid: string, idleMs: number): Promise<[string, string, string, string] | null>
-  put (hash: string, lru: string, seq: string, guid: string, token: string, note: string, progress: number,
+  touch (hash: string, lru: string, seq: string, journal: string, guid: string, idleMs: number): Promise<[string, string, string, string] | null>
+  put (hash: string, lru: string, seq: string, journal: string, guid: string, token: string, note: string, progress: number,
     idleMs: number, max: number, pinned: string, prefix: string, onlyNew: string): Promise<number>
   setNote (hash: string, note: string, bits: number): Promise<string | null>
   pass (hash: string, bits: number): Promise<number>
+  record (hash: string, journal: string, entry: string, size: number): Promise<number>
+  journal (hash: string, journal: string): Promise<string[] | null>
   probe (): Promise<number>
 }
 
@@ -114,6 +137,7 @@ export class RedisStore implements ChallengerStore {
   readonly #prefix: string
   readonly #idleMs: number
   readonly #maxSessions: number
+  readonly #journalSize: number
   /** How long a command, or a connection attempt, may take. */
   readonly #timeoutMs: number
   /** Where Redis is (host:port), without credentials: for log lines. */
@@ -125,6 +149,7 @@ export class RedisStore implements ChallengerStore {
     this.#prefix = options.prefix
     this.#idleMs = options.idleMs
     this.#maxSessions = options.maxSessions
+    this.#journalSize = options.journalSize ?? 20
     const timeout = options.commandTimeoutMs ?? 1000
     this.#timeoutMs = timeout
     this.#probeIntervalMs = options.probeIntervalMs ?? 1000
@@ -154,8 +179,10 @@ export class RedisStore implements ChallengerStore {
       if (this.#responsive) this.#up()
       else this.probe()
     })
-    this.client.defineCommand('touch', { numberOfKeys: 3, lua: TOUCH })
-    this.client.defineCommand('put', { numberOfKeys: 3, lua: PUT })
+    this.client.defineCommand('touch', { numberOfKeys: 4, lua: TOUCH })
+    this.client.defineCommand('put', { numberOfKeys: 4, lua: PUT })
+    this.client.defineCommand('record', { numberOfKeys: 2, lua: RECORD })
+    this.client.defineCommand('journal', { numberOfKeys: 2, lua: JOURNAL })
     this.client.defineCommand('setNote', { numberOfKeys: 1, lua: SET_NOTE })
     this.client.defineCommand('pass', { numberOfKeys: 1, lua: PASS })
     this.client.defineCommand('probe', { numberOfKeys: 0, lua: PROBE })
@@ -169,6 +196,10 @@ export class RedisStore implements ChallengerStore {
 
   #key (guid: string): string {
     return `${this.#prefix}s:${guid}`
+  }
+
+  #journalKey (guid: string): string {
+    return `${this.#prefix}j:${guid}`
   }
 
   // False after a command timed out on a connection that still looks fine (a Redis that hangs),
@@ -285,7 +316,7 @@ export class RedisStore implements ChallengerStore {
 
   async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean): Promise<number> {
     return await this.#run(() => this.#scripts.put(this.#key(record.guid), `${this.#prefix}lru`, `${this.#prefix}seq`,
-      record.guid, record.token, record.note, record.progress, this.#idleMs, this.#maxSessions,
+      this.#journalKey(record.guid), record.guid, record.token, record.note, record.progress, this.#idleMs, this.#maxSessions,
       pinned ? '1' : '0', this.#prefix, onlyNew ? '1' : '0'))
   }
 
@@ -297,7 +328,7 @@ export class RedisStore implements ChallengerStore {
   }
 
   async get (guid: string): Promise<ChallengerRecord | undefined> {
-    const found = await this.#run(() => this.#scripts.touch(this.#key(guid), `${this.#prefix}lru`, `${this.#prefix}seq`, guid, this.#idleMs))
+    const found = await this.#run(() => this.#scripts.touch(this.#key(guid), `${this.#prefix}lru`, `${this.#prefix}seq`, this.#journalKey(guid), guid, this.#idleMs))
     if (found === null) return undefined
     const [token, note, progress] = found
     return { guid, token, note, progress: Number(progress) }
@@ -309,6 +340,16 @@ export class RedisStore implements ChallengerStore {
 
   async pass (guid: string, bits: number): Promise<void> {
     await this.#run(() => this.#scripts.pass(this.#key(guid), bits))
+  }
+
+  async record (guid: string, entry: JournalEntry): Promise<void> {
+    if (this.#journalSize === 0) return
+    await this.#run(() => this.#scripts.record(this.#key(guid), this.#journalKey(guid), encodeEntry(entry), this.#journalSize))
+  }
+
+  async journal (guid: string): Promise<JournalEntry[] | undefined> {
+    const entries = await this.#run(() => this.#scripts.journal(this.#key(guid), this.#journalKey(guid)))
+    return entries?.map(decodeEntry)
   }
 
   async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {

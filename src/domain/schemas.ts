@@ -49,7 +49,12 @@ export const XML = {
   note: '<?xml version="1.0" encoding="UTF-8"?><secretnote><note>my secret</note></secretnote>',
   errors: '<?xml version="1.0" encoding="UTF-8"?><errorMessages><errorMessage>what was wrong</errorMessage></errorMessages>',
   challenges: '<?xml version="1.0" encoding="UTF-8"?><challenges><challenge><id>28</id><name>GET /heartbeat (204)</name>' +
-    '<description>Send GET to /heartbeat: the server is running and answers with no content.</description><status>true</status></challenge></challenges>',
+    '<description>Send GET to /heartbeat: the server is running and answers with no content.</description>' +
+    '<hint>GET /heartbeat\nX-CHALLENGER: &lt;your session id&gt;</hint><status>true</status></challenge></challenges>',
+  requests: '<?xml version="1.0" encoding="UTF-8"?><requests><request><at>2026-11-22T10:15:30.123Z</at><method>POST</method>' +
+    '<path>/secret/note</path><status>415</status><token>valid</token><tokenSource>x-auth-token</tokenSource>' +
+    '<contentType>application/x-www-form-urlencoded</contentType><passed/>' +
+    '<hint>Challenge 34 needs a JSON body such as {"note": "hi"}; this one had Content-Type application/x-www-form-urlencoded</hint></request></requests>',
   session: '<?xml version="1.0" encoding="UTF-8"?><challenger><xChallenger>6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b</xChallenger>' +
     '<xAuthToken>0123456789abcdef0123456789abcdef</xAuthToken><secretNote>my secret</secretNote>' +
     '<challengeStatus><challenge id="01">true</challenge><challenge id="02">false</challenge></challengeStatus></challenger>'
@@ -93,9 +98,56 @@ export const ChallengeList = Type.Object({
     id: Type.Integer(),
     name: Type.String(),
     description: Type.String(),
+    hint: Type.String({ description: 'How to pass it: the request line and the headers to send' }),
     status: Type.Boolean({ description: 'Passed by the caller\'s session' })
   }))
-}, { examples: [{ challenges: [{ id: 28, name: 'GET /heartbeat (204)', description: 'Send GET to /heartbeat: the server is running and answers with no content.', status: true }] }] })
+}, {
+  examples: [{
+    challenges: [{
+      id: 28,
+      name: 'GET /heartbeat (204)',
+      description: 'Send GET to /heartbeat: the server is running and answers with no content.',
+      hint: 'GET /heartbeat\nX-CHALLENGER: <your session id>',
+      status: true
+    }]
+  }]
+})
+
+/** A string, or null (OpenAPI 3.0's nullable, which fast-json-stringify reads too). */
+function nullableString (description: string) {
+  return Type.Unsafe<string | null>({ type: 'string', nullable: true, description })
+}
+
+/** GET /challenger/{guid}/requests: the session's journal, newest first. */
+export const RequestList = Type.Object({
+  requests: Type.Array(Type.Object({
+    at: Type.String({ format: 'date-time', description: 'When it was answered' }),
+    method: Type.String(),
+    path: Type.String({ description: 'Without the query string; cut at 200 characters' }),
+    status: Type.Integer({ description: 'The status it was answered with' }),
+    token: Type.Optional(Type.Union([Type.Literal('missing'), Type.Literal('valid'), Type.Literal('wrong')], {
+      description: 'On /secret/note only: whether a token came, and whether it was the session\'s (its value is never kept)'
+    })),
+    tokenSource: Type.Optional(Type.Union([Type.Literal('x-auth-token'), Type.Literal('bearer')], { description: 'How the token came, when one did' })),
+    contentType: nullableString('The media type of Content-Type, without parameters; null when there was none'),
+    passed: Type.Array(Type.Integer(), { description: 'The ids of the challenges this request passed' }),
+    hint: nullableString('For a near miss: which challenge it missed, and what was different')
+  }))
+}, {
+  examples: [{
+    requests: [{
+      at: '2026-11-22T10:15:30.123Z',
+      method: 'POST',
+      path: '/secret/note',
+      status: 415,
+      token: 'valid',
+      tokenSource: 'x-auth-token',
+      contentType: 'application/x-www-form-urlencoded',
+      passed: [],
+      hint: 'Challenge 34 needs a JSON body such as {"note": "hi"}; this one had Content-Type application/x-www-form-urlencoded'
+    }]
+  }]
+})
 
 /** The catalogue ids as the reference writes them in a status map: `01`, `02`, `25`, … */
 const statusIds = challenges.map(c => paddedId(c.id))

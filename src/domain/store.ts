@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis'
 import { randomFillSync } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
+import { Journal, type JournalEntry } from './journal.js'
 
 /** One learner's session, as the store hands it out. Change it only through the store. */
 export interface ChallengerRecord {
@@ -44,6 +45,16 @@ export interface ChallengerStore {
   passNow? (guid: string, bits: number): void
   setNoteNow? (guid: string, note: string, bits?: number): string | undefined
 
+  // A store that keeps journals (both of this package's do; without them the journal is empty).
+  /**
+   * Adds `entry` to the session's journal, which keeps the newest entries only (the store's
+   * journal size); a session that is gone is left gone, and its journal goes with it.
+   */
+  record? (guid: string, entry: JournalEntry): Promise<void>
+  recordNow? (guid: string, entry: JournalEntry): void
+  /** The session's journal, newest first; undefined when the session is gone. Not activity. */
+  journal? (guid: string): Promise<JournalEntry[] | undefined>
+
   // A store across the network may say more; the service uses what is there.
   /** What the store is, for log lines, never with credentials: `Redis at host:port`. */
   readonly description?: string
@@ -84,6 +95,8 @@ export interface MemoryStoreOptions {
   now?: () => number
   /** Runs `task` every `ms` until the returned function is called; tests pass their own. */
   every?: (ms: number, task: () => void) => () => void
+  /** Entries kept in each session's journal (0: none). Default 20. */
+  journalSize?: number
 }
 
 /** setInterval that keeps no process alive. */
@@ -153,6 +166,8 @@ interface Session {
   token: string
   note: string
   progress: number
+  /** The requests seen for it; null until the first (or with the journal off). */
+  journal: Journal | null
   /** Last activity, in milliseconds since the store began (a small integer for V8). */
   seen: number
   /** Neighbours in the order of last activity: `older` is null for the least recently used. */
@@ -181,10 +196,12 @@ export class MemoryStore implements ChallengerStore {
   readonly #now: () => number
   readonly #epoch: number
   readonly #stopSweeping: () => void
+  readonly #journalSize: number
 
   constructor (options: MemoryStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60 * 1000
     this.#maxSessions = options.maxSessions ?? 100_000
+    this.#journalSize = options.journalSize ?? 20
     this.#now = options.now ?? (() => performance.now())
     this.#epoch = this.#now()
     // Releases the memory of expired sessions that nobody asks for again: every idle period, but
@@ -261,7 +278,7 @@ export class MemoryStore implements ChallengerStore {
   }
 
   #session (guid: string, token: string, note: string, progress: number): Session {
-    return { guid, token, note, progress, seen: this.#clock(), older: null, newer: null }
+    return { guid, token, note, progress, journal: null, seen: this.#clock(), older: null, newer: null }
   }
 
   async create (): Promise<ChallengerRecord> {
@@ -301,10 +318,29 @@ export class MemoryStore implements ChallengerStore {
     if (session !== undefined) session.progress |= bits
   }
 
+  async record (guid: string, entry: JournalEntry): Promise<void> {
+    this.recordNow(guid, entry)
+  }
+
+  recordNow (guid: string, entry: JournalEntry): void {
+    const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
+    if (session === undefined || this.#journalSize === 0) return
+    session.journal ??= new Journal(this.#journalSize)
+    session.journal.add(entry)
+  }
+
+  async journal (guid: string): Promise<JournalEntry[] | undefined> {
+    const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
+    if (session === undefined) return undefined
+    return session.journal?.entries() ?? []
+  }
+
   async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
     const live = this.#find(record.guid)
     if (live !== undefined && options.ifAbsent === true) return 'replaced'
     const session = this.#session(detached(record.guid), detached(record.token), detached(record.note), record.progress)
+    // A restored session keeps the requests seen before.
+    session.journal = live?.journal ?? null
     if (options.pinned === true || this.#pinned.has(session.guid)) {
       if (live !== undefined && !this.#pinned.has(session.guid)) this.#remove(live)
       this.#pinned.set(session.guid, session)

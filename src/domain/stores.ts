@@ -10,11 +10,12 @@ export interface StoreOptions {
   redisKeyPrefix: string
   sessionIdleMs: number
   maxSessions: number
+  journalSize: number
 }
 
 export function createStore (options: StoreOptions): ChallengerStore {
   if (options.store !== undefined) return options.store
-  const sessions = { idleMs: options.sessionIdleMs, maxSessions: options.maxSessions }
+  const sessions = { idleMs: options.sessionIdleMs, maxSessions: options.maxSessions, journalSize: options.journalSize }
   if (options.redisUrl === undefined) return new MemoryStore(sessions)
   return new RedisStore({ url: options.redisUrl, prefix: options.redisKeyPrefix, ...sessions })
 }

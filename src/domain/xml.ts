@@ -2,7 +2,9 @@
 // nothing here knows about HTTP. The shapes follow the reference:
 //   <secretnote><note>…</note></secretnote>
 //   <errorMessages><errorMessage>…</errorMessage></errorMessages>
-//   <challenges><challenge><id>25</id><name>…</name><description>…</description><status>false</status></challenge>…</challenges>
+//   <challenges><challenge><id>25</id><name>…</name><description>…</description><hint>…</hint><status>false</status></challenge>…</challenges>
+//   <requests><request><at>…</at><method>…</method><path>…</path><status>401</status><token>missing</token>
+//     <contentType>…</contentType><passed><id>35</id></passed><hint>…</hint></request>…</requests>
 //   <challenger><xChallenger>…</xChallenger><xAuthToken>…</xAuthToken><secretNote>…</secretNote>
 //     <challengeStatus><challenge id="01">true</challenge>…</challengeStatus></challenger>
 import { XMLParser } from 'fast-xml-parser'
@@ -29,9 +31,9 @@ export function errorsXml (body: { errorMessages: string[] }): string {
   return `${DECLARATION}<errorMessages>${body.errorMessages.map(m => element('errorMessage', m)).join('')}</errorMessages>`
 }
 
-export function challengesXml (body: { challenges: Array<{ id: number, name: string, description: string, status: boolean }> }): string {
+export function challengesXml (body: { challenges: Array<{ id: number, name: string, description: string, hint: string, status: boolean }> }): string {
   const items = body.challenges.map(c =>
-    `<challenge><id>${c.id}</id>${element('name', c.name)}${element('description', c.description)}<status>${c.status}</status></challenge>`)
+    `<challenge><id>${c.id}</id>${element('name', c.name)}${element('description', c.description)}${element('hint', c.hint)}<status>${c.status}</status></challenge>`)
   return `${DECLARATION}<challenges>${items.join('')}</challenges>`
 }
 
@@ -41,6 +43,28 @@ export function sessionXml (body: { xChallenger: string, xAuthToken: string, sec
     .map(([id, passed]) => `<challenge id="${escapeXml(id)}">${passed === true}</challenge>`)
   return `${DECLARATION}<challenger>${element('xChallenger', body.xChallenger)}${element('xAuthToken', body.xAuthToken)}` +
     `${element('secretNote', body.secretNote)}<challengeStatus>${statuses.join('')}</challengeStatus></challenger>`
+}
+
+export interface RequestXml {
+  at: string
+  method: string
+  path: string
+  status: number
+  token?: string
+  tokenSource?: string
+  contentType: string | null
+  passed: number[]
+  hint: string | null
+}
+
+/** A journal: an element per field; a null or absent one is left out. */
+export function requestsXml (body: { requests: RequestXml[] }): string {
+  const optional = (name: string, text: string | null | undefined): string => text === null || text === undefined ? '' : element(name, text)
+  const items = body.requests.map(r =>
+    `<request>${element('at', r.at)}${element('method', r.method)}${element('path', r.path)}<status>${r.status}</status>` +
+    `${optional('token', r.token)}${optional('tokenSource', r.tokenSource)}${optional('contentType', r.contentType)}` +
+    `<passed${r.passed.length === 0 ? '/>' : `>${r.passed.map(id => `<id>${id}</id>`).join('')}</passed>`}${optional('hint', r.hint)}</request>`)
+  return `${DECLARATION}<requests>${items.join('')}</requests>`
 }
 
 /** Why an XML body was refused: the message is for the learner. */

@@ -1,0 +1,162 @@
+// The journal: each request that names a live session (in X-CHALLENGER, or in the URL of
+// /challenger/{guid}…) is recorded in that session's journal as it is answered, with what it passed
+// and, for a near miss, which challenge it missed and why (src/domain/journal.ts, and the
+// catalogue's near misses). Recorded before the answer leaves, so that a learner who reads the
+// journal next, from any instance, finds the request there. Never recorded: the token's value,
+// credentials, bodies, the journal's own reads (config.journal false) and requests a route leaves
+// out (request.journaled false: the challenges page's refresh).
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
+import { nearMiss } from '../src/domain/catalogue.js'
+import type { TokenVerdict } from '../src/domain/challenge-list.js'
+import { journalText, knownText, sharedText, type JournalEntry, type TokenSource } from '../src/domain/journal.js'
+import { presentedToken, safeEqual } from '../src/domain/secrets.js'
+import type { ChallengerRecord } from '../src/domain/store.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: requests to this route are not recorded (the journal's own reads). */
+    journal?: boolean
+    /** The route takes the session's token: its entries say whether one came, and was right. */
+    takesToken?: boolean
+  }
+  interface FastifyRequest {
+    /** false: this request is left out of the journal (the challenges page's own refresh). */
+    journaled: boolean
+  }
+}
+
+export interface JournalOptions {
+  /** Entries kept per session; 0 turns the journal off. */
+  journalSize: number
+}
+
+function mediaType (header: string | undefined): string | null {
+  if (header === undefined) return null
+  const semicolon = header.indexOf(';')
+  const type = (semicolon === -1 ? header : header.slice(0, semicolon)).trim().toLowerCase()
+  if (type === '') return null
+  // The usual types are kept as one shared string; anything else is the client's text, cut.
+  return sharedText(journalText(type))
+}
+
+/** Whether the request's token was the session's, for a route that takes one where tokenAuth did not judge it. */
+function judgeToken (request: FastifyRequest, session: ChallengerRecord): [TokenVerdict, TokenSource?] {
+  const found = presentedToken(request.headers.authorization, request.headers['x-auth-token'])
+  if (found === undefined) return ['missing']
+  return [safeEqual(found[0], session.token) ? 'valid' : 'wrong', found[1]]
+}
+
+/** What the journal knows of a route once, when it is registered, rather than on every request. */
+interface RouteFacts {
+  /** The route's URL as registered (prefix included), or null for the 404. */
+  url: string | null
+  /** The URL without the service's prefix, for the catalogue's near misses; null for the 404. */
+  resource: string | null
+  takesToken: boolean
+}
+
+async function journal (fastify: FastifyInstance, options: JournalOptions): Promise<void> {
+  fastify.decorateRequest('journaled', true)
+  const store = fastify.challengers
+  if (options.journalSize === 0 || store.record === undefined) return
+  const recordNow = store.recordNow?.bind(store)
+  const record = store.record.bind(store)
+  const prefix = fastify.prefix
+
+  const entryOf = (request: FastifyRequest, reply: FastifyReply, session: ChallengerRecord, route: RouteFacts): JournalEntry => {
+    const url = request.url
+    const query = url.indexOf('?')
+    const path = query === -1 ? url : url.slice(0, query)
+    const contentType = mediaType(request.headers['content-type'])
+    let token: TokenVerdict | undefined
+    let tokenSource: TokenSource | undefined
+    if (route.takesToken) {
+      [token, tokenSource] = request.tokenVerdict === null ? judgeToken(request, session) : [request.tokenVerdict, request.tokenSource ?? undefined]
+    }
+    const passed = request.passedBits
+    const status = reply.statusCode
+    let hint = -1
+    // A request that passed nothing, to a path with challenges: did it come close to one?
+    if (passed === 0 && route.resource !== null) {
+      const override = request.headers['x-http-method-override']
+      const authorization = request.headers.authorization
+      hint = nearMiss(route.resource, {
+        method: request.method,
+        status,
+        token,
+        tokenSource,
+        contentType,
+        override: typeof override === 'string' ? override.trim().toUpperCase() : null,
+        authorization: authorization === undefined ? 'none' : /^basic /i.test(authorization) ? 'basic' : 'other',
+        namedSession: request.headers['x-challenger'] !== undefined
+      }, session.progress)
+    }
+    return {
+      at: Date.now(),
+      method: request.method,
+      // The route's own path string when it is the whole path: no string per entry.
+      path: path === route.url ? route.url : journalText(path),
+      status,
+      token,
+      tokenSource,
+      contentType,
+      passed,
+      hint
+    }
+  }
+
+  const write = (session: ChallengerRecord, entry: JournalEntry, done: () => void): void => {
+    if (recordNow !== undefined) {
+      recordNow(session.guid, entry)
+      done()
+      return
+    }
+    // The journal is for learning: a store that fails to keep an entry fails nothing else.
+    record(session.guid, entry).then(done, done)
+  }
+
+  // Each route gets its own recorder, made when the route is: what it needs to know of the route is
+  // worked out once, not per request (Fastify's request.routeOptions builds an object each time).
+  const recorder = (route: RouteFacts): onSendHookHandler => function recordRequest (request, reply, payload, done) {
+    const next = (): void => { done(null, payload) }
+    if (!request.journaled) {
+      next()
+      return
+    }
+    const session = request.challenger ?? request.named
+    if (session !== null) {
+      write(session, entryOf(request, reply, session, route), next)
+      return
+    }
+    // An unknown path is answered before the session is looked up: a learner's typo is worth a line.
+    const guid = request.headers['x-challenger'] as string | undefined
+    if (route.url !== null || (guid === undefined && fastify.singlePlayerGuid === null)) {
+      next()
+      return
+    }
+    fastify.findSession(guid).then(found => {
+      if (found === undefined) next()
+      else write(found, entryOf(request, reply, found, route), next)
+    }, next)
+  }
+
+  fastify.addHook('onRoute', route => {
+    // The journal's own reads are not recorded.
+    if (route.config?.journal === false) return
+    knownText(route.url)
+    const facts: RouteFacts = { url: sharedText(route.url), resource: route.url.slice(prefix.length), takesToken: route.config?.takesToken === true }
+    route.onSend = [...[route.onSend ?? []].flat(), recorder(facts)]
+  })
+  // Unknown paths (404) have no route: one hook for them, which lets every routed request by at once.
+  const notFound = recorder({ url: null, resource: null, takesToken: false })
+  fastify.addHook('onSend', function recordNotFound (request, reply, payload, done) {
+    if (request.is404) notFound.call(this, request, reply, payload, done)
+    else done(null, payload)
+  })
+}
+export default fp(journal, {
+  name: 'journal',
+  fastify: '5.x',
+  dependencies: ['challenger-registry', 'session', 'auth']
+})
