@@ -2,10 +2,17 @@
 // GET /challenger/{guid}/requests over the app: what is recorded and what never is.
 import t from 'tap'
 import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, type RequestFacts } from '../src/domain/catalogue.js'
-import { decodeEntry, encodeEntry, Journal, journalText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
+import { decodeEntry, encodeEntry, Journals, journalText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
 import { MemoryStore, type ChallengerStore } from '../src/domain/store.js'
 import { basic, build, newSession } from './helper.js'
 import { fakeTime } from './clock.js'
+
+/** One journal of `size` entries in a store of journals of its own. */
+function journalOf (size: number): { add: (entry: JournalEntry) => void, entries: () => JournalEntry[] } {
+  const journals = new Journals(size)
+  const journal = journals.open()
+  return { add: entry => { journals.add(journal, entry) }, entries: () => journals.entries(journal) }
+}
 
 const base: RequestFacts = { method: 'GET', status: 200, contentType: null, override: null, authorization: 'none', namedSession: true }
 
@@ -113,20 +120,36 @@ t.test('an entry packs into small values and back, whole', async t => {
   for (const one of cases) {
     const clean = JSON.parse(JSON.stringify(one)) as JournalEntry
     t.same(decodeEntry(encodeEntry(one)), clean)
-    const journal = new Journal(1)
+    const journal = journalOf(1)
     journal.add(one)
     t.same(journal.entries(), [clean])
   }
   // Paths and types the service does not know in advance are kept beside the integers, per entry.
-  const odd = new Journal(2)
+  const odd = journalOf(2)
   odd.add(entry({ path: '/challenger/6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b', contentType: 'application/vnd.odd' }))
   odd.add(entry({ path: '/secret/note', contentType: 'application/json' }))
   odd.add(entry({ path: '/nowhere', contentType: null }))
   t.same(odd.entries().map(e => [e.path, e.contentType]), [['/nowhere', null], ['/secret/note', 'application/json']])
 })
 
+t.test('journals share chunks; a closed one\'s number serves again, empty', async t => {
+  const journals = new Journals(2)
+  const numbers = Array.from({ length: 300 }, () => journals.open())
+  t.same(numbers.slice(0, 3), [0, 1, 2])
+  journals.add(299, entry({ status: 201 }))
+  journals.add(0, entry({ status: 202, path: '/odd/path' }))
+  t.same(journals.entries(299).map(e => e.status), [201], 'in the second chunk')
+  t.same(journals.entries(0).map(e => [e.status, e.path]), [[202, '/odd/path']])
+  journals.close(0)
+  t.equal(journals.open(), 0, 'the number is reused')
+  t.same(journals.entries(0), [], 'and starts empty')
+  journals.add(0, entry({ status: 203, path: '/secret/note' }))
+  t.same(journals.entries(0).map(e => [e.status, e.path]), [[203, '/secret/note']], 'no path left over from before')
+  t.same(journals.entries(1), [])
+})
+
 t.test('a journal keeps the newest entries, newest first', async t => {
-  const journal = new Journal(3)
+  const journal = journalOf(3)
   t.same(journal.entries(), [])
   for (let i = 0; i < 7; i++) journal.add(entry({ status: 200 + i }))
   t.same(journal.entries().map(e => e.status), [206, 205, 204])
@@ -155,7 +178,7 @@ t.test('the view: ISO time, ids, the sentence', async t => {
   // The table of known strings is bounded: past it, text is simply kept per entry.
   for (let i = 0; i < 200; i++) knownText(`/filler/${i}`)
   t.equal(sharedText('/filler/199'), '/filler/199')
-  const full = new Journal(1)
+  const full = journalOf(1)
   full.add(entry({ path: '/filler/199' }))
   t.equal(full.entries()[0]?.path, '/filler/199')
 })
@@ -246,6 +269,16 @@ t.test('GET /challenger/{guid}/requests over the app', async t => {
     t.equal((await app.inject({ method: 'GET', url: `/challenger/${guid.toUpperCase()}/requests` })).statusCode, 200, 'the id in capitals names it too')
   })
 
+  t.test('a restore keeps the journal, and records itself', async t => {
+    const saved = (await app.inject({ method: 'GET', url: `/challenger/${guid}` })).json()
+    const before = (await requests()).json().requests.length
+    const put = await app.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: saved })
+    t.equal(put.statusCode, 200)
+    const after = (await requests()).json().requests
+    t.equal(after.length, Math.min(before + 1, 20))
+    t.match(after[0], { method: 'PUT', status: 200, path: `/challenger/${guid}` })
+  })
+
   t.test('a request that names the session in its URL is recorded there', async t => {
     const other = await newSession(app)
     await app.inject({ method: 'GET', url: `/challenger/${other.guid}` })
@@ -271,6 +304,11 @@ t.test('the journal holds JOURNAL_SIZE entries, 0 turns it off, and it goes with
   const live = await store.create()
   await store.record(live.guid, entry())
   t.same((await store.journal(live.guid))?.map(e => e.status), [415], 'the promise form records too')
+
+  const none = new MemoryStore({ journalSize: 0 })
+  const kept = await none.create()
+  none.recordNow(kept.guid, entry())
+  t.same(await none.journal(kept.guid), [], 'a store with journalSize 0 keeps nothing')
 
   const off = await build(t, { journalSize: 0, creationRateLimit: 0 })
   const session = await newSession(off)

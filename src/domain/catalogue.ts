@@ -149,9 +149,12 @@ export function createCatalogue (list: readonly Challenge[]) {
   // Every near miss in one list (a journal entry keeps its place in it), and by resource.
   const nearMisses: Array<{ challenge: Challenge, rule: NearMiss }> = list.flatMap(challenge => challenge.nearMisses.map(rule => ({ challenge, rule })))
   const missesOn = new Map<string, Array<{ at: number, challenge: Challenge, rule: NearMiss }>>()
+  // The progress bits of each resource's challenges: once all are passed, nothing is near.
+  const maskOn = new Map<string, number>()
   nearMisses.forEach(({ challenge, rule }, at) => {
     const resource = resourceOf(challenge.trigger)
     missesOn.set(resource, [...missesOn.get(resource) ?? [], { at, challenge, rule }])
+    maskOn.set(resource, (maskOn.get(resource) ?? 0) | 1 << challenge.bit)
   })
   return {
     challenges: list,
@@ -182,6 +185,8 @@ export function createCatalogue (list: readonly Challenge[]) {
      * recognises the request. Its place in the list (for `nearMissSays`), or -1 for none.
      */
     nearMiss (resource: string, request: RequestFacts, progress: number): number {
+      const mask = maskOn.get(resource) ?? 0
+      if ((progress & mask) === mask) return -1
       for (const { at, challenge, rule } of missesOn.get(resource) ?? []) {
         if (!isPassed(progress, challenge) && rule.when(request)) return at
       }

@@ -103,54 +103,85 @@ function tokenCode (entry: JournalEntry): number {
 }
 
 const INTS = 4
+/** Journals per chunk of a slab: 256 journals of 20 entries are 82 KB. */
+const CHUNK = 256
 
 /**
- * A fixed number of entries, newest overwriting oldest. Made on a session's first recorded
- * request: a session that sends nothing costs no journal.
+ * The journals of one store, all of one size, in shared Int32Array chunks: a session holds only
+ * its journal's number, and no object, array or buffer of its own (a buffer per session would cost
+ * more in bookkeeping than its 320 bytes of entries). Each journal is a count of the entries ever
+ * added, then `size` entries, newest overwriting oldest. Numbers of released journals are reused.
  */
-export class Journal {
-  readonly #ints: Int32Array
-  /** Path and content type of the entries whose are not known strings; null until one is needed. */
-  #texts: Array<string | null> | null = null
-  /** How many entries were ever added. */
-  #added = 0
+export class Journals {
+  readonly #size: number
+  readonly #stride: number
+  readonly #chunks: Int32Array[] = []
+  readonly #free: number[] = []
+  #made = 0
+  /** Path and content type of entries whose are not known strings, by journal: rare. */
+  readonly #texts = new Map<number, Array<string | null>>()
 
   constructor (size: number) {
-    this.#ints = new Int32Array(size * INTS)
+    this.#size = size
+    this.#stride = 1 + size * INTS
   }
 
-  get #size (): number {
-    return this.#ints.length / INTS
+  /** A new, empty journal's number. */
+  open (): number {
+    const reused = this.#free.pop()
+    const journal = reused ?? this.#made++
+    const chunk = Math.floor(journal / CHUNK)
+    if (chunk === this.#chunks.length) this.#chunks.push(new Int32Array(CHUNK * this.#stride))
+    const [ints, at] = this.#place(journal)
+    ints[at] = 0
+    return journal
   }
 
-  add (entry: JournalEntry): void {
-    const slot = this.#added % this.#size
-    const at = slot * INTS
+  /** Gives the journal back: its number will serve another session. */
+  close (journal: number): void {
+    this.#texts.delete(journal)
+    this.#free.push(journal)
+  }
+
+  #place (journal: number): [Int32Array, number] {
+    return [this.#chunks[Math.floor(journal / CHUNK)] as Int32Array, (journal % CHUNK) * this.#stride]
+  }
+
+  add (journal: number, entry: JournalEntry): void {
+    const [ints, base] = this.#place(journal)
+    const added = ints[base] as number
+    const slot = added % this.#size
+    const at = base + 1 + slot * INTS
     const since = entry.at - EPOCH
     const seconds = Math.floor(since / 1000)
     const path = textCode(entry.path)
     const type = textCode(entry.contentType)
-    const ints = this.#ints
     ints[at] = seconds
     ints[at + 1] = (since - seconds * 1000) | (METHOD_CODES.get(entry.method) ?? 0) << 10 | tokenCode(entry) << 17 | (entry.status & 1023) << 20
     ints[at + 2] = entry.passed
     ints[at + 3] = ((entry.hint + 1) & 0xffff) | path << 16 | type << 24
-    if (path === OTHER || type === OTHER || this.#texts !== null) {
-      this.#texts ??= new Array<string | null>(this.#size * 2).fill(null)
-      this.#texts[slot * 2] = path === OTHER ? entry.path : null
-      this.#texts[slot * 2 + 1] = type === OTHER ? entry.contentType : null
+    let texts = this.#texts.get(journal)
+    if (path === OTHER || type === OTHER || texts !== undefined) {
+      if (texts === undefined) {
+        texts = new Array<string | null>(this.#size * 2).fill(null)
+        this.#texts.set(journal, texts)
+      }
+      texts[slot * 2] = path === OTHER ? entry.path : null
+      texts[slot * 2 + 1] = type === OTHER ? entry.contentType : null
     }
-    this.#added++
+    // Near 2^31 entries the count steps back by a multiple of the size: the same slots, the same order.
+    ints[base] = added + 1 < 2 ** 31 - 1 ? added + 1 : this.#size + (added + 1) % this.#size
   }
 
-  #entry (slot: number): JournalEntry {
-    const at = slot * INTS
-    const ints = this.#ints
+  #entry (journal: number, slot: number): JournalEntry {
+    const [ints, base] = this.#place(journal)
+    const at = base + 1 + slot * INTS
     const word = ints[at + 1] as number
     const last = ints[at + 3] as number
     const [token, tokenSource] = TOKENS[(word >> 17) & 7] as [TokenVerdict?, TokenSource?]
+    const texts = this.#texts.get(journal)
     const text = (code: number, which: number): string | null =>
-      code === NONE ? null : code === OTHER ? this.#texts?.[slot * 2 + which] ?? null : TEXTS[code] as string
+      code === NONE ? null : code === OTHER ? texts?.[slot * 2 + which] ?? null : TEXTS[code] as string
     return {
       at: EPOCH + (ints[at] as number) * 1000 + (word & 1023),
       method: EVERY_METHOD[(word >> 10) & 127] as string,
@@ -164,11 +195,13 @@ export class Journal {
     }
   }
 
-  /** The entries, newest first. */
-  entries (): JournalEntry[] {
-    const count = Math.min(this.#added, this.#size)
+  /** The journal's entries, newest first. */
+  entries (journal: number): JournalEntry[] {
+    const [ints, base] = this.#place(journal)
+    const added = ints[base] as number
+    const count = Math.min(added, this.#size)
     const out: JournalEntry[] = []
-    for (let i = 1; i <= count; i++) out.push(this.#entry((this.#added - i) % this.#size))
+    for (let i = 1; i <= count; i++) out.push(this.#entry(journal, (added - i) % this.#size))
     return out
   }
 }

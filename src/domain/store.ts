@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis'
 import { randomFillSync } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import { Journal, type JournalEntry } from './journal.js'
+import { Journals, type JournalEntry } from './journal.js'
 
 /** One learner's session, as the store hands it out. Change it only through the store. */
 export interface ChallengerRecord {
@@ -166,8 +166,8 @@ interface Session {
   token: string
   note: string
   progress: number
-  /** The requests seen for it; null until the first (or with the journal off). */
-  journal: Journal | null
+  /** The number of its journal in the store's Journals; -1 until its first request (or with the journal off). */
+  journal: number
   /** Last activity, in milliseconds since the store began (a small integer for V8). */
   seen: number
   /** Neighbours in the order of last activity: `older` is null for the least recently used. */
@@ -196,12 +196,13 @@ export class MemoryStore implements ChallengerStore {
   readonly #now: () => number
   readonly #epoch: number
   readonly #stopSweeping: () => void
-  readonly #journalSize: number
+  readonly #journals: Journals | null
 
   constructor (options: MemoryStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60 * 1000
     this.#maxSessions = options.maxSessions ?? 100_000
-    this.#journalSize = options.journalSize ?? 20
+    const journalSize = options.journalSize ?? 20
+    this.#journals = journalSize === 0 ? null : new Journals(journalSize)
     this.#now = options.now ?? (() => performance.now())
     this.#epoch = this.#now()
     // Releases the memory of expired sessions that nobody asks for again: every idle period, but
@@ -243,6 +244,13 @@ export class MemoryStore implements ChallengerStore {
   #remove (session: Session): void {
     this.#unlink(session)
     this.#sessions.delete(session.guid)
+    this.#closeJournal(session)
+  }
+
+  #closeJournal (session: Session): void {
+    if (session.journal === -1) return
+    (this.#journals as Journals).close(session.journal)
+    session.journal = -1
   }
 
   /** Removes up to `limit` expired sessions, oldest first. */
@@ -278,7 +286,7 @@ export class MemoryStore implements ChallengerStore {
   }
 
   #session (guid: string, token: string, note: string, progress: number): Session {
-    return { guid, token, note, progress, journal: null, seen: this.#clock(), older: null, newer: null }
+    return { guid, token, note, progress, journal: -1, seen: this.#clock(), older: null, newer: null }
   }
 
   async create (): Promise<ChallengerRecord> {
@@ -323,24 +331,28 @@ export class MemoryStore implements ChallengerStore {
   }
 
   recordNow (guid: string, entry: JournalEntry): void {
+    const journals = this.#journals
     const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
-    if (session === undefined || this.#journalSize === 0) return
-    session.journal ??= new Journal(this.#journalSize)
-    session.journal.add(entry)
+    if (session === undefined || journals === null) return
+    if (session.journal === -1) session.journal = journals.open()
+    journals.add(session.journal, entry)
   }
 
   async journal (guid: string): Promise<JournalEntry[] | undefined> {
     const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
     if (session === undefined) return undefined
-    return session.journal?.entries() ?? []
+    return session.journal === -1 ? [] : (this.#journals as Journals).entries(session.journal)
   }
 
   async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
     const live = this.#find(record.guid)
     if (live !== undefined && options.ifAbsent === true) return 'replaced'
     const session = this.#session(detached(record.guid), detached(record.token), detached(record.note), record.progress)
-    // A restored session keeps the requests seen before.
-    session.journal = live?.journal ?? null
+    // A restored session keeps the requests seen before: the journal moves to the new record.
+    if (live !== undefined) {
+      session.journal = live.journal
+      live.journal = -1
+    }
     if (options.pinned === true || this.#pinned.has(session.guid)) {
       if (live !== undefined && !this.#pinned.has(session.guid)) this.#remove(live)
       this.#pinned.set(session.guid, session)
