@@ -146,6 +146,9 @@ t.test('journals share chunks; a closed one\'s number serves again, empty', asyn
   journals.add(0, entry({ status: 203, path: '/secret/note' }))
   t.same(journals.entries(0).map(e => [e.status, e.path]), [[203, '/secret/note']], 'no path left over from before')
   t.same(journals.entries(1), [])
+  for (let i = 0; i < 300; i++) journals.close(i)
+  t.equal(journals.open(), 0, 'all closed: the chunks went, numbering starts again')
+  t.same(journals.entries(0), [])
 })
 
 t.test('a journal keeps the newest entries, newest first', async t => {

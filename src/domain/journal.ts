@@ -137,10 +137,15 @@ export class Journals {
     return journal
   }
 
-  /** Gives the journal back: its number will serve another session. */
+  /** Gives the journal back: its number will serve another session. With none left open, the chunks go. */
   close (journal: number): void {
     this.#texts.delete(journal)
     this.#free.push(journal)
+    if (this.#free.length === this.#made) {
+      this.#chunks.length = 0
+      this.#free.length = 0
+      this.#made = 0
+    }
   }
 
   #place (journal: number): [Int32Array, number] {
