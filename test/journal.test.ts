@@ -151,11 +151,19 @@ t.test('journals share chunks; a closed one\'s number serves again, empty', asyn
   t.same(journals.entries(0), [])
 })
 
-t.test('a journal keeps the newest entries, newest first', async t => {
+t.test('a journal keeps the newest entries, newest first, however many come', async t => {
   const journal = journalOf(3)
   t.same(journal.entries(), [])
   for (let i = 0; i < 7; i++) journal.add(entry({ status: 200 + i }))
   t.same(journal.entries().map(e => e.status), [206, 205, 204])
+  // Past twice the size the count steps back: the order holds at every step.
+  for (let i = 7; i < 20; i++) {
+    journal.add(entry({ status: 200 + i }))
+    t.same(journal.entries().map(e => e.status), [200 + i, 199 + i, 198 + i], `after ${i + 1} entries`)
+  }
+  // A method outside Node's list (none reaches the service) is kept as the first of the list, not lost.
+  journal.add(entry({ method: 'BREW' }))
+  t.equal(journal.entries()[0]?.method, 'ACL')
 })
 
 t.test('the view: ISO time, ids, the sentence', async t => {

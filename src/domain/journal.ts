@@ -174,8 +174,9 @@ export class Journals {
       texts[slot * 2] = path === OTHER ? entry.path : null
       texts[slot * 2 + 1] = type === OTHER ? entry.contentType : null
     }
-    // Near 2^31 entries the count steps back by a multiple of the size: the same slots, the same order.
-    ints[base] = added + 1 < 2 ** 31 - 1 ? added + 1 : this.#size + (added + 1) % this.#size
+    // The count stays below twice the size: from `size` on the journal is full, and count % size
+    // is the next slot, so stepping back from 2 × size to size changes neither.
+    ints[base] = added + 1 === 2 * this.#size ? this.#size : added + 1
   }
 
   #entry (journal: number, slot: number): JournalEntry {
@@ -185,12 +186,14 @@ export class Journals {
     const last = ints[at + 3] as number
     const [token, tokenSource] = TOKENS[(word >> 17) & 7] as [TokenVerdict?, TokenSource?]
     const texts = this.#texts.get(journal)
+    // An entry with a text of its own (OTHER) always has it kept in `texts`.
     const text = (code: number, which: number): string | null =>
-      code === NONE ? null : code === OTHER ? texts?.[slot * 2 + which] ?? null : TEXTS[code] as string
+      code === NONE ? null : code === OTHER ? (texts as Array<string | null>)[slot * 2 + which] as string : TEXTS[code] as string
     return {
       at: EPOCH + (ints[at] as number) * 1000 + (word & 1023),
       method: EVERY_METHOD[(word >> 10) & 127] as string,
-      path: text((last >> 16) & 255, 0) ?? '',
+      // A path is never null: it is a known text or one of its own.
+      path: text((last >> 16) & 255, 0) as string,
       status: (word >> 20) & 1023,
       ...(token === undefined ? {} : { token }),
       ...(tokenSource === undefined ? {} : { tokenSource }),
