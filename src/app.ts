@@ -3,6 +3,7 @@
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import type { FastifyPluginAsync } from 'fastify'
 import acceptable from '../plugins/acceptable.js'
+import admin from '../plugins/admin.js'
 import auth from '../plugins/auth.js'
 import bodies from '../plugins/bodies.js'
 import cors from '../plugins/cors.js'
@@ -12,12 +13,15 @@ import formats from '../plugins/formats.js'
 import headers from '../plugins/headers.js'
 import journal from '../plugins/journal.js'
 import methodGuard from '../plugins/method-guard.js'
+import metrics from '../plugins/metrics.js'
 import registry from '../plugins/registry.js'
 import session from '../plugins/session.js'
 import shutdown from '../plugins/shutdown.js'
+import adminRoutes from '../routes/admin.js'
 import challenger from '../routes/challenger.js'
 import challenges from '../routes/challenges.js'
 import heartbeat from '../routes/heartbeat.js'
+import metricsRoute from '../routes/metrics.js'
 import pages from '../routes/pages.js'
 import secret from '../routes/secret.js'
 import { unreachableChallenges } from './domain/catalogue.js'
@@ -50,6 +54,9 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(session, options)
   await fastify.register(auth, options)
   await fastify.register(journal, options)
+  await fastify.register(admin, options)
+  // Metrics are for the instructor: collected only when there is an admin token to read them with.
+  if (fastify.adminEnabled) await fastify.register(metrics)
   if (options.docs) await fastify.register(docs, { version: VERSION })
 
   await fastify.register(heartbeat)
@@ -57,6 +64,11 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(challenges)
   await fastify.register(secret, options)
   await fastify.register(pages, options)
+  // The class board and /metrics exist only with an admin token (else 404, like any unknown path).
+  if (fastify.adminEnabled) {
+    await fastify.register(adminRoutes)
+    await fastify.register(metricsRoute)
+  }
 
   // Every challenge must be passable: its trigger is reported by some route registered above.
   const unreachable = unreachableChallenges()

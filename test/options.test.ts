@@ -73,6 +73,7 @@ t.test('Fastify\'s own keys and every option of ours are accepted together, and 
     redisUrl: 'redis://127.0.0.1:1',
     redisKeyPrefix: 'course:',
     docs: false,
+    adminToken: 'an-instructor-token-0123',
     store: new MemoryStore()
   }
   // `name` is avvio's, outside Fastify's RegisterOptions type, hence the loose plugin type.
@@ -97,4 +98,6 @@ t.test('Fastify\'s own keys and every option of ours are accepted together, and 
   t.same(note.json(), { note: 'abc' }, 'noteMaxLength')
   t.equal(lines.filter(line => /"msg":"incoming request"/.test(line)).length, 0, 'logLevel: error silences the request logs under the prefix')
   t.match(host.printPlugins(), /practice/, 'avvio names the plugin after `name`')
+  const board = await host.inject({ method: 'GET', url: '/practice/admin/summary', headers: { authorization: 'Bearer an-instructor-token-0123' } })
+  t.equal(board.statusCode, 200, 'adminToken: the board answers to it under the prefix')
 })

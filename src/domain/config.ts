@@ -1,7 +1,7 @@
 // The environment of `npm start`, read in one place and turned into server and app options.
 // A bad value stops start-up with one line that names the variable.
 import { isIP } from 'node:net'
-import { CREDENTIAL_RULES, type ApiChallengesOptions } from './options.js'
+import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, CREDENTIAL_RULES, type ApiChallengesOptions } from './options.js'
 
 /**
  * Which X-Forwarded-For hops to believe (Fastify's trustProxy): none (false), the last `n` (the
@@ -82,6 +82,14 @@ function redisUrl (env: Env): string | undefined {
   throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0, got ${scheme === undefined ? 'no scheme' : `a ${scheme}:// URL`}`)
 }
 
+function adminToken (env: Env): string | undefined {
+  const raw = env.ADMIN_TOKEN
+  if (raw === undefined) return undefined
+  // Its length, never its value: the line goes to a log.
+  if (!ADMIN_TOKEN_PATTERN.test(raw)) throw new ConfigError(`ADMIN_TOKEN must be ${ADMIN_TOKEN_RULE}, got ${raw.length} characters${/\s/.test(raw) ? ' with spaces' : ''}`)
+  return raw
+}
+
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
 
 /** An address, a CIDR (address/bits) or one of proxy-addr's names. */
@@ -139,7 +147,8 @@ export function configFromEnv (env: Env): ServerConfig {
     creationRateLimit: integer(env, 'CREATION_RATE_LIMIT', 0, 1_000_000_000),
     docs: flag(env, 'DOCS'),
     redisUrl: redisUrl(env),
-    redisKeyPrefix: nonEmpty(env, 'REDIS_PREFIX')
+    redisKeyPrefix: nonEmpty(env, 'REDIS_PREFIX'),
+    adminToken: adminToken(env)
   }
   if (app.redisKeyPrefix !== undefined && !/^\S{0,100}$/.test(app.redisKeyPrefix)) {
     throw new ConfigError('REDIS_PREFIX must be up to 100 characters without spaces')

@@ -42,6 +42,11 @@ export interface ApiChallengesOptions {
   /** Serve the OpenAPI document and Swagger UI at /docs (under the prefix). Default true. */
   docs?: boolean
   /**
+   * The instructor's token (at least 16 characters): with it, the class board (/admin, /admin/sessions,
+   * /admin/summary) and /metrics answer to `Authorization: Bearer <token>`. Without it they do not exist.
+   */
+  adminToken?: string
+  /**
    * Where sessions live. Default: a new in-memory store for each registration (with sessionIdleMs
    * and maxSessions), closed with the app. A store passed here brings its own expiry and capacity.
    */
@@ -80,7 +85,14 @@ function credential (name: 'username' | 'password', value: unknown): string {
 /** The fixed guid of the one session in single-player mode. */
 export const SINGLE_PLAYER_GUID = '00000000-0000-4000-8000-000000000001'
 
-export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'redisUrl'>> & { store?: ChallengerStore, redisUrl?: string }
+export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'redisUrl' | 'adminToken'>> & { store?: ChallengerStore, redisUrl?: string, adminToken?: string }
+
+/** The shortest admin token accepted: 16 characters. */
+export const MIN_ADMIN_TOKEN = 16
+
+/** What an admin token must be: it travels in an Authorization header, so visible ASCII without spaces. */
+export const ADMIN_TOKEN_PATTERN = new RegExp(`^[\\x21-\\x7e]{${MIN_ADMIN_TOKEN},1000}$`)
+export const ADMIN_TOKEN_RULE = `${MIN_ADMIN_TOKEN} to 1,000 visible ASCII characters (no spaces)`
 
 export const defaults = Object.freeze({
   username: 'admin',
@@ -117,6 +129,13 @@ function text (name: string, value: unknown, pattern: RegExp, rule: string): str
   return value
 }
 
+function adminToken (value: unknown): string {
+  if (typeof value !== 'string' || !ADMIN_TOKEN_PATTERN.test(value)) {
+    throw new TypeError(`api-challenges: option adminToken must be ${ADMIN_TOKEN_RULE}, got ${typeof value === 'string' ? `${value.length} characters` : typeof value}`)
+  }
+  return value
+}
+
 function oneOf<T extends string | boolean> (name: string, value: unknown, allowed: readonly T[]): T {
   if (!allowed.includes(value as T)) {
     throw new TypeError(`api-challenges: option ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`)
@@ -140,6 +159,7 @@ const optionNames = Object.keys({
   redisUrl: true,
   redisKeyPrefix: true,
   docs: true,
+  adminToken: true,
   store: true
 } satisfies Record<keyof ApiChallengesOptions, true>)
 
@@ -206,6 +226,8 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     creationRateLimit: whole('creationRateLimit', merged.creationRateLimit, 0),
     docs: oneOf('docs', merged.docs, [true, false] as const),
     redisUrl: merged.redisUrl === undefined ? undefined : text('redisUrl', merged.redisUrl, /^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL'),
+    // Never the value in the message: it is a secret.
+    adminToken: merged.adminToken === undefined ? undefined : adminToken(merged.adminToken),
     redisKeyPrefix: text('redisKeyPrefix', merged.redisKeyPrefix, /^[^\s]{0,100}$/, 'up to 100 characters without spaces'),
     store: merged.store
   }
