@@ -14,7 +14,7 @@
 import { errorCodes, type FastifyError, type FastifyInstance, type FastifyRequest, type preHandlerHookHandler, type preParsingHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 
-export type BodyPolicy = 'json' | 'none' | 'ignore'
+export type BodyPolicy = 'json' | 'optional-json' | 'none' | 'ignore'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -90,6 +90,17 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
 
     // Fastify's own JSON parser: it refuses __proto__ and constructor.prototype keys.
     const parseJson = this.getDefaultJsonParser('error', 'error')
+    if (policy === 'optional-json') {
+      const lenient = (request: FastifyRequest, text: string, done: Done): void => {
+        parseJson(request, text, (error, body) => { done(null, error === null ? body : undefined) })
+      }
+      this.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, text, done) => { lenient(request, text as string, done) })
+      this.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (request, text, done) => {
+        if (request.headers['content-type'] === undefined) lenient(request, text as string, done)
+        else done(null, undefined)
+      })
+      return
+    }
     const json = (request: FastifyRequest, text: string, done: Done): void => {
       parseJson(request, text, (error, body) => {
         if (error !== null) request.bodyError = error as FastifyError

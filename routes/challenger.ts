@@ -10,7 +10,8 @@ import { newToken, StoreUnavailableError, type ChallengerRecord } from '../src/d
 import { truncate } from '../src/domain/truncate.js'
 import { viewOf } from '../src/domain/journal.js'
 import { requestsXml, sessionXml } from '../src/domain/xml.js'
-import { answer, documentAs, failure, GuidParams, header, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/schemas.js'
+import { checkName } from '../src/domain/names.js'
+import { answer, documentAs, failure, GuidParams, header, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/schemas.js'
 
 export interface ChallengerOptions {
   noteMaxLength: number
@@ -28,7 +29,9 @@ function sessionJson (record: ChallengerRecord) {
     xChallenger: record.guid,
     xAuthToken: record.token,
     secretNote: record.note,
-    challengeStatus: statusMap(record.progress)
+    challengeStatus: statusMap(record.progress),
+    // Only when given: the reference's JSON has no name, and suites written for it compare it whole.
+    ...(record.name === undefined ? {} : { name: record.name })
   }
 }
 
@@ -54,28 +57,44 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
 
   const creation: FastifyPluginAsyncTypebox = async (fastify) => {
     const created = bitFor('POST /challenger created')
+    // A JSON body may name the learner; any other body is dropped, as the reference ignores it.
+    fastify.acceptBodies('optional-json')
 
     fastify.post('/challenger', {
       schema: {
         summary: 'Create a session (challenge 01), or check that yours is live',
+        description: 'A JSON body `{"name": "Ada"}` names the new session, for the class board; any other body is ignored.',
+        body: NewSession,
         response: {
           200: noBody('The session in X-CHALLENGER is live'),
           201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location }),
+          400: failure('A JSON body whose name is not 1 to 40 characters, or has control characters'),
           404: failure('No live session by the id in X-CHALLENGER'),
-          413: failure('A body (which this route ignores) over the body limit'),
+          413: failure('A body over the body limit'),
           415: failure('A Content-Type header that is not a valid media type'),
           429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
         }
-      }
+      },
+      // Any body is taken (see the schema's description): only a JSON object's name is looked at.
+      attachValidation: true
     }, async (request, reply) => {
       const named = request.headers['x-challenger']
       if (named === undefined || named === '') {
+        const body: unknown = request.body
+        let name: string | undefined
+        if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'name' in body) {
+          const checked = checkName(body.name)
+          if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
+          name = checked.name
+        }
         let session = request.challenger
         // In single-player mode the one session already exists: it is handed out, not made.
         if (session === null) {
           if (!await mayCreate(request, reply)) return reply
-          session = await fastify.challengers.create()
+          session = await fastify.challengers.create(name)
           request.challenger = session
+        } else if (name !== undefined) {
+          await fastify.challengers.setName?.(session.guid, name)
         }
         await request.pass(created)
         return reply.headers({ 'x-challenger': session.guid, location: location(session.guid) }).code(201).send()
@@ -143,19 +162,56 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       }
       const live = request.named
       if (live === null && !await mayCreate(request, reply)) return reply
+      let name: string | undefined
+      if (body.name !== undefined) {
+        const checked = checkName(body.name)
+        if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
+        name = checked.name
+      }
       const record: ChallengerRecord = {
         guid,
         // As the reference does: a live session keeps its token, a recreated one gets a new one.
         token: body.xAuthToken ?? live?.token ?? newToken(),
         note: truncate(body.secretNote ?? '', options.noteMaxLength),
-        progress: progressFrom(body.challengeStatus ?? {})
+        progress: progressFrom(body.challengeStatus ?? {}),
+        name
       }
       const outcome = await fastify.challengers.restore(record)
       if (outcome === 'created') reply.header('location', location(guid))
       return reply.code(outcome === 'created' ? 201 : 200).send(sessionJson(record))
     })
 
-    fastify.allowOnly('/challenger/:guid', ['GET', 'HEAD', 'PUT', 'OPTIONS'])
+    fastify.patch('/challenger/:guid', {
+      onRequest: fastify.requireAcceptable,
+      config: { xml: sessionXml },
+      schema: {
+        summary: 'Name the session (or with null, unname it), for the class board',
+        params: GuidParams,
+        body: NameChange,
+        response: {
+          200: answer(SessionJson, 'The session, with its name', {}, XML.session),
+          400: failure('A body that is not {"name": …}, or a name that is not 1 to 40 characters or has control characters'),
+          404: failure('No live session by that id'),
+          413: failure('A body over the body limit'),
+          415: failure('A content type other than application/json')
+        }
+      }
+    }, async (request, reply) => {
+      if (request.named === null) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      let name: string | undefined
+      if (request.body.name !== null) {
+        const checked = checkName(request.body.name)
+        if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
+        name = checked.name
+      }
+      const setName = fastify.challengers.setName
+      // A store without names (one passed in by a host) keeps none: the session is answered as it is.
+      const record = setName === undefined ? request.named : await setName.call(fastify.challengers, request.named.guid, name)
+      if (record === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      return sessionJson(record)
+    })
+
+    fastify.allowOnly('/challenger/:guid', ['GET', 'HEAD', 'PUT', 'PATCH', 'OPTIONS'])
 
     fastify.get('/challenger/:guid/requests', {
       onRequest: fastify.requireAcceptable,

@@ -1,18 +1,20 @@
 // Sessions in Redis, so that several instances serve one class and a restart loses nobody.
 // Every change is one Lua script, atomic in Redis and one round trip: no read-modify-write in Node.
 // Keys, under a configurable prefix:
-//   <prefix>s:<guid>  hash: t (token), n (note), p (progress bits), k ('1' when pinned)
+//   <prefix>s:<guid>  hash: t (token), n (note), p (progress bits), k ('1' when pinned),
+//                     a (the learner's name, when given), c (made at, ms since 1970)
 //                     with a TTL of the idle time (none when pinned): Redis expires idle sessions
 //   <prefix>j:<guid>  list: the session's journal, newest first, capped and trimmed by the write
 //                     that adds to it, with the session's TTL: it expires and is evicted with it
-//   <prefix>lru       sorted set of guids by last activity, for the capacity limit
-//   <prefix>seq       the activity counter that orders it
+//   <prefix>lru       sorted set of guids by last activity (Redis's own clock, in ms: one clock
+//                     for every instance), for the capacity limit and the class board; entries
+//                     idle past the idle time (their sessions expired) are pruned by the board
 // A probe about every second tells whether Redis still answers, so that the heartbeat says 503
 // within about 2 s of a hang even when no request runs into it, and 204 again once it is over.
 import { Redis } from 'ioredis'
 import { decodeEntry, encodeEntry, type JournalEntry } from './journal.js'
-import type { ChallengerRecord, ChallengerStore, StoreStatus } from './store.js'
-import { newGuid, newToken, StoreUnavailableError } from './store.js'
+import type { ChallengerRecord, ChallengerStore, ClassSummary, SessionPage, SessionSummary, StoreStatus } from './store.js'
+import { BadCursorError, decodeCursor, encodeCursor, newGuid, newToken, StoreUnavailableError } from './store.js'
 
 export { StoreUnavailableError } from './store.js'
 
@@ -52,25 +54,34 @@ const UP: Record<Outage, string> = { start: 'connected', lost: 'connected again'
 // holds this one exactly when it would hold the session scripts: the probe hangs in both cases.
 const PROBE = 'return 1'
 
-const TOUCH = `
-local v = redis.call('HMGET', KEYS[1], 't', 'n', 'p', 'k')
+// Now, in milliseconds, by Redis's clock (scripts may read it since Redis 5: their effects are
+// replicated, not the script).
+const NOW = `
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)`
+
+const TOUCH = `${NOW}
+local v = redis.call('HMGET', KEYS[1], 't', 'n', 'p', 'k', 'a')
 if not v[1] then return nil end
 if v[4] ~= '1' then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('PEXPIRE', KEYS[4], ARGV[2])
-  redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[1])
+  redis.call('PEXPIRE', KEYS[3], ARGV[2])
+  redis.call('ZADD', KEYS[2], now, ARGV[1])
 end
 return v`
 
-const PUT = `
+const PUT = `${NOW}
 local live = redis.call('EXISTS', KEYS[1]) == 1
 local pinned = ARGV[7] == '1' or (live and redis.call('HGET', KEYS[1], 'k') == '1')
 if ARGV[9] == '1' and live then return -1 end
+-- A restored live session keeps when it began.
+local made = live and redis.call('HGET', KEYS[1], 'c') or now
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 't', ARGV[2], 'n', ARGV[3], 'p', ARGV[4], 'k', pinned and '1' or '0')
+redis.call('HSET', KEYS[1], 't', ARGV[2], 'n', ARGV[3], 'p', ARGV[4], 'k', pinned and '1' or '0', 'c', made)
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'a', ARGV[10]) end
 if pinned then
   redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('PERSIST', KEYS[4])
+  redis.call('PERSIST', KEYS[3])
 else
   if not live then
     -- An expired session being restored may still be listed: it must not evict itself.
@@ -81,8 +92,8 @@ else
     end
   end
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
-  redis.call('PEXPIRE', KEYS[4], ARGV[5])
-  redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[1])
+  redis.call('PEXPIRE', KEYS[3], ARGV[5])
+  redis.call('ZADD', KEYS[2], now, ARGV[1])
 end
 if live then return 1 end
 return 0`
@@ -111,20 +122,88 @@ const JOURNAL = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 return redis.call('LRANGE', KEYS[2], 0, -1)`
 
+// The name ('' clears it); the session as it is then, as TOUCH gives it, without touching it.
+const SET_NAME = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+if ARGV[1] == '' then redis.call('HDEL', KEYS[1], 'a') else redis.call('HSET', KEYS[1], 'a', ARGV[1]) end
+return redis.call('HMGET', KEYS[1], 't', 'n', 'p', 'k', 'a')`
+
+// Entries of sessions idle past the idle time: their hashes have expired.
+const PRUNE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[1])))`
+
+// One page of the board, newest activity first, from the cursor (its score and guid; '' for the
+// first page): guid, name, made at, last seen, progress for each session, and the live count first.
+// Among equal scores Redis orders by guid, so those at the cursor's score up to its guid were on
+// the page before. limit + 1 rows are read to know whether there is a page after.
+const LIST = `${NOW}${PRUNE}
+local limit = tonumber(ARGV[2])
+local after = ARGV[3]
+local rows = { redis.call('ZCARD', KEYS[1]) }
+local offset = 0
+local found = 0
+while found <= limit do
+  local batch = redis.call('ZREVRANGEBYSCORE', KEYS[1], after == '' and '+inf' or after, '-inf', 'WITHSCORES', 'LIMIT', offset, limit + 1)
+  if #batch == 0 then break end
+  offset = offset + #batch / 2
+  for i = 1, #batch, 2 do
+    local guid, score = batch[i], batch[i + 1]
+    if found <= limit and not (score == after and guid >= ARGV[4]) then
+      local v = redis.call('HMGET', ARGV[5] .. 's:' .. guid, 'a', 'c', 'p')
+      if v[3] then
+        found = found + 1
+        rows[#rows + 1] = guid
+        rows[#rows + 1] = v[1] or ''
+        rows[#rows + 1] = v[2] or score
+        rows[#rows + 1] = score
+        rows[#rows + 1] = v[3]
+      end
+    end
+  end
+end
+return rows`
+
+// The live count and the count active within ARGV[2] ms.
+const COUNTS = `${NOW}${PRUNE}
+return { redis.call('ZCARD', KEYS[1]), redis.call('ZCOUNT', KEYS[1], now - tonumber(ARGV[2]), '+inf') }`
+
+// The progress of the sessions ranked ARGV[1] to ARGV[2] in the activity index (a slice of it).
+const PROGRESS = `
+local out = {}
+for _, guid in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[2])) do
+  out[#out + 1] = redis.call('HGET', ARGV[3] .. 's:' .. guid, 'p') or '0'
+end
+return out`
+
 const PASS = `
 local p = redis.call('HGET', KEYS[1], 'p')
 if p then redis.call('HSET', KEYS[1], 'p', bit.bor(tonumber(p), tonumber(ARGV[1]))) end
 return 0`
 
+type Found = [string, string, string, string | null, string | null]
+
 interface Scripts {
-  touch (hash: string, lru: string, seq: string, journal: string, guid: string, idleMs: number): Promise<[string, string, string, string] | null>
-  put (hash: string, lru: string, seq: string, journal: string, guid: string, token: string, note: string, progress: number,
-    idleMs: number, max: number, pinned: string, prefix: string, onlyNew: string): Promise<number>
+  touch (hash: string, lru: string, journal: string, guid: string, idleMs: number): Promise<Found | null>
+  put (hash: string, lru: string, journal: string, guid: string, token: string, note: string, progress: number,
+    idleMs: number, max: number, pinned: string, prefix: string, onlyNew: string, name: string): Promise<number>
+  setName (hash: string, name: string): Promise<Found | null>
+  list (lru: string, idleMs: number, limit: number, afterScore: string, afterGuid: string, prefix: string): Promise<Array<string | number>>
+  counts (lru: string, idleMs: number, activeMs: number): Promise<[number, number]>
+  progress (lru: string, from: number, to: number, prefix: string): Promise<string[]>
   setNote (hash: string, note: string, bits: number): Promise<string | null>
   pass (hash: string, bits: number): Promise<number>
   record (hash: string, journal: string, entry: string, size: number): Promise<number>
   journal (hash: string, journal: string): Promise<string[] | null>
   probe (): Promise<number>
+}
+
+/** A Redis-store cursor: `r`, the last seen (ms) and the guid of the last session of the page before. */
+const REDIS_CURSOR = /^r(\d{1,16}):([0-9a-f-]{36})$/
+/** Sessions read per script by summary(). */
+const SUMMARY_SLICE = 1000
+
+function recordOf (guid: string, [token, note, progress, , name]: Found): ChallengerRecord {
+  return { guid, token, note, progress: Number(progress), name: name ?? undefined }
 }
 
 const timedOut = (error: unknown): boolean => /timed out/i.test((error as Error).message)
@@ -179,8 +258,12 @@ export class RedisStore implements ChallengerStore {
       if (this.#responsive) this.#up()
       else this.probe()
     })
-    this.client.defineCommand('touch', { numberOfKeys: 4, lua: TOUCH })
-    this.client.defineCommand('put', { numberOfKeys: 4, lua: PUT })
+    this.client.defineCommand('touch', { numberOfKeys: 3, lua: TOUCH })
+    this.client.defineCommand('put', { numberOfKeys: 3, lua: PUT })
+    this.client.defineCommand('setName', { numberOfKeys: 1, lua: SET_NAME })
+    this.client.defineCommand('list', { numberOfKeys: 1, lua: LIST })
+    this.client.defineCommand('counts', { numberOfKeys: 1, lua: COUNTS })
+    this.client.defineCommand('progress', { numberOfKeys: 1, lua: PROGRESS })
     this.client.defineCommand('record', { numberOfKeys: 2, lua: RECORD })
     this.client.defineCommand('journal', { numberOfKeys: 2, lua: JOURNAL })
     this.client.defineCommand('setNote', { numberOfKeys: 1, lua: SET_NOTE })
@@ -315,23 +398,67 @@ export class RedisStore implements ChallengerStore {
   }
 
   async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean): Promise<number> {
-    return await this.#run(() => this.#scripts.put(this.#key(record.guid), `${this.#prefix}lru`, `${this.#prefix}seq`,
+    return await this.#run(() => this.#scripts.put(this.#key(record.guid), `${this.#prefix}lru`,
       this.#journalKey(record.guid), record.guid, record.token, record.note, record.progress, this.#idleMs, this.#maxSessions,
-      pinned ? '1' : '0', this.#prefix, onlyNew ? '1' : '0'))
+      pinned ? '1' : '0', this.#prefix, onlyNew ? '1' : '0', record.name ?? ''))
   }
 
-  async create (): Promise<ChallengerRecord> {
-    const record = { guid: newGuid(), token: newToken(), note: '', progress: 0 }
+  async create (name?: string): Promise<ChallengerRecord> {
+    const record = { guid: newGuid(), token: newToken(), note: '', progress: 0, name }
     // A guid of 122 random bits is never taken; onlyNew makes sure of it all the same.
     await this.#put(record, false, true)
     return record
   }
 
   async get (guid: string): Promise<ChallengerRecord | undefined> {
-    const found = await this.#run(() => this.#scripts.touch(this.#key(guid), `${this.#prefix}lru`, `${this.#prefix}seq`, this.#journalKey(guid), guid, this.#idleMs))
-    if (found === null) return undefined
-    const [token, note, progress] = found
-    return { guid, token, note, progress: Number(progress) }
+    const found = await this.#run(() => this.#scripts.touch(this.#key(guid), `${this.#prefix}lru`, this.#journalKey(guid), guid, this.#idleMs))
+    return found === null ? undefined : recordOf(guid, found)
+  }
+
+  async setName (guid: string, name: string | undefined): Promise<ChallengerRecord | undefined> {
+    const found = await this.#run(() => this.#scripts.setName(this.#key(guid), name ?? ''))
+    return found === null ? undefined : recordOf(guid, found)
+  }
+
+  async list (limit: number, cursor?: string): Promise<SessionPage> {
+    let afterScore = ''
+    let afterGuid = ''
+    if (cursor !== undefined) {
+      const parts = REDIS_CURSOR.exec(decodeCursor(cursor))
+      if (parts === null) throw new BadCursorError()
+      afterScore = parts[1] as string
+      afterGuid = parts[2] as string
+    }
+    const rows = await this.#run(() => this.#scripts.list(`${this.#prefix}lru`, this.#idleMs, limit, afterScore, afterGuid, this.#prefix))
+    const sessions: SessionSummary[] = []
+    for (let i = 1; i < rows.length; i += 5) {
+      const [guid, name, made, seen, progress] = rows.slice(i, i + 5) as [string, string, string, string, string]
+      sessions.push({ guid, name: name === '' ? undefined : name, createdAt: Number(made), lastSeen: Number(seen), progress: Number(progress) })
+    }
+    // limit + 1 rows came when there is a page after: the extra one is its first.
+    const last = sessions.length > limit ? sessions[limit - 1] as SessionSummary : undefined
+    return {
+      total: rows[0] as number,
+      sessions: sessions.slice(0, limit),
+      next: last === undefined ? null : encodeCursor(`r${last.lastSeen}:${last.guid}`)
+    }
+  }
+
+  async summary (activeMs: number): Promise<ClassSummary> {
+    const lru = `${this.#prefix}lru`
+    const [live, active] = await this.#run(() => this.#scripts.counts(lru, this.#idleMs, activeMs))
+    const passedBy = new Array<number>(32).fill(0)
+    // A slice of the index at a time, so that no one script holds Redis for long.
+    for (let from = 0; from < live; from += SUMMARY_SLICE) {
+      const slice = await this.#run(() => this.#scripts.progress(lru, from, from + SUMMARY_SLICE - 1, this.#prefix))
+      for (const text of slice) {
+        for (let bits = Number(text) | 0; bits !== 0; bits &= bits - 1) {
+          const bit = 31 - Math.clz32(bits & -bits)
+          passedBy[bit] = (passedBy[bit] as number) + 1
+        }
+      }
+    }
+    return { live, active, passedBy }
   }
 
   async setNote (guid: string, note: string, bits = 0): Promise<string | undefined> {

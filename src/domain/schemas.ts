@@ -4,6 +4,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { challenges, OTHER_REFERENCE_NAMES, paddedId } from './catalogue.js'
+import { MAX_NAME } from './names.js'
 import { TOKEN_PATTERN } from './store.js'
 
 export interface HeaderDoc {
@@ -160,7 +161,8 @@ export const SessionJson = Type.Object({
   challengeStatus: Type.Object(
     Object.fromEntries(statusIds.map(id => [id, Type.Optional(Type.Boolean())])),
     { additionalProperties: false, description: 'Passed or not, by challenge id; an id left out is not passed' }
-  )
+  ),
+  name: Type.Optional(Type.String({ description: `The learner's display name (1 to ${MAX_NAME} characters), when they gave one` }))
 }, {
   additionalProperties: false,
   examples: [{
@@ -191,7 +193,8 @@ export const SessionRestore = Type.Object({
       ...OTHER_REFERENCE_NAMES
     ].map(key => [key, Type.Optional(Type.Boolean())])),
     { additionalProperties: false, description: 'Passed or not, by id or by the reference\'s challenge name; one left out is not passed' }
-  ))
+  )),
+  name: Type.Optional(Type.String({ description: `The learner's display name: 1 to ${MAX_NAME} characters once trimmed, no control characters; none when left out` }))
 }, {
   additionalProperties: false,
   examples: [{
@@ -201,6 +204,16 @@ export const SessionRestore = Type.Object({
     challengeStatus: { '01': true, GET_HEARTBEAT_204: true }
   }]
 })
+
+/** What PATCH /challenger/{guid} takes: the name to set, or null to clear it. */
+export const NameChange = Type.Object({
+  name: Type.Union([Type.String(), Type.Null()], { description: `1 to ${MAX_NAME} characters once trimmed, no control characters; null clears it` })
+}, { additionalProperties: false, examples: [{ name: 'Ada' }] })
+
+/** What POST /challenger may carry (any other body is ignored, as the reference does). */
+export const NewSession = Type.Object({
+  name: Type.Optional(Type.String({ description: `1 to ${MAX_NAME} characters once trimmed, no control characters` }))
+}, { examples: [{ name: 'Ada' }] })
 
 export const GuidParams = Type.Object({
   guid: Type.String({ description: 'A session id' })

@@ -14,11 +14,61 @@ export interface ChallengerRecord {
   readonly note: string
   /** Passed challenges, one bit per index of the catalogue. */
   readonly progress: number
+  /** The learner's display name (1 to 40 characters), if they gave one. */
+  readonly name?: string | undefined
+}
+
+/** A session as the class board lists it. */
+export interface SessionSummary {
+  guid: string
+  name: string | undefined
+  /** Milliseconds since 1970. */
+  createdAt: number
+  /** Milliseconds since 1970. */
+  lastSeen: number
+  progress: number
+}
+
+/** One page of the class board: `next` is the cursor of the page after, or null at the end. */
+export interface SessionPage {
+  /** Live sessions in all (pinned ones aside). */
+  total: number
+  sessions: SessionSummary[]
+  next: string | null
+}
+
+/** The class at a glance. */
+export interface ClassSummary {
+  /** Live sessions (pinned ones aside). */
+  live: number
+  /** Of them, those with a request in the window asked for. */
+  active: number
+  /** How many live sessions have passed each progress bit, by bit. */
+  passedBy: number[]
+}
+
+/** A cursor as the board hands it out: opaque, URL-safe. */
+export function encodeCursor (text: string): string {
+  return Buffer.from(text, 'latin1').toString('base64url')
+}
+
+/** The text of a cursor ('' for one that is not base64url). */
+export function decodeCursor (cursor: string): string {
+  return /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('latin1') : ''
+}
+
+/** A cursor that this store did not make (or cannot read any more): the request is answered 400. */
+export class BadCursorError extends Error {
+  override name = 'BadCursorError'
+  readonly statusCode = 400
+  constructor () {
+    super('The cursor is not one that GET /admin/sessions gave: start again without it')
+  }
 }
 
 export interface ChallengerStore {
-  /** A new session with a fresh guid and token. At capacity, the least recently used one makes room. */
-  create (): Promise<ChallengerRecord>
+  /** A new session with a fresh guid and token (and `name`, if given). At capacity, the least recently used one makes room. */
+  create (name?: string): Promise<ChallengerRecord>
   /** The session, as it is now; looking it up counts as activity and keeps it alive. */
   get (guid: string): Promise<ChallengerRecord | undefined>
   /**
@@ -35,6 +85,17 @@ export interface ChallengerStore {
    * With `ifAbsent`, a live session is left as it is (and 'replaced' says it was there).
    */
   restore (record: ChallengerRecord, options?: { pinned?: boolean, ifAbsent?: boolean }): Promise<'replaced' | 'created'>
+  // The class board (GET /admin/…): without these, the board is empty and names cannot be changed.
+  /** Sets (or with undefined, clears) the session's name; the session as it now is, or undefined when it is gone. Not activity. */
+  setName? (guid: string, name: string | undefined): Promise<ChallengerRecord | undefined>
+  /**
+   * Live sessions, most recently active first, `limit` at a time: `cursor` is the `next` of the
+   * page before. O(limit) per page, whatever the number of sessions. Not activity.
+   */
+  list? (limit: number, cursor?: string): Promise<SessionPage>
+  /** Counts for the board: live sessions, those active within the last `activeMs`, passes by bit. */
+  summary? (activeMs: number): Promise<ClassSummary>
+
   /** Whether the store can be reached now (the heartbeat answers 503 while it cannot). */
   available (): boolean
   close (): Promise<void>
@@ -97,6 +158,8 @@ export interface MemoryStoreOptions {
   every?: (ms: number, task: () => void) => () => void
   /** Entries kept in each session's journal (0: none). Default 20. */
   journalSize?: number
+  /** The wall clock, in milliseconds since 1970, for the board's times (default Date.now); tests pass their own. */
+  wallClock?: () => number
 }
 
 /** setInterval that keeps no process alive. */
@@ -166,6 +229,14 @@ interface Session {
   token: string
   note: string
   progress: number
+  name: string | undefined
+  /** When it was made, in milliseconds since the store began. */
+  created: number
+  /**
+   * Its place in the order of activity: a number that only grows, given at each touch. Marks
+   * (see #marks) find a place in the list from it, so that the board pages in O(page).
+   */
+  seq: number
   /** The number of its journal in the store's Journals; -1 until its first request (or with the journal off). */
   journal: number
   /** Last activity, in milliseconds since the store began (a small integer for V8). */
@@ -176,8 +247,13 @@ interface Session {
 }
 
 function snapshot (session: Session): ChallengerRecord {
-  return { guid: session.guid, token: session.token, note: session.note, progress: session.progress }
+  return { guid: session.guid, token: session.token, note: session.note, progress: session.progress, name: session.name }
 }
+
+/** One session in this many (by touch) is marked, for the board's cursor to find its place. */
+const MARK_EVERY = 32
+/** A memory-store cursor: `m` and the seq of the last session of the page before. */
+const MEMORY_CURSOR = /^m([1-9]\d{0,15})$/
 
 /**
  * Every session in one Map, in this process, and threaded on a list in the order of last activity:
@@ -197,6 +273,18 @@ export class MemoryStore implements ChallengerStore {
   readonly #epoch: number
   readonly #stopSweeping: () => void
   readonly #journals: Journals | null
+  /** Date.now() when the store began, in the wall clock: the board's times are #wallStart + seen. */
+  readonly #wallStart: number
+  /** The seq of the last touch. */
+  #seq = 0
+  /**
+   * Every MARK_EVERY-th session touched, with the seq it had then (parallel arrays, in seq order).
+   * A mark whose session has been touched again or removed since no longer matches it and is
+   * skipped; stale marks are dropped once they are half of them (O(1) amortized per touch).
+   */
+  #marks: Session[] = []
+  #markSeqs: number[] = []
+  #markLimit = 1024
 
   constructor (options: MemoryStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60 * 1000
@@ -205,6 +293,7 @@ export class MemoryStore implements ChallengerStore {
     this.#journals = journalSize === 0 ? null : new Journals(journalSize)
     this.#now = options.now ?? (() => performance.now())
     this.#epoch = this.#now()
+    this.#wallStart = (options.wallClock ?? Date.now)()
     // Releases the memory of expired sessions that nobody asks for again: every idle period, but
     // at least once a minute and at most once a second.
     const period = Math.min(Math.max(this.#idleMs, 1000), 60_000)
@@ -232,13 +321,52 @@ export class MemoryStore implements ChallengerStore {
     else session.newer.older = session.older
     session.older = null
     session.newer = null
+    // Its mark, if it had one, no longer tells its place.
+    session.seq = 0
   }
 
   #append (session: Session): void {
+    session.seq = ++this.#seq
+    if (session.seq % MARK_EVERY === 0) this.#mark(session)
     session.older = this.#newest
     if (this.#newest === null) this.#oldest = session
     else this.#newest.newer = session
     this.#newest = session
+  }
+
+  #mark (session: Session): void {
+    if (this.#marks.length >= this.#markLimit) {
+      const kept = this.#marks.map((marked, i) => [marked, this.#markSeqs[i] as number] as const).filter(([marked, seq]) => marked.seq === seq)
+      this.#marks = kept.map(([marked]) => marked)
+      this.#markSeqs = kept.map(([, seq]) => seq)
+      this.#markLimit = Math.max(1024, 2 * kept.length)
+    }
+    this.#marks.push(session)
+    this.#markSeqs.push(session.seq)
+  }
+
+  /** The most recently touched session touched before `seq`, or null when there is none. */
+  #before (seq: number): Session | null {
+    // The last mark before seq whose session is still where it was marked...
+    let low = 0
+    let high = this.#markSeqs.length
+    while (low < high) {
+      const middle = (low + high) >> 1
+      if ((this.#markSeqs[middle] as number) < seq) low = middle + 1
+      else high = middle
+    }
+    let start = this.#oldest
+    for (let i = low - 1; i >= 0; i--) {
+      const marked = this.#marks[i] as Session
+      if (marked.seq === this.#markSeqs[i]) {
+        start = marked
+        break
+      }
+    }
+    // ...then forward, over fewer than MARK_EVERY touches' worth of sessions (more only if marks went stale).
+    if (start === null || start.seq >= seq) return null
+    while (start.newer !== null && start.newer.seq < seq) start = start.newer
+    return start
   }
 
   #remove (session: Session): void {
@@ -285,12 +413,13 @@ export class MemoryStore implements ChallengerStore {
     this.#append(session)
   }
 
-  #session (guid: string, token: string, note: string, progress: number): Session {
-    return { guid, token, note, progress, journal: -1, seen: this.#clock(), older: null, newer: null }
+  #session (guid: string, token: string, note: string, progress: number, name: string | undefined): Session {
+    const now = this.#clock()
+    return { guid, token, note, progress, name, created: now, seq: 0, journal: -1, seen: now, older: null, newer: null }
   }
 
-  async create (): Promise<ChallengerRecord> {
-    const session = this.#session(newGuid(), newToken(), '', 0)
+  async create (name?: string): Promise<ChallengerRecord> {
+    const session = this.#session(newGuid(), newToken(), '', 0, name === undefined ? undefined : detached(name))
     this.#add(session)
     return snapshot(session)
   }
@@ -347,11 +476,13 @@ export class MemoryStore implements ChallengerStore {
   async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
     const live = this.#find(record.guid)
     if (live !== undefined && options.ifAbsent === true) return 'replaced'
-    const session = this.#session(detached(record.guid), detached(record.token), detached(record.note), record.progress)
-    // A restored session keeps the requests seen before: the journal moves to the new record.
+    const name = record.name === undefined ? undefined : detached(record.name)
+    const session = this.#session(detached(record.guid), detached(record.token), detached(record.note), record.progress, name)
+    // A restored session keeps the requests seen before, and when it began: they move to the new record.
     if (live !== undefined) {
       session.journal = live.journal
       live.journal = -1
+      session.created = live.created
     }
     if (options.pinned === true || this.#pinned.has(session.guid)) {
       if (live !== undefined && !this.#pinned.has(session.guid)) this.#remove(live)
@@ -361,6 +492,55 @@ export class MemoryStore implements ChallengerStore {
       this.#add(session)
     }
     return live === undefined ? 'created' : 'replaced'
+  }
+
+  async setName (guid: string, name: string | undefined): Promise<ChallengerRecord | undefined> {
+    const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
+    if (session === undefined) return undefined
+    session.name = name === undefined ? undefined : detached(name)
+    return snapshot(session)
+  }
+
+  #summary (session: Session): SessionSummary {
+    return {
+      guid: session.guid,
+      name: session.name,
+      createdAt: Math.round(this.#wallStart + session.created),
+      lastSeen: Math.round(this.#wallStart + session.seen),
+      progress: session.progress
+    }
+  }
+
+  async list (limit: number, cursor?: string): Promise<SessionPage> {
+    this.#expire(Infinity)
+    let from = this.#newest
+    if (cursor !== undefined) {
+      const seq = MEMORY_CURSOR.exec(decodeCursor(cursor))?.[1]
+      if (seq === undefined || Number(seq) > this.#seq) throw new BadCursorError()
+      from = this.#before(Number(seq))
+    }
+    const sessions: SessionSummary[] = []
+    let last: Session | null = null
+    for (let session = from; session !== null && sessions.length < limit; session = session.older) {
+      sessions.push(this.#summary(session))
+      last = session
+    }
+    return { total: this.#sessions.size, sessions, next: last === null || last.older === null ? null : encodeCursor(`m${last.seq}`) }
+  }
+
+  async summary (activeMs: number): Promise<ClassSummary> {
+    this.#expire(Infinity)
+    const now = this.#clock()
+    let active = 0
+    for (let session = this.#newest; session !== null && now - session.seen < activeMs; session = session.older) active++
+    const passedBy = new Array<number>(32).fill(0)
+    for (const session of this.#sessions.values()) {
+      for (let bits = session.progress; bits !== 0; bits &= bits - 1) {
+        const bit = 31 - Math.clz32(bits & -bits)
+        passedBy[bit] = (passedBy[bit] as number) + 1
+      }
+    }
+    return { live: this.#sessions.size, active, passedBy }
   }
 
   async close (): Promise<void> {

@@ -37,12 +37,13 @@ export function challengesXml (body: { challenges: Array<{ id: number, name: str
   return `${DECLARATION}<challenges>${items.join('')}</challenges>`
 }
 
-export function sessionXml (body: { xChallenger: string, xAuthToken: string, secretNote: string, challengeStatus: Record<string, boolean | undefined> }): string {
+export function sessionXml (body: { xChallenger: string, xAuthToken: string, secretNote: string, challengeStatus: Record<string, boolean | undefined>, name?: string | undefined }): string {
   const statuses = Object.entries(body.challengeStatus)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([id, passed]) => `<challenge id="${escapeXml(id)}">${passed === true}</challenge>`)
   return `${DECLARATION}<challenger>${element('xChallenger', body.xChallenger)}${element('xAuthToken', body.xAuthToken)}` +
-    `${element('secretNote', body.secretNote)}<challengeStatus>${statuses.join('')}</challengeStatus></challenger>`
+    `${element('secretNote', body.secretNote)}<challengeStatus>${statuses.join('')}</challengeStatus>` +
+    `${body.name === undefined ? '' : element('name', body.name)}</challenger>`
 }
 
 export interface RequestXml {
