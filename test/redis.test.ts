@@ -163,6 +163,81 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(await off.journal(kept.guid), [], 'JOURNAL_SIZE=0 keeps nothing')
     })
 
+    t.test('the class board in Redis: two instances show one board; expired sessions leave it', async t => {
+      const keyPrefix = prefix()
+      const adminToken = 'instructor-token-0123456789'
+      const admin = { authorization: `Bearer ${adminToken}` }
+      const apps: FastifyInstance[] = []
+      for (let i = 0; i < 2; i++) {
+        const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { redisUrl: redis.url, redisKeyPrefix: keyPrefix, creationRateLimit: 0, adminToken } })
+        t.teardown(() => app.close())
+        await app.ready()
+        apps.push(app)
+      }
+      const [one, two] = apps as [FastifyInstance, FastifyInstance]
+      const ada = (await one.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: 'Ada' } })).headers['x-challenger'] as string
+      const grace = (await two.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: 'Grace' } })).headers['x-challenger'] as string
+      const anon = (await one.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+      await two.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': ada } })
+      await one.inject({ method: 'PATCH', url: `/challenger/${anon}`, headers: json, payload: { name: 'Anon' } })
+      const boards = await Promise.all(apps.map(async app => (await app.inject({ method: 'GET', url: '/admin/sessions', headers: admin })).json()))
+      t.same(boards[0], boards[1], 'one board, whichever instance answers')
+      t.same(boards[0].sessions.map((s: { guid: string, name: string, passed: number[] }) => [s.guid, s.name, s.passed]),
+        [[anon, 'Anon', [1]], [ada, 'Ada', [1, 28]], [grace, 'Grace', [1]]], 'newest activity first (a request to /challenger/{guid} is activity)')
+      const summaries = await Promise.all(apps.map(async app => (await app.inject({ method: 'GET', url: '/admin/summary', headers: admin })).json()))
+      t.same(summaries[0], summaries[1])
+      t.equal(summaries[0].live, 3)
+      t.equal(summaries[0].activeLast10Minutes, 3)
+      t.equal(summaries[0].challenges.find((c: { id: number }) => c.id === 28).passedBy, 1)
+      // Paging across instances: the cursor of one is good on the other.
+      const first = (await one.inject({ method: 'GET', url: '/admin/sessions?limit=2', headers: admin })).json()
+      const rest = (await two.inject({ method: 'GET', url: `/admin/sessions?limit=2&cursor=${first.next as string}`, headers: admin })).json()
+      t.same([...first.sessions, ...rest.sessions].map((s: { guid: string }) => s.guid), [anon, ada, grace])
+      t.equal(rest.next, null)
+      // A session whose key has gone (deleted here; a key Redis expired was idle for the idle time) is not listed.
+      const reader = await ready(store(100, 600_000, keyPrefix))
+      t.teardown(() => reader.close())
+      await reader.client.del(`${keyPrefix}s:${grace}`)
+      const after = (await two.inject({ method: 'GET', url: '/admin/sessions', headers: admin })).json()
+      t.same(after.sessions.map((s: { guid: string }) => s.guid), [anon, ada])
+      // An entry idle past the idle time (its session expired) is pruned from the index by the board itself.
+      await reader.client.zadd(`${keyPrefix}lru`, 1024, grace)
+      await reader.client.del(`${keyPrefix}s:${anon}`)
+      await reader.client.zadd(`${keyPrefix}lru`, 1024, anon)
+      const pruned = (await one.inject({ method: 'GET', url: '/admin/summary', headers: admin })).json()
+      t.equal(pruned.live, 1, 'the index entries of sessions idle for ages are gone')
+      t.equal(await reader.client.zscore(`${keyPrefix}lru`, anon), null)
+      // Created before names and times were kept (no c field): its last activity stands in.
+      await reader.client.hdel(`${keyPrefix}s:${ada}`, 'c')
+      const old = (await one.inject({ method: 'GET', url: '/admin/sessions', headers: admin })).json().sessions[0]
+      t.equal(old.createdAt, old.lastSeen)
+      const bad = await one.inject({ method: 'GET', url: `/admin/sessions?cursor=${Buffer.from('m5').toString('base64url')}`, headers: admin })
+      t.equal(bad.statusCode, 400, 'a memory-store cursor means nothing here')
+    })
+
+    t.test('the board pages through many sessions in Redis, even with equal scores', async t => {
+      const keyPrefix = prefix()
+      const s = await ready(store(1000, 600_000, keyPrefix))
+      t.teardown(() => s.close())
+      const made: string[] = []
+      for (let i = 0; i < 25; i++) made.push((await s.create()).guid)
+      // Give several sessions one score: Redis then orders them by guid, and the cursor must step over them.
+      const key = `${keyPrefix}lru`
+      const score = Number(await s.client.zscore(key, made[10] as string))
+      for (const guid of made.slice(5, 15)) await s.client.zadd(key, score, guid)
+      const pages: string[] = []
+      let page = await s.list(4)
+      for (;;) {
+        pages.push(...page.sessions.map(x => x.guid))
+        if (page.next === null) break
+        page = await s.list(4, page.next)
+      }
+      t.equal(pages.length, 25)
+      t.equal(new Set(pages).size, 25, 'every session once')
+      const tied = pages.filter(guid => made.slice(5, 15).includes(guid))
+      t.same(tied, [...tied].sort().reverse(), 'equal scores: by guid, descending')
+    })
+
     t.test('Redis going away: 503 and the heartbeat says so; back: it recovers with nothing lost', async t => {
       const sessions = store()
       const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions, creationRateLimit: 0 } })

@@ -1,6 +1,6 @@
 // The registry's behaviour, the same for every store (in memory, Redis): one suite, two backends.
 import type { Test } from 'tap'
-import type { ChallengerStore } from '../src/domain/store.js'
+import type { ChallengerStore, SessionPage } from '../src/domain/store.js'
 
 /** `make` returns a fresh, empty store with room for `maxSessions`; the suite closes it. */
 export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<ChallengerStore>): void {
@@ -72,5 +72,118 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     const seen = await store.get(a.guid)
     await store.setNote(a.guid, 'later')
     t.equal(seen?.note, '')
+  })
+
+  // The class board (issue 17).
+  /** Every page of the board, `limit` at a time; `between` runs after each page but the last. */
+  const allPages = async (store: ChallengerStore, limit: number, between: (page: SessionPage) => Promise<void> = async () => {}): Promise<SessionPage[]> => {
+    const list = store.list?.bind(store) as NonNullable<ChallengerStore['list']>
+    const pages = [await list(limit)]
+    for (let page = pages[0] as SessionPage; page.next !== null; pages.push(page)) {
+      await between(page)
+      page = await list(limit, page.next)
+    }
+    return pages
+  }
+  const guidsOf = (pages: SessionPage[]): string[] => pages.flatMap(page => page.sessions.map(s => s.guid))
+
+  t.test('names: given at creation, set, cleared, kept by a restore that gives one, and never activity', async t => {
+    const store = await make(100)
+    t.teardown(() => store.close())
+    const ada = await store.create('Ada')
+    t.equal(ada.name, 'Ada')
+    t.equal((await store.get(ada.guid))?.name, 'Ada')
+    const other = await store.create()
+    t.equal((await store.get(other.guid))?.name, undefined)
+    t.equal((await store.setName?.(other.guid, 'Grace 🚀 <b>'))?.name, 'Grace 🚀 <b>')
+    t.equal((await store.get(other.guid))?.name, 'Grace 🚀 <b>')
+    t.equal((await store.setName?.(other.guid, undefined))?.name, undefined, 'cleared')
+    t.equal((await store.get(other.guid))?.name, undefined)
+    t.equal(await store.setName?.('11111111-2222-4333-8444-555555555555', 'x'), undefined, 'a session that is gone')
+    await store.restore({ guid: ada.guid, token: ada.token, note: 'n', progress: 1, name: 'Ada L.' })
+    t.equal((await store.get(ada.guid))?.name, 'Ada L.', 'restored with its name')
+    await store.restore({ guid: ada.guid, token: ada.token, note: 'n', progress: 1 })
+    t.equal((await store.get(ada.guid))?.name, undefined, 'a restore without one has none')
+    // Naming is not activity: the board's order stays.
+    const before = guidsOf(await allPages(store, 10))
+    await store.setName?.(other.guid, 'Grace')
+    t.same(guidsOf(await allPages(store, 10)), before)
+  })
+
+  t.test('the board lists sessions most recently active first, with names, times and progress', async t => {
+    const store = await make(100)
+    t.teardown(() => store.close())
+    const start = Date.now()
+    const made: Array<{ guid: string }> = []
+    for (let i = 0; i < 5; i++) made.push(await store.create(i % 2 === 0 ? `learner ${i}` : undefined))
+    await store.pass(made[1]?.guid as string, 0b101)
+    await store.get(made[1]?.guid as string)
+    const [page] = await allPages(store, 10)
+    t.equal(page?.total, 5)
+    t.equal(page?.next, null, 'one page holds them all')
+    t.same(page?.sessions.map(s => s.guid), [1, 4, 3, 2, 0].map(i => made[i]?.guid), 'newest activity first')
+    t.same(page?.sessions.map(s => s.name), [undefined, 'learner 4', undefined, 'learner 2', 'learner 0'])
+    t.same(page?.sessions.map(s => s.progress), [0b101, 0, 0, 0, 0])
+    for (const s of page?.sessions ?? []) {
+      t.ok(s.createdAt >= start - 1000 && s.createdAt <= Date.now() + 1000, 'createdAt is now, in ms since 1970')
+      t.ok(s.lastSeen >= s.createdAt - 1 && s.lastSeen <= Date.now() + 1000, 'lastSeen is at or after createdAt')
+    }
+    const first = page?.sessions[0]
+    t.ok((first?.lastSeen as number) >= (page?.sessions[4]?.lastSeen as number), 'the order is the order of lastSeen')
+  })
+
+  t.test('paging: every session once, in order, even when sessions move between pages', async t => {
+    const store = await make(1000)
+    t.teardown(() => store.close())
+    const made: string[] = []
+    for (let i = 0; i < 60; i++) made.push((await store.create()).guid)
+    // Untouched: 60 sessions, 7 a page, newest first, each once.
+    const still = await allPages(store, 7)
+    t.equal(still.length, 9)
+    t.same(guidsOf(still), [...made].reverse())
+    t.ok(still.slice(0, -1).every(page => page.sessions.length === 7 && page.total === 60))
+    // Now, between pages, the last session of the page just read is touched (the cursor's own
+    // session moves to the front), and so is one not yet listed.
+    const touched = new Set<string>()
+    const moving = await allPages(store, 7, async page => {
+      const last = page.sessions[page.sessions.length - 1]?.guid as string
+      const ahead = made[made.length - 1 - touched.size * 3 - 30]
+      for (const guid of [last, ahead]) {
+        if (guid === undefined) continue
+        await store.get(guid)
+        touched.add(guid)
+      }
+    })
+    const seen = guidsOf(moving)
+    t.equal(new Set(seen).size, seen.length, 'no session twice')
+    const untouched = made.filter(guid => !touched.has(guid))
+    t.same(seen.filter(guid => untouched.includes(guid)), [...untouched].reverse(), 'every untouched session, once, in order')
+  })
+
+  t.test('a cursor the store did not make is refused', async t => {
+    const store = await make(10)
+    t.teardown(() => store.close())
+    await store.create()
+    for (const cursor of ['', 'not a cursor', 'bTk5OTk5', Buffer.from('r1:x').toString('base64url'), Buffer.from('m0').toString('base64url'), 'x'.repeat(300)]) {
+      await t.rejects(store.list?.(10, cursor) as Promise<SessionPage>, { name: 'BadCursorError', statusCode: 400 }, JSON.stringify(cursor))
+    }
+  })
+
+  t.test('the summary counts live sessions, the active ones, and passes by bit', async t => {
+    const store = await make(100)
+    t.teardown(() => store.close())
+    t.same(await store.summary?.(60_000), { live: 0, active: 0, passedBy: new Array(32).fill(0) })
+    const a = await store.create()
+    const b = await store.create()
+    await store.create()
+    await store.pass(a.guid, 0b11)
+    await store.setNote(b.guid, 'x', 0b10)
+    await store.pass(b.guid, 2 ** 31)
+    const summary = await store.summary?.(60_000)
+    t.equal(summary?.live, 3)
+    t.equal(summary?.active, 3)
+    t.same(summary?.passedBy.slice(0, 3), [1, 2, 0])
+    t.equal(summary?.passedBy[31], 1, 'the top bit too')
+    t.equal(summary?.passedBy.reduce((sum, n) => sum + n, 0), 4)
   })
 }

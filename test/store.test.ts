@@ -151,3 +151,46 @@ t.test('expiry, touch and eviction agree with a plain model over many random ste
   t.equal(mismatches, 0)
   t.ok(guids.length > 500, `${guids.length} sessions were created`)
 })
+
+t.test('the board in memory: times from the wall clock, activity within the window, expired sessions left out', async t => {
+  const time = fakeTime(0)
+  const wall = 1_800_000_000_000
+  const store = new MemoryStore({ idleMs: IDLE, now: time.now, every: time.every, wallClock: () => wall })
+  t.teardown(() => store.close())
+  const a = await store.create('a')
+  time.advance(5000)
+  const b = await store.create()
+  time.advance(1000)
+  await store.get(a.guid)
+  const page = await store.list(10)
+  t.same(page.sessions.map(s => [s.guid, s.createdAt, s.lastSeen]), [[a.guid, wall, wall + 6000], [b.guid, wall + 5000, wall + 5000]])
+  t.equal((await store.summary(1000)).active, 1, 'only a was active within the last second')
+  t.equal((await store.summary(1001 + 5000)).active, 2)
+  time.advance(IDLE - 1000)
+  t.same((await store.list(10)).sessions.map(s => s.guid), [a.guid], 'b has expired')
+  t.same(await store.summary(IDLE), { live: 1, active: 1, passedBy: new Array(32).fill(0) })
+})
+
+t.test('the board\'s cursor holds across thousands of touches (its marks are compacted) and when its session is gone', async t => {
+  const store = new MemoryStore({ maxSessions: 100 })
+  t.teardown(() => store.close())
+  const made: string[] = []
+  for (let i = 0; i < 100; i++) made.push((await store.create()).guid)
+  // 40,000 touches: more marks than the first limit (1,024 marks, one per 32 touches), so stale ones are dropped.
+  for (let i = 0; i < 40_000; i++) store.getNow(made[(i * 7) % 100] as string)
+  const first = await store.list(10)
+  const expected = (await store.list(100)).sessions.map(s => s.guid)
+  t.same(first.sessions.map(s => s.guid), expected.slice(0, 10))
+  // The cursor's own session is evicted: the next page still starts right after it.
+  const cursorSession = first.sessions[9]?.guid as string
+  await store.restore({ guid: cursorSession, token: 'a'.repeat(32), note: '', progress: 0 }, { pinned: true })
+  const second = await store.list(10, first.next as string)
+  t.same(second.sessions.map(s => s.guid), expected.slice(10, 20))
+  // A cursor older than every session left: an empty last page.
+  const last = await store.list(98)
+  const oldest = expected[expected.length - 1] as string
+  await store.restore({ guid: oldest, token: 'a'.repeat(32), note: '', progress: 0 }, { pinned: true })
+  const older = await store.list(1, last.next as string)
+  t.same(older.sessions.length, 0)
+  t.equal(older.next, null)
+})

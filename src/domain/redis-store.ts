@@ -6,9 +6,11 @@
 //                     with a TTL of the idle time (none when pinned): Redis expires idle sessions
 //   <prefix>j:<guid>  list: the session's journal, newest first, capped and trimmed by the write
 //                     that adds to it, with the session's TTL: it expires and is evicted with it
-//   <prefix>lru       sorted set of guids by last activity (Redis's own clock, in ms: one clock
-//                     for every instance), for the capacity limit and the class board; entries
-//                     idle past the idle time (their sessions expired) are pruned by the board
+//   <prefix>lru       sorted set of guids by last activity, for the capacity limit and the class
+//                     board: the score is Redis's own clock in ms (one clock for every instance)
+//                     times 1024, made larger than the last one given, so that no two touches tie;
+//                     entries idle past the idle time (their sessions expired) are pruned by the board
+//   <prefix>seq       the last score given
 // A probe about every second tells whether Redis still answers, so that the heartbeat says 503
 // within about 2 s of a hang even when no request runs into it, and 204 again once it is over.
 import { Redis } from 'ioredis'
@@ -55,18 +57,26 @@ const UP: Record<Outage, string> = { start: 'connected', lost: 'connected again'
 const PROBE = 'return 1'
 
 // Now, in milliseconds, by Redis's clock (scripts may read it since Redis 5: their effects are
-// replicated, not the script).
+// replicated, not the script), and the activity score of a touch now (see <prefix>lru). Scores
+// stay below 2^53, exact in a double; %.0f keeps Lua from writing them with an exponent.
 const NOW = `
 local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)`
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local function activity (key)
+  local score = string.format('%.0f', math.max(now * 1024, tonumber(redis.call('GET', key) or '0') + 1))
+  redis.call('SET', key, score)
+  return score
+end`
+/** How many activity scores a millisecond has (see <prefix>lru). */
+const PER_MS = 1024
 
 const TOUCH = `${NOW}
 local v = redis.call('HMGET', KEYS[1], 't', 'n', 'p', 'k', 'a')
 if not v[1] then return nil end
 if v[4] ~= '1' then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('PEXPIRE', KEYS[3], ARGV[2])
-  redis.call('ZADD', KEYS[2], now, ARGV[1])
+  redis.call('PEXPIRE', KEYS[4], ARGV[2])
+  redis.call('ZADD', KEYS[2], activity(KEYS[3]), ARGV[1])
 end
 return v`
 
@@ -81,7 +91,7 @@ redis.call('HSET', KEYS[1], 't', ARGV[2], 'n', ARGV[3], 'p', ARGV[4], 'k', pinne
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'a', ARGV[10]) end
 if pinned then
   redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('PERSIST', KEYS[3])
+  redis.call('PERSIST', KEYS[4])
 else
   if not live then
     -- An expired session being restored may still be listed: it must not evict itself.
@@ -92,8 +102,8 @@ else
     end
   end
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
-  redis.call('PEXPIRE', KEYS[3], ARGV[5])
-  redis.call('ZADD', KEYS[2], now, ARGV[1])
+  redis.call('PEXPIRE', KEYS[4], ARGV[5])
+  redis.call('ZADD', KEYS[2], activity(KEYS[3]), ARGV[1])
 end
 if live then return 1 end
 return 0`
@@ -130,7 +140,7 @@ return redis.call('HMGET', KEYS[1], 't', 'n', 'p', 'k', 'a')`
 
 // Entries of sessions idle past the idle time: their hashes have expired.
 const PRUNE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[1])))`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. string.format('%.0f', (now - tonumber(ARGV[1])) * ${PER_MS}))`
 
 // One page of the board, newest activity first, from the cursor (its score and guid; '' for the
 // first page): guid, name, made at, last seen, progress for each session, and the live count first.
@@ -154,7 +164,7 @@ while found <= limit do
         found = found + 1
         rows[#rows + 1] = guid
         rows[#rows + 1] = v[1] or ''
-        rows[#rows + 1] = v[2] or score
+        rows[#rows + 1] = v[2] or ''
         rows[#rows + 1] = score
         rows[#rows + 1] = v[3]
       end
@@ -165,7 +175,7 @@ return rows`
 
 // The live count and the count active within ARGV[2] ms.
 const COUNTS = `${NOW}${PRUNE}
-return { redis.call('ZCARD', KEYS[1]), redis.call('ZCOUNT', KEYS[1], now - tonumber(ARGV[2]), '+inf') }`
+return { redis.call('ZCARD', KEYS[1]), redis.call('ZCOUNT', KEYS[1], string.format('%.0f', (now - tonumber(ARGV[2])) * ${PER_MS}), '+inf') }`
 
 // The progress of the sessions ranked ARGV[1] to ARGV[2] in the activity index (a slice of it).
 const PROGRESS = `
@@ -183,8 +193,8 @@ return 0`
 type Found = [string, string, string, string | null, string | null]
 
 interface Scripts {
-  touch (hash: string, lru: string, journal: string, guid: string, idleMs: number): Promise<Found | null>
-  put (hash: string, lru: string, journal: string, guid: string, token: string, note: string, progress: number,
+  touch (hash: string, lru: string, seq: string, journal: string, guid: string, idleMs: number): Promise<Found | null>
+  put (hash: string, lru: string, seq: string, journal: string, guid: string, token: string, note: string, progress: number,
     idleMs: number, max: number, pinned: string, prefix: string, onlyNew: string, name: string): Promise<number>
   setName (hash: string, name: string): Promise<Found | null>
   list (lru: string, idleMs: number, limit: number, afterScore: string, afterGuid: string, prefix: string): Promise<Array<string | number>>
@@ -197,8 +207,8 @@ interface Scripts {
   probe (): Promise<number>
 }
 
-/** A Redis-store cursor: `r`, the last seen (ms) and the guid of the last session of the page before. */
-const REDIS_CURSOR = /^r(\d{1,16}):([0-9a-f-]{36})$/
+/** A Redis-store cursor: `r`, the activity score and the guid of the last session of the page before. */
+const REDIS_CURSOR = /^r(\d{1,17}):([0-9a-f-]{36})$/
 /** Sessions read per script by summary(). */
 const SUMMARY_SLICE = 1000
 
@@ -258,8 +268,8 @@ export class RedisStore implements ChallengerStore {
       if (this.#responsive) this.#up()
       else this.probe()
     })
-    this.client.defineCommand('touch', { numberOfKeys: 3, lua: TOUCH })
-    this.client.defineCommand('put', { numberOfKeys: 3, lua: PUT })
+    this.client.defineCommand('touch', { numberOfKeys: 4, lua: TOUCH })
+    this.client.defineCommand('put', { numberOfKeys: 4, lua: PUT })
     this.client.defineCommand('setName', { numberOfKeys: 1, lua: SET_NAME })
     this.client.defineCommand('list', { numberOfKeys: 1, lua: LIST })
     this.client.defineCommand('counts', { numberOfKeys: 1, lua: COUNTS })
@@ -398,7 +408,7 @@ export class RedisStore implements ChallengerStore {
   }
 
   async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean): Promise<number> {
-    return await this.#run(() => this.#scripts.put(this.#key(record.guid), `${this.#prefix}lru`,
+    return await this.#run(() => this.#scripts.put(this.#key(record.guid), `${this.#prefix}lru`, `${this.#prefix}seq`,
       this.#journalKey(record.guid), record.guid, record.token, record.note, record.progress, this.#idleMs, this.#maxSessions,
       pinned ? '1' : '0', this.#prefix, onlyNew ? '1' : '0', record.name ?? ''))
   }
@@ -411,7 +421,7 @@ export class RedisStore implements ChallengerStore {
   }
 
   async get (guid: string): Promise<ChallengerRecord | undefined> {
-    const found = await this.#run(() => this.#scripts.touch(this.#key(guid), `${this.#prefix}lru`, this.#journalKey(guid), guid, this.#idleMs))
+    const found = await this.#run(() => this.#scripts.touch(this.#key(guid), `${this.#prefix}lru`, `${this.#prefix}seq`, this.#journalKey(guid), guid, this.#idleMs))
     return found === null ? undefined : recordOf(guid, found)
   }
 
@@ -431,16 +441,20 @@ export class RedisStore implements ChallengerStore {
     }
     const rows = await this.#run(() => this.#scripts.list(`${this.#prefix}lru`, this.#idleMs, limit, afterScore, afterGuid, this.#prefix))
     const sessions: SessionSummary[] = []
+    const scores: string[] = []
     for (let i = 1; i < rows.length; i += 5) {
-      const [guid, name, made, seen, progress] = rows.slice(i, i + 5) as [string, string, string, string, string]
-      sessions.push({ guid, name: name === '' ? undefined : name, createdAt: Number(made), lastSeen: Number(seen), progress: Number(progress) })
+      const [guid, name, made, score, progress] = rows.slice(i, i + 5) as [string, string, string, string, string]
+      const lastSeen = Math.floor(Number(score) / PER_MS)
+      // A session made before names and times were kept has no time of making: its last activity stands in.
+      sessions.push({ guid, name: name === '' ? undefined : name, createdAt: made === '' ? lastSeen : Number(made), lastSeen, progress: Number(progress) })
+      scores.push(score)
     }
     // limit + 1 rows came when there is a page after: the extra one is its first.
-    const last = sessions.length > limit ? sessions[limit - 1] as SessionSummary : undefined
+    const more = sessions.length > limit
     return {
       total: rows[0] as number,
       sessions: sessions.slice(0, limit),
-      next: last === undefined ? null : encodeCursor(`r${last.lastSeen}:${last.guid}`)
+      next: more ? encodeCursor(`r${scores[limit - 1] as string}:${(sessions[limit - 1] as SessionSummary).guid}`) : null
     }
   }
 

@@ -1,0 +1,297 @@
+// The class board's API and learners' names (issue 17): admin auth, names on every route that
+// carries them, the listing's order and paging, CSV read back by a CSV parser, the summary.
+import { parse } from 'csv-parse/sync'
+import Fastify, { type FastifyInstance } from 'fastify'
+import t from 'tap'
+import app from '../src/app.js'
+import { challenges } from '../src/domain/catalogue.js'
+import { configFromEnv } from '../src/domain/config.js'
+import { MemoryStore, StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
+import { build, errorMessages, newSession, passed, storeOf } from './helper.js'
+
+const TOKEN = 'instructor-token-0123456789'
+const admin = { authorization: `Bearer ${TOKEN}` }
+const json = { 'content-type': 'application/json' }
+
+const withBoard = async (tt: Parameters<typeof build>[0], options: Parameters<typeof build>[1] = {}): Promise<FastifyInstance> =>
+  await build(tt, { adminToken: TOKEN, creationRateLimit: 0, ...options })
+
+t.test('without an admin token the admin routes do not exist', async t => {
+  const server = await build(t)
+  for (const url of ['/admin/sessions', '/admin/summary']) {
+    const res = await server.inject({ method: 'GET', url, headers: admin })
+    t.equal(res.statusCode, 404, url)
+  }
+})
+
+t.test('an admin token shorter than 16 characters, or with spaces, fails registration and start-up in one line without the value', async t => {
+  const host = Fastify()
+  t.teardown(() => host.close())
+  host.register(app, { adminToken: 'short-secret' })
+  await t.rejects(async () => { await host.ready() }, { message: 'api-challenges: option adminToken must be 16 to 1,000 visible ASCII characters (no spaces), got 12 characters' })
+  t.throws(() => configFromEnv({ ADMIN_TOKEN: 'a secret with spaces' }), { message: 'ADMIN_TOKEN must be 16 to 1,000 visible ASCII characters (no spaces), got 20 characters with spaces' })
+  t.throws(() => configFromEnv({ ADMIN_TOKEN: '' }), { message: /^ADMIN_TOKEN must be .*, got 0 characters$/ })
+  t.equal(configFromEnv({ ADMIN_TOKEN: TOKEN }).app.adminToken, TOKEN)
+  t.equal(configFromEnv({}).app.adminToken, undefined)
+})
+
+t.test('admin auth: none is 401 with WWW-Authenticate: Bearer, a wrong one 403, the right one 200; the token is never logged', async t => {
+  const lines: string[] = []
+  const host = Fastify({ logger: { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } } })
+  t.teardown(() => host.close())
+  await host.register(app, { adminToken: TOKEN })
+  for (const url of ['/admin/sessions', '/admin/summary']) {
+    const none = await host.inject({ method: 'GET', url })
+    t.equal(none.statusCode, 401, `${url}: none`)
+    t.equal(none.headers['www-authenticate'], 'Bearer realm="api-challenges admin"')
+    t.same(none.json(), { errorMessages: ['This is an admin route: send Authorization: Bearer <ADMIN_TOKEN>'] })
+    const basic = await host.inject({ method: 'GET', url, headers: { authorization: `Basic ${Buffer.from(`admin:${TOKEN}`).toString('base64')}` } })
+    t.equal(basic.statusCode, 401, 'another scheme is none')
+    for (const wrong of [`${TOKEN}x`, TOKEN.slice(1), TOKEN.toUpperCase(), 'x']) {
+      const res = await host.inject({ method: 'GET', url, headers: { authorization: `Bearer ${wrong}` } })
+      t.equal(res.statusCode, 403, `${url}: ${wrong}`)
+      t.same(res.json(), { errorMessages: ['That is not the admin token'] })
+    }
+    t.equal((await host.inject({ method: 'GET', url, headers: { authorization: `bearer ${TOKEN}` } })).statusCode, 200, 'the scheme in any case')
+    // Before anything else: an unacceptable Accept, a method not allowed, OPTIONS, all want the token first.
+    t.equal((await host.inject({ method: 'GET', url, headers: { accept: 'text/html' } })).statusCode, 401)
+    t.equal((await host.inject({ method: 'DELETE', url })).statusCode, 401)
+    t.equal((await host.inject({ method: 'OPTIONS', url })).statusCode, 401)
+    const options = await host.inject({ method: 'OPTIONS', url, headers: admin })
+    t.equal(options.statusCode, 204)
+    t.equal(options.headers.allow, 'GET, HEAD, OPTIONS')
+    t.equal((await host.inject({ method: 'DELETE', url, headers: admin })).statusCode, 405)
+  }
+  t.ok(lines.length > 0, 'the log was written')
+  t.notOk(lines.some(line => line.includes(TOKEN) || line.includes(TOKEN.slice(1))), 'no line holds the token')
+})
+
+t.test('admin requests pass no challenge and are in no learner\'s journal, even with X-CHALLENGER', async t => {
+  const server = await withBoard(t)
+  const { guid } = await newSession(server)
+  const before = await server.inject({ method: 'GET', url: `/challenger/${guid}/requests` })
+  const progress = await passed(server, guid)
+  for (const url of ['/admin/sessions', '/admin/summary', '/admin/nothing']) {
+    await server.inject({ method: 'GET', url, headers: { ...admin, 'x-challenger': guid } })
+  }
+  await server.inject({ method: 'GET', url: '/admin/sessions', headers: { 'x-challenger': guid } })
+  t.same(await passed(server, guid), progress, 'nothing passed')
+  const after = await server.inject({ method: 'GET', url: `/challenger/${guid}/requests` })
+  t.same(after.json().requests.filter((r: { path: string }) => r.path.startsWith('/admin/s')), [], 'no /admin request recorded')
+  t.equal(after.json().requests.length, before.json().requests.length + 1, 'only the 404 of /admin/nothing, which is no admin route')
+})
+
+t.test('names: given to POST /challenger, changed and cleared by PATCH, in GET, PUT and XML', async t => {
+  const server = await withBoard(t)
+  const created = await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: '  Ada Lovelace  ' } })
+  t.equal(created.statusCode, 201)
+  const guid = created.headers['x-challenger'] as string
+  t.equal((await server.inject({ method: 'GET', url: `/challenger/${guid}` })).json().name, 'Ada Lovelace', 'trimmed')
+  // Any other body is ignored, as before: the reference's tutorials send all sorts.
+  for (const [headers, payload] of [[{ 'content-type': 'application/x-www-form-urlencoded' }, 'name='], [json, 'not json'], [json, '[1]'], [json, '{"nom": "x"}'], [{}, '']] as const) {
+    const res = await server.inject({ method: 'POST', url: '/challenger', headers, payload })
+    t.equal(res.statusCode, 201, `${JSON.stringify(payload)} is ignored`)
+    t.equal((await server.inject({ method: 'GET', url: `/challenger/${res.headers['x-challenger'] as string}` })).json().name, undefined, 'and gives no name')
+  }
+  const plain = await server.inject({ method: 'POST', url: '/challenger', headers: { 'content-type': 'text/plain' }, payload: 'hello' })
+  t.equal(plain.statusCode, 201)
+  // No Content-Type: read as JSON, as the reference reads bodies.
+  const untyped = await server.inject({ method: 'POST', url: '/challenger', payload: '{"name": "Grace"}' })
+  t.equal((await server.inject({ method: 'GET', url: `/challenger/${untyped.headers['x-challenger'] as string}` })).json().name, 'Grace')
+
+  const patched = await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: json, payload: { name: 'Ada 🚀' } })
+  t.equal(patched.statusCode, 200)
+  t.equal(patched.json().name, 'Ada 🚀')
+  t.equal(patched.json().xChallenger, guid, 'the whole session, as GET gives it')
+  const xml = await server.inject({ method: 'GET', url: `/challenger/${guid}`, headers: { accept: 'application/xml' } })
+  t.match(xml.body, /<name>Ada 🚀<\/name><\/challenger>$/)
+  const cleared = await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: json, payload: { name: null } })
+  t.equal(cleared.statusCode, 200)
+  t.notOk('name' in cleared.json(), 'no name: no key, as the reference\'s JSON has none')
+  t.notMatch((await server.inject({ method: 'GET', url: `/challenger/${guid}`, headers: { accept: 'application/xml' } })).body, /<name>/)
+
+  const restored = await server.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: { name: ' Restored ' } })
+  t.equal(restored.statusCode, 200)
+  t.equal(restored.json().name, 'Restored')
+  t.equal((await server.inject({ method: 'GET', url: `/challenger/${guid}` })).json().name, 'Restored')
+  const unnamed = await server.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: {} })
+  t.notOk('name' in unnamed.json(), 'a restore without a name has none')
+})
+
+t.test('names: the limits, on POST, PATCH and PUT, with nothing changed by a refusal', async t => {
+  const server = await withBoard(t)
+  const { guid } = await newSession(server)
+  await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: json, payload: { name: 'Kept' } })
+  const forty = '😀'.repeat(40)
+  const cases: Array<[unknown, number, string?]> = [
+    [forty, 200],
+    [` ${'n'.repeat(40)} `, 200],
+    [`${forty}a`, 400, 'name must be at most 40 characters, got 41'],
+    ['', 400, 'name must not be empty (or only spaces)'],
+    ['   ', 400, 'name must not be empty (or only spaces)'],
+    ['a\tb', 400, 'name must not contain control characters (tabs, line breaks, …)'],
+    ['a\nb', 400, 'name must not contain control characters (tabs, line breaks, …)'],
+    ['a\u0085b', 400, 'name must not contain control characters (tabs, line breaks, …)'],
+    ['\ud800x', 400, 'name must not contain lone surrogates'],
+    [42, 400]
+  ]
+  for (const [name, status, message] of cases) {
+    const sessionBefore = await storeOf(server).get(guid)
+    const patch = await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: json, payload: JSON.stringify({ name }) })
+    t.equal(patch.statusCode, status, `PATCH ${JSON.stringify(name)}`)
+    const post = await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: JSON.stringify({ name }) })
+    t.equal(post.statusCode, status === 200 ? 201 : 400, `POST ${JSON.stringify(name)}`)
+    if (status === 400) {
+      if (message !== undefined) {
+        t.same(errorMessages(patch), [`Invalid request: ${message}`])
+        t.same(errorMessages(post), [`Invalid request: ${message}`])
+      }
+      t.same(await storeOf(server).get(guid), sessionBefore, 'a refused name changes nothing')
+      const put = await server.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: JSON.stringify({ name }) })
+      t.equal(put.statusCode, 400, `PUT ${JSON.stringify(name)}`)
+      t.same(await storeOf(server).get(guid), sessionBefore, 'nor does a refused restore')
+    }
+  }
+  t.same(errorMessages(await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: null } })), ['Invalid request: name must be a string of 1 to 40 characters, got null'])
+  const extra = await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: json, payload: { name: 'x', note: 'y' } })
+  t.equal(extra.statusCode, 400, 'an unknown key')
+  t.equal((await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: json, payload: {} })).statusCode, 400, 'no name key')
+  t.equal((await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: { 'content-type': 'text/plain' }, payload: 'x' })).statusCode, 415)
+  const gone = await server.inject({ method: 'PATCH', url: '/challenger/11111111-2222-4333-8444-555555555555', headers: json, payload: { name: 'x' } })
+  t.equal(gone.statusCode, 404)
+  t.equal((await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: { ...json, accept: 'text/html' }, payload: { name: 'x' } })).statusCode, 406)
+})
+
+t.test('GET /admin/sessions: newest activity first, paged with a cursor that holds across a change, names and passes', async t => {
+  const server = await withBoard(t)
+  const made: string[] = []
+  for (let i = 0; i < 7; i++) {
+    const res = await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: `learner ${i}` } })
+    made.push(res.headers['x-challenger'] as string)
+  }
+  // Learner 2 passes the heartbeat (28): that is activity, so it is listed first.
+  await server.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': made[2] } })
+  const first = await server.inject({ method: 'GET', url: '/admin/sessions?limit=3', headers: admin })
+  t.equal(first.statusCode, 200)
+  t.equal(first.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(first.headers['x-total-count'], '7')
+  const body = first.json()
+  t.equal(body.total, 7)
+  t.same(body.sessions.map((s: { name: string }) => s.name), ['learner 2', 'learner 6', 'learner 5'])
+  t.same(body.sessions[0].passed, [1, 28])
+  t.same(Object.keys(body.sessions[0]), ['guid', 'name', 'createdAt', 'lastSeen', 'passed'])
+  t.match(body.sessions[0].lastSeen, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+  t.equal(first.headers.link, `</admin/sessions?limit=3&cursor=${body.next as string}>; rel="next"`)
+  // Between pages: learner 5 (the cursor's own) and learner 0 (not yet listed) are active.
+  await server.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': made[5] } })
+  await server.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': made[0] } })
+  const second = (await server.inject({ method: 'GET', url: `/admin/sessions?limit=3&cursor=${body.next as string}`, headers: admin })).json()
+  t.same(second.sessions.map((s: { name: string }) => s.name), ['learner 4', 'learner 3', 'learner 1'], 'the page after, as it was')
+  t.equal(second.next, null, 'learner 0 moved ahead: learner 1 is the last')
+  const all = (await server.inject({ method: 'GET', url: '/admin/sessions', headers: admin })).json()
+  t.same(all.sessions.map((s: { name: string }) => s.name), [0, 5, 2, 6, 4, 3, 1].map(i => `learner ${i}`), 'a fresh listing has them in their new places')
+  t.equal(all.next, null)
+  t.equal((await server.inject({ method: 'HEAD', url: '/admin/sessions', headers: admin })).statusCode, 200)
+
+  for (const query of ['limit=0', 'limit=1001', 'limit=x', 'limit=-1', 'limit=1.5']) {
+    const res = await server.inject({ method: 'GET', url: `/admin/sessions?${query}`, headers: admin })
+    t.equal(res.statusCode, 400, query)
+    t.match(errorMessages(res), [/^Invalid request: limit must be a whole number from 1 to 1000, got /])
+  }
+  t.equal((await server.inject({ method: 'GET', url: '/admin/sessions?limit=1000', headers: admin })).statusCode, 200)
+  const bad = await server.inject({ method: 'GET', url: '/admin/sessions?cursor=abc', headers: admin })
+  t.equal(bad.statusCode, 400)
+  t.same(errorMessages(bad), ['The cursor is not one that GET /admin/sessions gave: start again without it'])
+  t.equal((await server.inject({ method: 'GET', url: '/admin/sessions', headers: { ...admin, accept: 'text/html' } })).statusCode, 406)
+})
+
+t.test('GET /admin/sessions as CSV: RFC 4180, read back by a CSV parser, formulas defused', async t => {
+  const server = await withBoard(t)
+  const names = ['Ada, "the first"', '=HYPERLINK("http://x")', 'plain']
+  const guids: string[] = []
+  for (const name of names) guids.push((await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name } })).headers['x-challenger'] as string)
+  await server.inject({ method: 'POST', url: '/challenger' })
+  await server.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': guids[0] } })
+  const res = await server.inject({ method: 'GET', url: '/admin/sessions', headers: { ...admin, accept: 'text/csv' } })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['content-type'], 'text/csv; charset=utf-8')
+  t.equal(res.headers['content-disposition'], 'attachment; filename="sessions.csv"')
+  t.ok(res.body.endsWith('\r\n') && !/[^\r]\n/.test(res.body), 'CRLF after every line')
+  const rows = parse(res.body, { columns: true }) as Array<Record<string, string>>
+  t.equal(rows.length, 4, 'one row per session')
+  t.same(Object.keys(rows[0] as object), ['guid', 'name', 'createdAt', 'lastSeen', 'passed', ...challenges.map(c => `challenge ${String(c.id).padStart(2, '0')}`)])
+  // Newest activity first: the first learner (the heartbeat), the unnamed one, then the rest.
+  t.same(rows.map(r => r.name), [names[0], '', 'plain', `'${names[1] as string}`], 'names as given; a formula gets a quote in front')
+  t.equal(rows[0]?.guid, guids[0])
+  t.equal(rows[0]?.passed, '2')
+  t.equal(rows[0]?.['challenge 28'], 'true')
+  t.equal(rows[0]?.['challenge 02'], 'false')
+  t.equal(new Date(rows[0]?.lastSeen as string).toISOString(), rows[0]?.lastSeen)
+  const paged = await server.inject({ method: 'GET', url: '/admin/sessions?limit=2', headers: { ...admin, accept: 'text/csv' } })
+  t.equal((parse(paged.body, { columns: true }) as unknown[]).length, 2)
+  t.match(paged.headers.link, /^<\/admin\/sessions\?limit=2&cursor=[\w-]+>; rel="next"$/, 'the next page in Link')
+})
+
+t.test('GET /admin/summary: live, active in the last 10 minutes, passes per challenge', async t => {
+  let now = 0
+  const store = new MemoryStore({ idleMs: 60 * 60 * 1000, now: () => now })
+  const server = await withBoard(t, { store })
+  const a = await newSession(server)
+  const b = await newSession(server)
+  await server.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': a.guid } })
+  now += 11 * 60 * 1000
+  await newSession(server)
+  await server.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': b.guid } })
+  const res = await server.inject({ method: 'GET', url: '/admin/summary', headers: admin })
+  t.equal(res.statusCode, 200)
+  const summary = res.json()
+  t.equal(summary.live, 3)
+  t.equal(summary.activeLast10Minutes, 2, 'a has been idle 11 minutes')
+  t.equal(summary.challenges.length, challenges.length)
+  t.same(summary.challenges[0], { id: 1, name: challenges[0]?.name, passedBy: 3 })
+  t.same(summary.challenges.find((c: { id: number }) => c.id === 28), { id: 28, name: challenges.find(c => c.id === 28)?.name, passedBy: 2 })
+  t.equal(summary.challenges.find((c: { id: number }) => c.id === 2).passedBy, 0)
+})
+
+t.test('a store without the board\'s methods: 501, and names are not kept; a store that fails: 503', async t => {
+  const inner = new MemoryStore()
+  const bare: ChallengerStore = {
+    create: async () => await inner.create(),
+    get: async guid => await inner.get(guid),
+    setNote: async (guid, note, bits) => await inner.setNote(guid, note, bits),
+    pass: async (guid, bits) => { await inner.pass(guid, bits) },
+    restore: async (record, options) => await inner.restore(record, options),
+    available: () => true,
+    close: async () => { await inner.close() }
+  }
+  const server = await withBoard(t, { store: bare })
+  for (const url of ['/admin/sessions', '/admin/summary']) {
+    const res = await server.inject({ method: 'GET', url, headers: admin })
+    t.equal(res.statusCode, 501, url)
+    t.same(errorMessages(res), ['This session store keeps no list of its sessions'])
+  }
+  const { guid } = await newSession(server)
+  const res = await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: json, payload: { name: 'Ada' } })
+  t.equal(res.statusCode, 200)
+  t.notOk('name' in res.json(), 'answered as it is')
+
+  class Broken extends MemoryStore {
+    override async list (): Promise<never> { throw new StoreUnavailableError(new Error('down')) }
+    override async setName (): Promise<undefined> { return undefined }
+  }
+  const other = await withBoard(t, { store: new Broken() })
+  t.equal((await other.inject({ method: 'GET', url: '/admin/sessions', headers: admin })).statusCode, 503)
+  const named = (await other.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+  const lost = await other.inject({ method: 'PATCH', url: `/challenger/${named}`, headers: json, payload: { name: 'Ada' } })
+  t.equal(lost.statusCode, 404, 'a session that went between the lookup and the change')
+})
+
+t.test('under a prefix, the Link header has it', async t => {
+  const host = Fastify()
+  t.teardown(() => host.close())
+  await host.register(app, { prefix: '/class', adminToken: TOKEN, creationRateLimit: 0 })
+  await host.inject({ method: 'POST', url: '/class/challenger' })
+  await host.inject({ method: 'POST', url: '/class/challenger' })
+  const res = await host.inject({ method: 'GET', url: '/class/admin/sessions?limit=1', headers: admin })
+  t.match(res.headers.link, /^<\/class\/admin\/sessions\?limit=1&cursor=/)
+})
