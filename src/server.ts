@@ -137,7 +137,9 @@ export function startupMessage (address: string, config: ServerConfig): [Record<
     landingPage: `${address}/`,
     docs: docs ? `${address}/docs` : 'off (DOCS=false)',
     mode: mode === 'single' ? 'single-player (one session for every request)' : 'multi-player (a session per learner)',
-    store
+    store,
+    // The instructor's way in: the page, never the token.
+    board: config.app.adminToken === undefined ? 'off (no ADMIN_TOKEN)' : `${address}/admin`
   }, `API Challenges practice target ready: curl -i -X POST ${address}/challenger`]
 }
 

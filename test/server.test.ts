@@ -112,10 +112,14 @@ t.test('the start-up message names the docs, mode and store as set, and never a 
     landingPage: 'http://127.0.0.1:3001/',
     docs: 'off (DOCS=false)',
     mode: 'single-player (one session for every request)',
-    store: 'Redis at cache:6379, keys course-a:*'
+    store: 'Redis at cache:6379, keys course-a:*',
+    board: 'off (no ADMIN_TOKEN)'
   })
   t.equal(message, 'API Challenges practice target ready: curl -i -X POST http://127.0.0.1:3001/challenger')
   t.equal(startupMessage('http://[::1]:3000', config({ redisUrl: 'rediss://cache' }))[0].store, 'Redis at cache, keys api-challenges:*')
+  const [board] = startupMessage('http://[::1]:3000', config({ adminToken: 'instructor-token-0123456789' }))
+  t.equal(board.board, 'http://[::1]:3000/admin', 'the board\'s page, never the token')
+  t.notMatch(JSON.stringify(board), /instructor-token/)
 })
 
 t.test('the client error handler answers what it can and drops what it cannot', async t => {
