@@ -106,35 +106,42 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     }
   }
 
-  const write = (session: ChallengerRecord, entry: JournalEntry, done: () => void): void => {
+  /** Records the entry, then calls `next`: at once in this process, else once the store has it. */
+  const write = (session: ChallengerRecord, entry: JournalEntry, next: () => void): void => {
     if (recordNow !== undefined) {
       recordNow(session.guid, entry)
-      done()
+      next()
       return
     }
     // The journal is for learning: a store that fails to keep an entry fails nothing else.
-    record(session.guid, entry).then(done, done)
+    record(session.guid, entry).then(next, next)
   }
 
   // Each route gets its own recorder, made when the route is: what it needs to know of the route is
   // worked out once, not per request (Fastify's request.routeOptions builds an object each time).
   const recorder = (route: RouteFacts): onSendHookHandler => function recordRequest (request, reply, payload, done) {
-    const next = (): void => { done(null, payload) }
     if (!request.journaled) {
-      next()
+      done(null, payload)
       return
     }
     const session = request.challenger ?? request.named
     if (session !== null) {
-      write(session, entryOf(request, reply, session, route), next)
+      // In this process, no callback to make: the entry is in before the answer goes on.
+      if (recordNow !== undefined) {
+        recordNow(session.guid, entryOf(request, reply, session, route))
+        done(null, payload)
+        return
+      }
+      write(session, entryOf(request, reply, session, route), () => { done(null, payload) })
       return
     }
     // An unknown path is answered before the session is looked up: a learner's typo is worth a line.
     const guid = request.headers['x-challenger'] as string | undefined
     if (route.url !== null || (guid === undefined && fastify.singlePlayerGuid === null)) {
-      next()
+      done(null, payload)
       return
     }
+    const next = (): void => { done(null, payload) }
     fastify.findSession(guid).then(found => {
       if (found === undefined) next()
       else write(found, entryOf(request, reply, found, route), next)
