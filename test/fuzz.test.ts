@@ -25,8 +25,8 @@ function documented (method: string, path: string): number[] {
   const route = new URL(path, 'http://x').pathname
   const guard = (table: Record<string, number[]>): number[] => table[method] ?? (method === 'OPTIONS' ? [204] : [405])
   if (route === '/heartbeat') return guard({ GET: [204], HEAD: [204], PATCH: [500], TRACE: [501], POST: [405, 500, 501] })
-  if (route === '/challenger') return guard({ POST: [200, 201, 404, 413, 415, 429] })
-  if (/^\/challenger\/[^/]*$/.test(route)) return guard({ GET: [200, 404, 406], HEAD: [200, 404, 406], PUT: [200, 201, 400, 406, 409, 413, 415, 429] })
+  if (route === '/challenger') return guard({ POST: [200, 201, 400, 404, 413, 415, 429] })
+  if (/^\/challenger\/[^/]*$/.test(route)) return guard({ GET: [200, 404, 406], HEAD: [200, 404, 406], PUT: [200, 201, 400, 406, 409, 413, 415, 429], PATCH: [200, 400, 404, 406, 413, 415] })
   if (route === '/challenges') return guard({ GET: [200, 406], HEAD: [200, 406] })
   if (route === '/secret/token') return guard({ POST: [201, 401, 413, 415] })
   if (route === '/secret/note') return guard({ GET: [200, 401, 403, 406], HEAD: [200, 401, 403, 406], POST: [200, 400, 401, 403, 406, 413, 415] })

@@ -6,7 +6,7 @@ import app, { MemoryStore, type ApiChallengesOptions } from '../src/app.js'
 
 // The names a host may pass, in the order the message lists them.
 const listed = 'the options are username, password, realm, noteMaxLength, bodyLimit, mode, sessionIdleMs, maxSessions, ' +
-  "journalSize, creationRateLimit, redisUrl, redisKeyPrefix, docs, store, and Fastify's own prefix, logLevel, logSerializers, name"
+  "journalSize, creationRateLimit, redisUrl, redisKeyPrefix, docs, adminToken, store, and Fastify's own prefix, logLevel, logSerializers, name"
 
 // Registering with keys the options type does not know, as a JavaScript host can.
 const loose = app as FastifyPluginAsync<Record<string, unknown>>

@@ -36,6 +36,7 @@ t.test('the process listens, says where, and closes gracefully on SIGTERM', asyn
     docs: `${url}/docs`,
     mode: 'multi-player (a session per learner)',
     store: 'memory (sessions end with the process)',
+    board: 'off (no ADMIN_TOKEN)',
     msg: `API Challenges practice target ready: curl -i -X POST ${url}/challenger`
   })
   child.kill('SIGTERM')
