@@ -1,14 +1,16 @@
 // Web pages: the landing page (GET /) and the challenges page (GET /gui/challenges[/{guid}]),
-// server-rendered from src/pages.ts with their stylesheet and refresh script. @fastify/helmet, in
+// server-rendered from src/domain/pages.ts with their stylesheet and refresh script, and, with an
+// admin token only, the class board (GET /admin, src/domain/admin-page.ts). @fastify/helmet, in
 // this plugin only, gives them and their assets a strict Content-Security-Policy and the browser's
-// other protections (no framing among them). They work without JavaScript; the script only
-// refreshes the statuses.
+// other protections (no framing among them). The learners' pages work without JavaScript (the
+// script refreshes the statuses and sends the name form); the board is its script's work.
 import helmet from '@fastify/helmet'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { browserHeaders } from '../src/domain/browser-headers.js'
 import { challengeRows } from '../src/domain/catalogue.js'
 import { viewOf } from '../src/domain/journal.js'
+import { ADMIN_SCRIPT, ADMIN_STYLESHEET, adminPage } from '../src/domain/admin-page.js'
 import { challengesPage, CSP_DIRECTIVES, ICON, landingPage, REFRESH_SCRIPT, STYLESHEET } from '../src/domain/pages.js'
 import { GuidParams, header } from '../src/domain/schemas.js'
 
@@ -49,7 +51,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     const record = guid === null ? undefined : await fastify.findSession(guid)
     const progress = record?.progress ?? 0
     const journal = record === undefined || options.journalSize === 0 ? undefined : await fastify.challengers.journal?.(record.guid)
-    return challengesPage(base, guid, record !== undefined, challengeRows(progress), options.docs, journal?.map(viewOf) ?? null)
+    return challengesPage(base, guid, record !== undefined, challengeRows(progress), options.docs, journal?.map(viewOf) ?? null, record?.name)
   }
 
   fastify.get('/gui/challenges', {
@@ -84,9 +86,22 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   fastify.get('/gui/icon.svg', { schema: { summary: 'The pages\' icon', response: { 200: text('image/svg+xml', 'SVG') } } },
     async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'max-age=300').send(ICON))
 
-  for (const url of ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/style.css', '/gui/refresh.js', '/gui/icon.svg']) {
-    fastify.allowOnly(url, ['GET', 'HEAD', 'OPTIONS'])
+  const urls = ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/style.css', '/gui/refresh.js', '/gui/icon.svg']
+
+  // The class board: the page and its files carry no data and need no token (the page asks for
+  // it); they exist only where the board's API does.
+  if (fastify.adminEnabled) {
+    fastify.get('/admin', {
+      schema: { summary: 'The class board, for the instructor', response: { 200: { ...text(HTML, 'The board, filled in by its script once the admin token is entered'), headers: pageHeaders } } }
+    }, async (_request, reply) => reply.type(HTML).send(adminPage(base)))
+    fastify.get('/gui/admin.js', { schema: { summary: 'The class board\'s script', response: { 200: text('text/javascript; charset=utf-8', 'JavaScript') } } },
+      async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(ADMIN_SCRIPT))
+    fastify.get('/gui/admin.css', { schema: { summary: 'The class board\'s stylesheet', response: { 200: text('text/css; charset=utf-8', 'CSS') } } },
+      async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(ADMIN_STYLESHEET))
+    urls.push('/admin', '/gui/admin.js', '/gui/admin.css')
   }
+
+  for (const url of urls) fastify.allowOnly(url, ['GET', 'HEAD', 'OPTIONS'])
 }
 
 export default pages

@@ -1,7 +1,10 @@
-// The web pages: escaping, statuses, progress figures, the CSP, the bearer-secret warning, and
-// that looking passes nothing.
+// The web pages: escaping, statuses, progress figures, the CSP, the bearer-secret warning, that
+// looking passes nothing, the learner's name on the progress page, and the class board's page
+// (GET /admin, only with an admin token).
 import t from 'tap'
-import { BEARER_WARNING, challengesPage, escapeHtml, landingPage, progressText } from '../src/domain/pages.js'
+import { MAX_PAGE } from '../routes/admin.js'
+import { ADMIN_SCRIPT, ADMIN_STYLESHEET, adminPage, BOARD_CAP, BOARD_PAGE, BOARD_REFRESH_MS, TOKEN_KEY } from '../src/domain/admin-page.js'
+import { BEARER_WARNING, challengesPage, escapeHtml, landingPage, progressText, REFRESH_SCRIPT } from '../src/domain/pages.js'
 import { build, newSession, passed } from './helper.js'
 
 const rows = [
@@ -112,4 +115,98 @@ t.test('with docs off, no page links to /docs; a custom username is shown', asyn
   t.notMatch(landing.body, /course-secret/, 'the password is not on the page')
   t.notMatch((await app.inject({ method: 'GET', url: '/gui/challenges' })).body, /\/docs/)
   t.equal((await app.inject({ method: 'GET', url: '/docs' })).statusCode, 404)
+})
+
+t.test('the progress page shows the learner\'s name as text, and a form to change it', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const unnamed = (await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}` })).body
+  t.match(unnamed, '<p id="name-line" hidden>You are <strong id="current-name"></strong> on the class board.</p>', 'no name yet: the line is hidden')
+  t.match(unnamed, '<input id="name" maxlength="40" required autocomplete="nickname" value="">', 'an empty input of at most 40 characters, with no name= (nothing for a URL)')
+  t.match(unnamed, '<button type="submit">Save the name</button>')
+  t.notMatch((await app.inject({ method: 'GET', url: '/gui/challenges/not-a-live-one' })).body, 'name-form', 'no form without a live session')
+  t.notMatch((await app.inject({ method: 'GET', url: '/gui/challenges' })).body, 'name-form', 'nor without a session')
+
+  for (const name of ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>', 'Zoë & Ada\'s']) {
+    const patched = await app.inject({ method: 'PATCH', url: `/challenger/${me.guid}`, payload: { name } })
+    t.equal(patched.statusCode, 200)
+    const html = (await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}` })).body
+    const escaped = escapeHtml(name)
+    t.match(html, `<p id="name-line">You are <strong id="current-name">${escaped}</strong> on the class board.</p>`, `${name}: shown as text`)
+    t.match(html, `value="${escaped}">`, `${name}: in the input, escaped`)
+    t.notMatch(html, name, `${name}: never as it is`)
+  }
+  t.same(await passed(app, me.guid), [1, 30], 'naming passes nothing')
+})
+
+t.test('GET /admin, its script and stylesheet exist only with an admin token', async t => {
+  const app = await build(t)
+  for (const url of ['/admin', '/gui/admin.js', '/gui/admin.css']) {
+    t.equal((await app.inject({ method: 'GET', url })).statusCode, 404, `${url} without an admin token`)
+  }
+})
+
+t.test('with an admin token, GET /admin is the board\'s page: no token needed, no data, a strict CSP, its own files', async t => {
+  const token = 'a-board-token-for-the-test'
+  const app = await build(t, { adminToken: token })
+  await app.inject({ method: 'POST', url: '/challenger', payload: { name: 'Ada Lovelace' } })
+  const board = await app.inject({ method: 'GET', url: '/admin' })
+  t.equal(board.statusCode, 200, 'the page needs no token: it asks for it')
+  t.equal(board.headers['content-type'], 'text/html; charset=utf-8')
+  t.equal(board.headers['content-security-policy'],
+    "default-src 'none';style-src 'self';script-src 'self';connect-src 'self';img-src 'self';form-action 'self';base-uri 'none';frame-ancestors 'none'")
+  t.equal(board.headers['x-frame-options'], 'DENY')
+  t.equal(board.headers['referrer-policy'], 'no-referrer')
+  t.match(board.body, '<script src="/gui/admin.js" defer></script>')
+  t.match(board.body, '<link rel="stylesheet" href="/gui/style.css"><link rel="stylesheet" href="/gui/admin.css">')
+  t.notMatch(board.body, /<script>|<script [^>]*>[^<]/, 'no inline script')
+  t.notMatch(board.body, /\sstyle=|<style/, 'no inline style')
+  t.notMatch(board.body, /Ada Lovelace/, 'no learner\'s data in the page itself')
+  t.notMatch(board.body, token, 'nor the token')
+  t.match(board.body, '<input id="token" type="password" autocomplete="off" spellcheck="false" required>', 'the token\'s input has no name=, so a submit without the script puts nothing in the URL')
+  t.match(board.body, '<div id="admin" data-base="">')
+
+  const script = await app.inject({ method: 'GET', url: '/gui/admin.js' })
+  t.equal(script.statusCode, 200, 'the script needs no token')
+  t.equal(script.headers['content-type'], 'text/javascript; charset=utf-8')
+  t.equal(script.headers['content-security-policy'], board.headers['content-security-policy'])
+  t.equal(script.body, ADMIN_SCRIPT)
+  const style = await app.inject({ method: 'GET', url: '/gui/admin.css' })
+  t.equal(style.headers['content-type'], 'text/css; charset=utf-8')
+  t.equal(style.body, ADMIN_STYLESHEET)
+
+  t.equal((await app.inject({ method: 'HEAD', url: '/admin' })).statusCode, 200)
+  const options = await app.inject({ method: 'OPTIONS', url: '/admin' })
+  t.equal(options.headers.allow, 'GET, HEAD, OPTIONS')
+  t.equal((await app.inject({ method: 'POST', url: '/admin' })).statusCode, 405)
+  const document = await app.inject({ method: 'GET', url: '/docs/json' })
+  t.notMatch(document.body, /"\/admin"|admin\.js/, 'the page is not in the learners\' API document')
+})
+
+t.test('the board\'s script and the refresh script insert text, never markup, and send the token only as a header', async t => {
+  for (const [name, script] of [['admin.js', ADMIN_SCRIPT], ['refresh.js', REFRESH_SCRIPT]] as const) {
+    t.notMatch(script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/, `${name} builds no markup from text`)
+  }
+  t.match(ADMIN_SCRIPT, "headers: { Authorization: 'Bearer ' + used")
+  t.match(ADMIN_SCRIPT, `const KEY = ${JSON.stringify(TOKEN_KEY)}`)
+  t.match(ADMIN_SCRIPT, `const EVERY = ${BOARD_REFRESH_MS}\nconst PAGE = ${BOARD_PAGE}\nconst CAP = ${BOARD_CAP}\n`)
+  t.equal(BOARD_REFRESH_MS, 5000, 'the board refreshes every 5 s')
+  t.equal(BOARD_CAP % BOARD_PAGE, 0, 'the cap is a whole number of pages')
+  t.ok(BOARD_PAGE <= MAX_PAGE, 'a page the API gives')
+  t.match(adminPage('/p"><x'), '<div id="admin" data-base="/p&quot;&gt;&lt;x">', 'the prefix is escaped')
+})
+
+t.test('under a prefix the board\'s page, script and stylesheet are under it', async t => {
+  const { default: Fastify } = await import('fastify')
+  const { default: app } = await import('../src/app.js')
+  const host = Fastify()
+  await host.register(app, { prefix: '/practice', adminToken: 'a-board-token-for-the-test' })
+  t.teardown(() => host.close())
+  const board = await host.inject({ method: 'GET', url: '/practice/admin' })
+  t.equal(board.statusCode, 200)
+  t.match(board.body, '<div id="admin" data-base="/practice">')
+  t.match(board.body, 'src="/practice/gui/admin.js"')
+  t.match(board.body, 'href="/practice/gui/admin.css"')
+  t.equal((await host.inject({ method: 'GET', url: '/practice/gui/admin.js' })).statusCode, 200)
+  t.equal((await host.inject({ method: 'GET', url: '/admin' })).statusCode, 404, 'not at the root')
 })

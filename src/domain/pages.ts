@@ -1,6 +1,6 @@
 // The service's web pages, as plain strings: the landing page and the challenges page, with their
-// stylesheet and the small script that refreshes the statuses. Every value placed in a page is
-// escaped. No front-end build: what is here is what the browser gets.
+// stylesheet and the small script that refreshes the statuses and sends the name form. Every value
+// placed in a page is escaped. No front-end build: what is here is what the browser gets.
 import type { ChallengeRow } from './catalogue.js'
 import type { JournalView } from './journal.js'
 
@@ -35,11 +35,13 @@ export const BEARER_WARNING = 'Your session id is like a password: share your pr
 const bearerWarning = `<p class="warning"><strong>${BEARER_WARNING}</strong> Whoever has it can read your token and your ` +
   'secret note (<code>GET /challenger/&lt;id&gt;</code>), write the note and pass challenges as you.</p>'
 
-function page (base: string, title: string, body: string, script = ''): string {
+/** A whole page: `script` and `stylesheet` are paths under `base` of the page's own script and extra stylesheet. */
+export function page (base: string, title: string, body: string, script = '', stylesheet = ''): string {
   return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<title>${escapeHtml(title)}</title><link rel="icon" href="${escapeHtml(base)}/gui/icon.svg">` +
     `<link rel="stylesheet" href="${escapeHtml(base)}/gui/style.css">` +
+    `${stylesheet === '' ? '' : `<link rel="stylesheet" href="${escapeHtml(base)}${stylesheet}">`}` +
     `${script === '' ? '' : `<script src="${escapeHtml(base)}${script}" defer></script>`}</head>` +
     `<body><main>${body}</main></body></html>\n`
 }
@@ -116,14 +118,31 @@ ${requests.map(requestRow).join('\n')}
 }
 
 /**
+ * The learner's name for the class board, and a form to set it (sent by the refresh script as
+ * PATCH /challenger/{guid}). The input has no `name`: without the script, a submit only reloads.
+ */
+function nameSection (name: string | undefined): string {
+  const shown = escapeHtml(name ?? '')
+  return `
+<p id="name-line"${name === undefined ? ' hidden' : ''}>You are <strong id="current-name">${shown}</strong> on the class board.</p>
+<form id="name-form" class="field">
+<label for="name">Your name on the class board</label>
+<input id="name" maxlength="40" required autocomplete="nickname" value="${shown}">
+<button type="submit">Save the name</button>
+<span id="name-result" role="status"></span>
+</form>`
+}
+
+/**
  * The catalogue as a table, with the session's statuses (all not done without a live session),
  * and, for a live session with a journal, its last requests (`requests`; null: none to show).
+ * A live session's page shows its `name` and a form to change it.
  */
-export function challengesPage (base: string, guid: string | null, live: boolean, rows: readonly ChallengeRow[], docs = true, requests: readonly JournalView[] | null = null): string {
+export function challengesPage (base: string, guid: string | null, live: boolean, rows: readonly ChallengeRow[], docs = true, requests: readonly JournalView[] | null = null, name?: string): string {
   const done = rows.filter(row => row.status).length
   const who = guid === null
     ? '<p>No session chosen: every challenge shows as not done.</p>'
-    : `<p>Session <code>${escapeHtml(guid)}</code>${live ? '' : ' (no live session by this id: create one with POST /challenger)'}</p>\n${bearerWarning}`
+    : `<p>Session <code>${escapeHtml(guid)}</code>${live ? '' : ' (no live session by this id: create one with POST /challenger)'}</p>\n${bearerWarning}${live ? nameSection(name) : ''}`
   const body = rows.map(row => `<tr data-id="${row.id}" class="${row.status ? 'done' : 'todo'}">` +
     `<td>${String(row.id).padStart(2, '0')}</td><td>${escapeHtml(row.name)}</td><td>${escapeHtml(row.description)}` +
     `<details><summary>How to pass it</summary><pre>${escapeHtml(row.hint)}</pre></details></td>` +
@@ -160,13 +179,18 @@ details pre { margin: .25rem 0 0; }
 #requests tr.passed td:nth-child(4) { color: #0b6b2b; font-weight: 600; }
 #requests tr.near td:nth-child(5) { color: #7a4a00; }
 .warning { border-left: .25rem solid #7a4a00; background: #fbf3e4; padding: .5rem .75rem; }
+.field { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.field input { font: inherit; padding: .3rem .4rem; max-width: 100%; box-sizing: border-box; }
+.field button { font: inherit; padding: .3rem .8rem; }
+#name-result.error { color: #a01c1c; }
 `
 
 /**
  * Refreshes the statuses every 2 seconds from GET /challenges without reloading, and the last
  * requests from GET /challenger/{guid}/requests. It sends X-Challenges-Page so that its own
  * requests pass nothing (challenge 02 is the learner's to pass) and stay out of the journal.
- * Every value goes in as text, never as HTML.
+ * It also sends the name form as PATCH /challenger/{guid}: that one is the learner's own request,
+ * and the journal shows it. Every value goes in as text, never as HTML.
  */
 export const REFRESH_SCRIPT = `
 'use strict'
@@ -223,4 +247,35 @@ async function refreshRequests () {
   } catch {}
 }
 setInterval(refresh, 2000)
+
+// The name form: PATCH /challenger/{guid}, then the name as the server kept it, or why not.
+const nameForm = document.getElementById('name-form')
+if (nameForm !== null) {
+  nameForm.addEventListener('submit', async event => {
+    event.preventDefault()
+    const input = document.getElementById('name')
+    const result = document.getElementById('name-result')
+    let message = 'Not saved: the server could not be reached.'
+    let ok = false
+    try {
+      const res = await fetch(base + '/challenger/' + encodeURIComponent(guid), {
+        method: 'PATCH',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ name: input.value })
+      })
+      const answer = await res.json()
+      ok = res.ok
+      if (ok) {
+        document.getElementById('current-name').textContent = answer.name
+        document.getElementById('name-line').hidden = false
+        input.value = answer.name
+        message = 'Saved.'
+      } else {
+        message = 'Not saved: ' + answer.errorMessages[0]
+      }
+    } catch {}
+    result.className = ok ? '' : 'error'
+    result.textContent = message
+  })
+}
 `
