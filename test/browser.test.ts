@@ -62,6 +62,12 @@ chromiumTest('the challenges page fills in as the learner works', 60_000, async 
   const saved = await (await fetch(`${base}/challenger/${guid}`)).json() as { challengeStatus: Record<string, boolean> }
   t.same(Object.keys(saved.challengeStatus).filter(id => saved.challengeStatus[id]).sort(), ['01', '02', '28', '30'], 'the page itself passed nothing')
 
+  // On a phone the page itself never scrolls sideways: a wide table scrolls inside its box.
+  await page.setViewportSize({ width: 375, height: 800 })
+  t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'nothing overflows the page at 375 px')
+  t.ok(await page.evaluate(() => (document.querySelector('#challenges')?.parentElement?.scrollWidth ?? 0) > window.innerWidth - 20), 'the challenges table is wider than the phone: it scrolls in its box')
+  await page.setViewportSize({ width: 1280, height: 800 })
+
   const shot = process.env.SCREENSHOT_PATH ?? join(tmpdir(), `challenges-${process.pid}.png`)
   await page.screenshot({ path: shot, fullPage: true })
   t.ok(statSync(shot).size > 1000, `screenshot at ${shot}`)

@@ -109,11 +109,11 @@ function requestsSection (requests: readonly JournalView[]): string {
   return `
 <h2>Your last requests</h2>
 <p>What the server saw for this session, newest first, with what each request passed and, when one came close to a challenge, what was different.</p>
-<table id="requests">
+<div class="scroll"><table id="requests">
 <thead><tr><th>time (UTC)</th><th>request</th><th>status</th><th>passed</th><th>hint</th></tr></thead>
 <tbody>
 ${requests.map(requestRow).join('\n')}
-</tbody></table>
+</tbody></table></div>
 <p id="requests-empty"${requests.length === 0 ? '' : ' hidden'}>No requests yet: send one with your X-CHALLENGER header and it shows here.</p>`
 }
 
@@ -151,11 +151,11 @@ export function challengesPage (base: string, guid: string | null, live: boolean
 <h1>Challenges</h1>
 ${who}
 <p><progress id="progress" value="${done}" max="${rows.length}"></progress> <span id="progress-text">${progressText(rows)}</span></p>
-<table id="challenges" data-base="${escapeHtml(base)}" data-guid="${escapeHtml(guid ?? '')}" data-journal="${requests === null ? '' : '1'}">
+<div class="scroll"><table id="challenges" data-base="${escapeHtml(base)}" data-guid="${escapeHtml(guid ?? '')}" data-journal="${requests === null ? '' : '1'}">
 <thead><tr><th>id</th><th>challenge</th><th>how to pass it</th><th>status</th></tr></thead>
 <tbody>
 ${body}
-</tbody></table>${requests === null ? '' : requestsSection(requests)}
+</tbody></table></div>${requests === null ? '' : requestsSection(requests)}
 <p><a href="${escapeHtml(base)}/">Home</a>${docs ? ` · <a href="${escapeHtml(base)}/docs">API documentation</a>` : ''}</p>`, guid === null ? '' : '/gui/refresh.js')
 }
 
@@ -167,6 +167,8 @@ body { font-family: system-ui, sans-serif; margin: 0; background: #f7f7f5; color
 main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 pre { background: #ecece8; padding: .5rem .75rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; }
+/* A wide table scrolls inside its box on a phone; the page itself never scrolls sideways. */
+.scroll { overflow-x: auto; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #d8d8d2; vertical-align: top; }
 .status { white-space: nowrap; }
 tr.done .status { color: #0b6b2b; font-weight: 600; }
