@@ -229,8 +229,10 @@ interface Session {
   token: string
   note: string
   progress: number
-  name: string | undefined
-  /** When it was made, in milliseconds since the store began. */
+  /**
+   * When it was made, in whole seconds since the store began: a small integer is kept in the
+   * object itself, where a fraction of a millisecond would cost a 16-byte number of its own.
+   */
   created: number
   /**
    * Its place in the order of activity: a number that only grows, given at each touch. Marks
@@ -244,10 +246,6 @@ interface Session {
   /** Neighbours in the order of last activity: `older` is null for the least recently used. */
   older: Session | null
   newer: Session | null
-}
-
-function snapshot (session: Session): ChallengerRecord {
-  return { guid: session.guid, token: session.token, note: session.note, progress: session.progress, name: session.name }
 }
 
 /** One session in this many (by touch) is marked, for the board's cursor to find its place. */
@@ -273,6 +271,8 @@ export class MemoryStore implements ChallengerStore {
   readonly #epoch: number
   readonly #stopSweeping: () => void
   readonly #journals: Journals | null
+  /** The names learners gave, by session: beside the sessions, so that an unnamed one pays nothing. */
+  readonly #names = new Map<Session, string>()
   /** Date.now() when the store began, in the wall clock: the board's times are #wallStart + seen. */
   readonly #wallStart: number
   /** The seq of the last touch. */
@@ -310,8 +310,12 @@ export class MemoryStore implements ChallengerStore {
     return true
   }
 
+  /**
+   * Milliseconds since the store began, whole: a small integer (for 24 days) is kept in the session
+   * object itself, where performance.now()'s fraction would cost a 16-byte number of its own.
+   */
   #clock (): number {
-    return this.#now() - this.#epoch
+    return Math.floor(this.#now() - this.#epoch)
   }
 
   #unlink (session: Session): void {
@@ -371,6 +375,7 @@ export class MemoryStore implements ChallengerStore {
 
   #remove (session: Session): void {
     this.#unlink(session)
+    this.#names.delete(session)
     this.#sessions.delete(session.guid)
     this.#closeJournal(session)
   }
@@ -413,15 +418,31 @@ export class MemoryStore implements ChallengerStore {
     this.#append(session)
   }
 
-  #session (guid: string, token: string, note: string, progress: number, name: string | undefined): Session {
+  /** The session as the store hands it out: a copy. */
+  #snapshot (session: Session): ChallengerRecord {
+    return { guid: session.guid, token: session.token, note: session.note, progress: session.progress, name: this.#nameOf(session) }
+  }
+
+  #nameOf (session: Session): string | undefined {
+    // Most classes name nobody: then no lookup at all.
+    return this.#names.size === 0 ? undefined : this.#names.get(session)
+  }
+
+  #setName (session: Session, name: string | undefined): void {
+    if (name === undefined) this.#names.delete(session)
+    else this.#names.set(session, detached(name))
+  }
+
+  #session (guid: string, token: string, note: string, progress: number): Session {
     const now = this.#clock()
-    return { guid, token, note, progress, name, created: now, seq: 0, journal: -1, seen: now, older: null, newer: null }
+    return { guid, token, note, progress, created: Math.floor(now / 1000), seq: 0, journal: -1, seen: now, older: null, newer: null }
   }
 
   async create (name?: string): Promise<ChallengerRecord> {
-    const session = this.#session(newGuid(), newToken(), '', 0, name === undefined ? undefined : detached(name))
+    const session = this.#session(newGuid(), newToken(), '', 0)
+    this.#setName(session, name)
     this.#add(session)
-    return snapshot(session)
+    return this.#snapshot(session)
   }
 
   async get (guid: string): Promise<ChallengerRecord | undefined> {
@@ -431,7 +452,7 @@ export class MemoryStore implements ChallengerStore {
   getNow (guid: string): ChallengerRecord | undefined {
     this.#expire(2)
     const session = this.#find(guid)
-    return session === undefined ? undefined : snapshot(session)
+    return session === undefined ? undefined : this.#snapshot(session)
   }
 
   async setNote (guid: string, note: string, bits = 0): Promise<string | undefined> {
@@ -476,13 +497,14 @@ export class MemoryStore implements ChallengerStore {
   async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
     const live = this.#find(record.guid)
     if (live !== undefined && options.ifAbsent === true) return 'replaced'
-    const name = record.name === undefined ? undefined : detached(record.name)
-    const session = this.#session(detached(record.guid), detached(record.token), detached(record.note), record.progress, name)
+    const session = this.#session(detached(record.guid), detached(record.token), detached(record.note), record.progress)
+    this.#setName(session, record.name)
     // A restored session keeps the requests seen before, and when it began: they move to the new record.
     if (live !== undefined) {
       session.journal = live.journal
       live.journal = -1
       session.created = live.created
+      this.#names.delete(live)
     }
     if (options.pinned === true || this.#pinned.has(session.guid)) {
       if (live !== undefined && !this.#pinned.has(session.guid)) this.#remove(live)
@@ -497,15 +519,15 @@ export class MemoryStore implements ChallengerStore {
   async setName (guid: string, name: string | undefined): Promise<ChallengerRecord | undefined> {
     const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
     if (session === undefined) return undefined
-    session.name = name === undefined ? undefined : detached(name)
-    return snapshot(session)
+    this.#setName(session, name)
+    return this.#snapshot(session)
   }
 
   #summary (session: Session): SessionSummary {
     return {
       guid: session.guid,
-      name: session.name,
-      createdAt: Math.round(this.#wallStart + session.created),
+      name: this.#nameOf(session),
+      createdAt: Math.round(this.#wallStart + session.created * 1000),
       lastSeen: Math.round(this.#wallStart + session.seen),
       progress: session.progress
     }
@@ -549,5 +571,6 @@ export class MemoryStore implements ChallengerStore {
     this.#oldest = null
     this.#newest = null
     this.#pinned.clear()
+    this.#names.clear()
   }
 }
