@@ -1,6 +1,23 @@
-// GET /metrics (issue 17): being written.
+// GET /metrics: the app's Prometheus metrics (plugins/metrics.ts) in the text format, for the
+// instructor's Prometheus (registered only with an admin token, behind `fastify.adminOnly`). Not
+// in the learners' OpenAPI document; admin requests are in no learner's journal.
 import type { FastifyPluginAsync } from 'fastify'
 
-const metricsRoute: FastifyPluginAsync = async () => {}
+const metricsRoute: FastifyPluginAsync = async (fastify) => {
+  fastify.addHook('onRequest', function admin (request, reply, done) {
+    request.journaled = false
+    fastify.adminOnly(request, reply, done)
+  })
+  fastify.addHook('onRoute', route => {
+    route.schema = { ...route.schema, hide: true }
+    route.config = { ...route.config, journal: false }
+  })
+
+  fastify.get('/metrics', async (_request, reply) => {
+    const text = await fastify.metrics.metrics()
+    return reply.type(fastify.metrics.contentType).send(text)
+  })
+  fastify.allowOnly('/metrics', ['GET', 'HEAD', 'OPTIONS'])
+}
 
 export default metricsRoute

@@ -458,9 +458,14 @@ export class RedisStore implements ChallengerStore {
     }
   }
 
+  async counts (activeMs: number): Promise<{ live: number, active: number }> {
+    const [live, active] = await this.#run(() => this.#scripts.counts(`${this.#prefix}lru`, this.#idleMs, activeMs))
+    return { live, active }
+  }
+
   async summary (activeMs: number): Promise<ClassSummary> {
     const lru = `${this.#prefix}lru`
-    const [live, active] = await this.#run(() => this.#scripts.counts(lru, this.#idleMs, activeMs))
+    const { live, active } = await this.counts(activeMs)
     const passedBy = new Array<number>(32).fill(0)
     // A slice of the index at a time, so that no one script holds Redis for long.
     for (let from = 0; from < live; from += SUMMARY_SLICE) {

@@ -95,6 +95,8 @@ export interface ChallengerStore {
   list? (limit: number, cursor?: string): Promise<SessionPage>
   /** Counts for the board: live sessions, those active within the last `activeMs`, passes by bit. */
   summary? (activeMs: number): Promise<ClassSummary>
+  /** Live sessions, and those active within the last `activeMs`: summary() without reading every session. */
+  counts? (activeMs: number): Promise<{ live: number, active: number }>
 
   /** Whether the store can be reached now (the heartbeat answers 503 while it cannot). */
   available (): boolean
@@ -550,11 +552,16 @@ export class MemoryStore implements ChallengerStore {
     return { total: this.#sessions.size, sessions, next: last === null || last.older === null ? null : encodeCursor(`m${last.seq}`) }
   }
 
-  async summary (activeMs: number): Promise<ClassSummary> {
+  async counts (activeMs: number): Promise<{ live: number, active: number }> {
     this.#expire(Infinity)
     const now = this.#clock()
     let active = 0
     for (let session = this.#newest; session !== null && now - session.seen < activeMs; session = session.older) active++
+    return { live: this.#sessions.size, active }
+  }
+
+  async summary (activeMs: number): Promise<ClassSummary> {
+    const { active } = await this.counts(activeMs)
     const passedBy = new Array<number>(32).fill(0)
     for (const session of this.#sessions.values()) {
       for (let bits = session.progress; bits !== 0; bits &= bits - 1) {

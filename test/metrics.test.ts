@@ -1,0 +1,140 @@
+// GET /metrics (issue 17): only with an admin token and behind it, in Prometheus's text format as a
+// Prometheus text-format parser reads it, with the values the requests made.
+import Fastify from 'fastify'
+import parse from 'parse-prometheus-text-format'
+import t from 'tap'
+import app from '../src/app.js'
+import { MemoryStore, StoreUnavailableError } from '../src/domain/store.js'
+import { build, newSession } from './helper.js'
+
+const TOKEN = 'instructor-token-0123456789'
+const admin = { authorization: `Bearer ${TOKEN}` }
+
+type Families = ReturnType<typeof parse>
+const family = (families: Families, name: string) => families.find(f => f.name === name)
+const value = (families: Families, name: string, labels: Record<string, string> = {}): number | undefined => {
+  const sample = family(families, name)?.metrics.find(m => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))
+  return sample?.value === undefined ? undefined : Number(sample.value)
+}
+
+t.test('without an admin token there are no metrics', async t => {
+  const server = await build(t)
+  t.equal((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).statusCode, 404)
+})
+
+t.test('/metrics wants the admin token: none 401, wrong 403, right 200; never logged', async t => {
+  const lines: string[] = []
+  const host = Fastify({ logger: { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } } })
+  t.teardown(() => host.close())
+  await host.register(app, { adminToken: TOKEN })
+  const none = await host.inject({ method: 'GET', url: '/metrics' })
+  t.equal(none.statusCode, 401)
+  t.equal(none.headers['www-authenticate'], 'Bearer realm="api-challenges admin"')
+  t.equal((await host.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong-token-0123456789' } })).statusCode, 403)
+  const ok = await host.inject({ method: 'GET', url: '/metrics', headers: admin })
+  t.equal(ok.statusCode, 200)
+  t.equal(ok.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8')
+  t.equal((await host.inject({ method: 'HEAD', url: '/metrics', headers: admin })).statusCode, 200)
+  const options = await host.inject({ method: 'OPTIONS', url: '/metrics', headers: admin })
+  t.equal(options.headers.allow, 'GET, HEAD, OPTIONS')
+  t.equal((await host.inject({ method: 'POST', url: '/metrics', headers: admin })).statusCode, 405)
+  t.notOk(lines.some(line => line.includes(TOKEN)), 'no log line holds the token')
+  t.notOk((await host.inject({ method: 'GET', url: '/docs/json' })).body.includes('/metrics'), 'not in the learners\' document')
+})
+
+t.test('the metrics count what happened: requests by route, method and status, durations, passes, sessions, the store', async t => {
+  const server = await build(t, { adminToken: TOKEN, creationRateLimit: 0 })
+  const sessions = [await newSession(server), await newSession(server), await newSession(server)]
+  for (let i = 0; i < 5; i++) await server.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': sessions[0]?.guid } })
+  await server.inject({ method: 'DELETE', url: '/heartbeat', headers: { 'x-challenger': sessions[1]?.guid } })
+  await server.inject({ method: 'GET', url: '/nowhere' })
+  await server.inject({ method: 'GET', url: '/nowhere/else' })
+  await server.inject({ method: 'GET', url: `/challenger/${sessions[2]?.guid as string}` })
+  // The metrics of the requests above; /metrics's own request counts once it is answered.
+  const families = parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
+
+  t.equal(family(families, 'api_challenges_requests_total')?.type, 'COUNTER')
+  t.equal(value(families, 'api_challenges_requests_total', { route: '/heartbeat', method: 'GET', status: '204' }), 5)
+  t.equal(value(families, 'api_challenges_requests_total', { route: '/heartbeat', method: 'DELETE', status: '405' }), 1)
+  t.equal(value(families, 'api_challenges_requests_total', { route: '/challenger', method: 'POST', status: '201' }), 3)
+  t.equal(value(families, 'api_challenges_requests_total', { route: '/secret/token', method: 'POST', status: '201' }), 3)
+  t.equal(value(families, 'api_challenges_requests_total', { route: '/challenger/:guid', method: 'GET', status: '200' }), 1, 'the route as registered, not the URL')
+  t.equal(value(families, 'api_challenges_requests_total', { route: 'unmatched', method: 'GET', status: '404' }), 2, 'every unknown path under one label')
+  const total = family(families, 'api_challenges_requests_total')?.metrics.reduce((sum, m) => sum + Number(m.value), 0)
+  t.equal(total, 15)
+
+  const histogram = family(families, 'api_challenges_request_duration_seconds')
+  t.equal(histogram?.type, 'HISTOGRAM')
+  t.equal(Number(histogram?.metrics[0]?.count), 15, 'one duration per request')
+  t.ok(Number(histogram?.metrics[0]?.sum) > 0)
+  t.equal(histogram?.metrics[0]?.buckets?.['+Inf'], '15')
+
+  t.equal(value(families, 'api_challenges_challenge_passes_total', { challenge: '1' }), 3)
+  t.equal(value(families, 'api_challenges_challenge_passes_total', { challenge: '28' }), 1, 'a session passes 28 once, however many times it asks')
+  t.equal(value(families, 'api_challenges_challenge_passes_total', { challenge: '25' }), 1)
+  t.equal(value(families, 'api_challenges_challenge_passes_total', { challenge: '30' }), 3)
+  t.equal(value(families, 'api_challenges_sessions_live'), 3)
+  t.equal(value(families, 'api_challenges_sessions_active'), 3)
+  t.equal(value(families, 'api_challenges_store_up'), 1)
+  t.equal(value(families, 'api_challenges_store_errors_total'), 0)
+  t.ok(family(families, 'process_cpu_seconds_total'), 'and the process\'s own metrics')
+  t.ok(family(families, 'nodejs_eventloop_lag_seconds'))
+
+  const again = parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
+  t.equal(value(again, 'api_challenges_requests_total', { route: '/metrics', method: 'GET', status: '200' }), 1, 'the scrape before, counted')
+  t.equal(value(again, 'api_challenges_requests_total', { route: '/heartbeat', method: 'GET', status: '204' }), 5, 'a scrape does not add twice')
+})
+
+t.test('a store that fails: its errors are counted, it is reported down, and the session gauges say NaN', async t => {
+  let down = false
+  class Flaky extends MemoryStore {
+    override available (): boolean { return !down }
+    override getNow (guid: string) {
+      if (down) throw new StoreUnavailableError(new Error('gone'))
+      return super.getNow(guid)
+    }
+
+    override async counts (): Promise<never> { throw new StoreUnavailableError(new Error('gone')) }
+  }
+  const server = await build(t, { adminToken: TOKEN, store: new Flaky() })
+  const { guid, token } = await newSession(server)
+  down = true
+  for (let i = 0; i < 2; i++) {
+    const res = await server.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })
+    t.equal(res.statusCode, 503)
+  }
+  const families = parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
+  t.equal(value(families, 'api_challenges_store_errors_total'), 2)
+  t.equal(value(families, 'api_challenges_store_up'), 0)
+  t.ok(Number.isNaN(value(families, 'api_challenges_sessions_live')), 'NaN, no figure, rather than a wrong one')
+  t.ok(Number.isNaN(value(families, 'api_challenges_sessions_active')))
+})
+
+t.test('two apps in one process keep their own metrics', async t => {
+  const one = await build(t, { adminToken: TOKEN })
+  const two = await build(t, { adminToken: TOKEN })
+  await one.inject({ method: 'GET', url: '/heartbeat' })
+  const count = async (server: typeof one) => value(parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body),
+    'api_challenges_requests_total', { route: '/heartbeat', method: 'GET', status: '204' })
+  t.equal(await count(one), 1)
+  t.equal(await count(two), undefined)
+})
+
+t.test('a store without counts: the session gauges say NaN', async t => {
+  const inner = new MemoryStore()
+  const server = await build(t, {
+    adminToken: TOKEN,
+    store: {
+      create: async () => await inner.create(),
+      get: async guid => await inner.get(guid),
+      setNote: async (guid, note, bits) => await inner.setNote(guid, note, bits),
+      pass: async (guid, bits) => { await inner.pass(guid, bits) },
+      restore: async (record, options) => await inner.restore(record, options),
+      available: () => true,
+      close: async () => { await inner.close() }
+    }
+  })
+  const families = parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
+  t.ok(Number.isNaN(value(families, 'api_challenges_sessions_live')))
+  t.equal(value(families, 'api_challenges_store_up'), 1)
+})
