@@ -51,7 +51,7 @@ if (loggers.length === 0 || loggers.some(level => LOGGER_PAIRS[level] === undefi
 }
 
 /** Ratio targets of issue 15 (service req/s over baseline req/s, at least). */
-const TARGET = { heartbeat: 0.90, notePost: 0.85, noteGet: 0.85, creation: 0.70, redis: 0.70, journal: 0.95 }
+const TARGET = { heartbeat: 0.90, notePost: 0.85, noteGet: 0.85, creation: 0.70, redis: 0.70, journal: 0.95, metrics: 0.95 }
 /** Spread of req/s across session counts (max/min − 1, at most), heap and Redis bytes per idle session (at most). */
 const SCALE_SPREAD = 0.05
 const HEAP_BYTES = 250
@@ -181,13 +181,17 @@ function median (values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] as number : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
 }
 
+/** The rounds of each target, in the order they ran: round i of every target ran side by side in time. */
+let lastRounds: Round[][] = []
+
 /** Warm each up for 1 s, then rounds in turn (A B A B ..., or A B C A B C ...) for `pairs` passes; the medians of each. */
-async function alternate (targets: Target[]): Promise<Round[]> {
+async function alternate (targets: Target[], passes = pairs): Promise<Round[]> {
   for (const target of targets) await round(target, 1)
   const rounds: Round[][] = targets.map(() => [])
-  for (let i = 0; i < pairs; i++) {
+  for (let i = 0; i < passes; i++) {
     for (const [j, target] of targets.entries()) rounds[j]?.push(await round(target, seconds))
   }
+  lastRounds = rounds
   return rounds.map(list => ({
     rps: median(list.map(r => r.rps)),
     p50: median(list.map(r => r.p50)),
@@ -204,12 +208,24 @@ interface Row {
   baseline: Round
   /** The lowest acceptable service/baseline req/s ratio; none for context rows. */
   target?: number
+  /**
+   * The ratio: the median of the ratios of the rounds that ran side by side (a burst of noise on
+   * this shared machine slows both of a pair, so it cancels), or with `pairwise` false the ratio
+   * of the two medians.
+   */
+  ratio: number
 }
 
-async function compare (scenario: string, logger: string, service: Target, baseline: Target, target?: number): Promise<Row> {
+/**
+ * Service against baseline. With `pairwise` (the on-against-off rows, whose targets are within a
+ * few per cent), 2 × BENCH_PAIRS pairs and the median of their ratios: see Row.ratio.
+ */
+async function compare (scenario: string, logger: string, service: Target, baseline: Target, target?: number, pairwise = false): Promise<Row> {
   progress(`${scenario} (${logger}): ${service.server.name} against ${baseline.server.name}`)
-  const [a, b] = await alternate([service, baseline]) as [Round, Round]
-  return { scenario, logger, service: a, baseline: b, target }
+  const [a, b] = await alternate([service, baseline], pairwise ? 2 * pairs : pairs) as [Round, Round]
+  const [mine, theirs] = lastRounds as [Round[], Round[]]
+  const ratio = pairwise ? median(mine.map((r, i) => r.rps / (theirs[i] as Round).rps)) : a.rps / b.rps
+  return { scenario, logger, service: a, baseline: b, target, ratio }
 }
 
 interface Session {
@@ -290,7 +306,7 @@ function formatRows (rows: Row[], sides: [string, string]): string {
   const head = ['scenario', 'logger', `${sides[0]} req/s`, `${sides[1]} req/s`, 'ratio', 'target', 'met',
     'p50 ms', 'p99 ms', 'CPU µs/req', 'ratio CPU']
   const body = rows.map(r => {
-    const ratio = r.service.rps / r.baseline.rps
+    const ratio = r.ratio
     return [
       r.scenario, r.logger, thousands(r.service.rps), thousands(r.baseline.rps), ratio.toFixed(3),
       r.target === undefined ? '' : `≥ ${r.target.toFixed(2)}`, r.target === undefined ? '' : met(ratio >= r.target),
@@ -338,9 +354,18 @@ async function main (): Promise<string> {
           for (const [name, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const) {
             rows.push(await compare(`${name}, journal on vs off`, `${level} / ${level}`,
               { server: service, requests: rotating(method, path, sessions, body) },
-              { server: off, requests: rotating(method, path, offSessions, body) }, TARGET.journal))
+              { server: off, requests: rotating(method, path, offSessions, body) }, TARGET.journal, true))
           }
           await stop(off)
+          // The metrics' cost (issue 17): the same service with an admin token, which turns them on.
+          const metered = await startService(`service, metrics on (${level})`, level, { ADMIN_TOKEN: 'bench-admin-token-0123456789' })
+          const meteredSessions = await createSessions(metered.url, ROTATION)
+          for (const [name, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const) {
+            rows.push(await compare(`${name}, metrics on vs off`, `${level} / ${level}`,
+              { server: metered, requests: rotating(method, path, meteredSessions, body) },
+              { server: service, requests: rotating(method, path, sessions, body) }, TARGET.metrics, true))
+          }
+          await stop(metered)
         }
       }
       await stop(service)
@@ -464,6 +489,9 @@ Legend
   : 'info / info-child:\n  both at level info without request logging; the baseline has Fastify\'s default child logger per request.'}
 - Redis row: the service with REDIS_URL (redis-server unpinned, appendonly yes) ÷ the in-memory service.
 - journal rows: the service as it starts (a journal of 20 per session) ÷ the same with JOURNAL_SIZE=0.
+- metrics rows: the service with ADMIN_TOKEN set (metrics collected) ÷ the same without (issue 17).
+- the journal and metrics rows run 2 × BENCH_PAIRS pairs, and their ratio is the median of the pairs'
+  ratios: each pair ran side by side in time, so a burst of noise on the shared machine slows both.
 - context and floor rows: Fastify + cors ÷ bare Fastify, bare Fastify ÷ node:http (no targets).
 - p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
 - scale: one service per size (MAX_SESSIONS=1000000), filled with POST /challenger, requests rotating over
