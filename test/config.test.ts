@@ -38,6 +38,7 @@ t.test('REDIS_URL must be redis:// or rediss://, said with the variable\'s name 
   refused(t, { REDIS_URL: 'http://:secret@cache:6379' }, 'REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0, got a http:// URL')
   refused(t, { REDIS_URL: 'cache:6379' }, 'REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0, got no scheme')
   refused(t, { REDIS_URL: 'redis://' }, /^REDIS_URL must be/)
+  refused(t, { REDIS_URL: 'redis://a:b:c:d' }, 'REDIS_URL is a redis:// URL that cannot be read: check its host and port, and percent-encode any @, : or / in its password')
 })
 
 t.test('AUTH_USERNAME or AUTH_PASSWORD set but empty is refused, not taken for the default', async t => {

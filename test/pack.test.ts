@@ -134,18 +134,12 @@ await app.close()
     docs: 200
   })
 
-  // The README's plain-JavaScript embed example, verbatim but for a free port.
-  const readmeExample = `import Fastify from 'fastify'
-import apiChallenges from 'api-challenges-fastify'
-
-const app = Fastify({ logger: true })
-app.get('/', async () => ({ course: 'API testing 101' }))
-
-await app.register(apiChallenges, { prefix: '/practice', password: 'course-secret', mode: 'multi' })
-
-await app.listen({ port: 3000 })
-// POST http://127.0.0.1:3000/practice/challenger, docs at /practice/docs
-`
+  // The README's plain-JavaScript embed example, read from the README (its first js block under
+  // "Embed in your Fastify app"), verbatim but for a free port.
+  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8')
+  const embed = readme.slice(readme.indexOf('## Embed in your Fastify app'))
+  const readmeExample = /```js\n([\s\S]*?)```/.exec(embed)?.[1] as string
+  t.match(readmeExample, /^import Fastify from 'fastify'\nimport apiChallenges from 'api-challenges-fastify'\n/, 'the README\'s example, found')
   t.equal(readmeExample.split('{ port: 3000 }').length, 2, 'the one change: port 0, not 3000')
   await writeFile(join(dir, 'index.js'), readmeExample.replace('{ port: 3000 }', '{ port: 0 }'))
   const example = spawn(process.execPath, ['index.js'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })

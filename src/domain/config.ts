@@ -76,7 +76,11 @@ function setOrUnset (env: Env, name: string, forbidden: ReadonlyArray<readonly [
 function redisUrl (env: Env): string | undefined {
   const raw = nonEmpty(env, 'REDIS_URL')
   if (raw === undefined) return undefined
-  if (/^rediss?:\/\/\S+$/.test(raw)) return raw
+  if (/^rediss?:\/\/\S+$/.test(raw)) {
+    if (URL.canParse(raw)) return raw
+    // Not the value itself: a URL can hold a password.
+    throw new ConfigError('REDIS_URL is a redis:// URL that cannot be read: check its host and port, and percent-encode any @, : or / in its password')
+  }
   // Not the value itself: a URL can hold a password.
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1]
   throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0, got ${scheme === undefined ? 'no scheme' : `a ${scheme}:// URL`}`)
