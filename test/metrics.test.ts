@@ -3,8 +3,10 @@
 import Fastify from 'fastify'
 import parse from 'parse-prometheus-text-format'
 import t from 'tap'
+import { DurationHistogram, DURATION_BUCKETS } from '../plugins/metrics.js'
 import app from '../src/app.js'
-import { MemoryStore, StoreUnavailableError } from '../src/domain/store.js'
+import { challenges } from '../src/domain/catalogue.js'
+import { MemoryStore, StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
 import { build, newSession } from './helper.js'
 
 const TOKEN = 'instructor-token-0123456789'
@@ -15,6 +17,24 @@ const family = (families: Families, name: string) => families.find(f => f.name =
 const value = (families: Families, name: string, labels: Record<string, string> = {}): number | undefined => {
   const sample = family(families, name)?.metrics.find(m => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))
   return sample?.value === undefined ? undefined : Number(sample.value)
+}
+const scrape = async (server: Awaited<ReturnType<typeof build>>): Promise<Families> =>
+  parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
+
+/** A store with no in-process shortcuts (getNow, counts): every lookup is a promise, as with Redis. */
+function remoteLike (inner: MemoryStore, down: () => boolean): ChallengerStore {
+  return {
+    create: async () => await inner.create(),
+    get: async guid => {
+      if (down()) throw new StoreUnavailableError(new Error('gone'))
+      return await inner.get(guid)
+    },
+    setNote: async (guid, note, bits) => await inner.setNote(guid, note, bits),
+    pass: async (guid, bits) => { await inner.pass(guid, bits) },
+    restore: async (record, options) => await inner.restore(record, options),
+    available: () => !down(),
+    close: async () => { await inner.close() }
+  }
 }
 
 t.test('without an admin token there are no metrics', async t => {
@@ -38,41 +58,61 @@ t.test('/metrics wants the admin token: none 401, wrong 403, right 200; never lo
   const options = await host.inject({ method: 'OPTIONS', url: '/metrics', headers: admin })
   t.equal(options.headers.allow, 'GET, HEAD, OPTIONS')
   t.equal((await host.inject({ method: 'POST', url: '/metrics', headers: admin })).statusCode, 405)
+  t.ok(lines.length > 10, 'the requests were logged')
   t.notOk(lines.some(line => line.includes(TOKEN)), 'no log line holds the token')
   t.notOk((await host.inject({ method: 'GET', url: '/docs/json' })).body.includes('/metrics'), 'not in the learners\' document')
+})
+
+t.test('/metrics is in no learner\'s journal and passes nothing, even with the learner\'s X-CHALLENGER', async t => {
+  const server = await build(t, { adminToken: TOKEN })
+  const { guid } = await newSession(server)
+  const before = (await server.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).json()
+  await server.inject({ method: 'GET', url: '/metrics', headers: { ...admin, 'x-challenger': guid } })
+  const after = (await server.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).json()
+  t.same(after, before)
 })
 
 t.test('the metrics count what happened: requests by route, method and status, durations, passes, sessions, the store', async t => {
   const server = await build(t, { adminToken: TOKEN, creationRateLimit: 0 })
   const sessions = [await newSession(server), await newSession(server), await newSession(server)]
   for (let i = 0; i < 5; i++) await server.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': sessions[0]?.guid } })
+  await server.inject({ method: 'HEAD', url: '/heartbeat' })
   await server.inject({ method: 'DELETE', url: '/heartbeat', headers: { 'x-challenger': sessions[1]?.guid } })
   await server.inject({ method: 'GET', url: '/nowhere' })
   await server.inject({ method: 'GET', url: '/nowhere/else' })
+  await server.inject({ method: 'OPTIONS', url: '/nowhere' })
   await server.inject({ method: 'GET', url: `/challenger/${sessions[2]?.guid as string}` })
   // The metrics of the requests above; /metrics's own request counts once it is answered.
-  const families = parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
+  const families = await scrape(server)
 
   t.equal(family(families, 'api_challenges_requests_total')?.type, 'COUNTER')
   t.equal(value(families, 'api_challenges_requests_total', { route: '/heartbeat', method: 'GET', status: '204' }), 5)
+  t.equal(value(families, 'api_challenges_requests_total', { route: '/heartbeat', method: 'HEAD', status: '204' }), 1, 'the HEAD route Fastify adds, counted once')
   t.equal(value(families, 'api_challenges_requests_total', { route: '/heartbeat', method: 'DELETE', status: '405' }), 1)
   t.equal(value(families, 'api_challenges_requests_total', { route: '/challenger', method: 'POST', status: '201' }), 3)
   t.equal(value(families, 'api_challenges_requests_total', { route: '/secret/token', method: 'POST', status: '201' }), 3)
   t.equal(value(families, 'api_challenges_requests_total', { route: '/challenger/:guid', method: 'GET', status: '200' }), 1, 'the route as registered, not the URL')
   t.equal(value(families, 'api_challenges_requests_total', { route: 'unmatched', method: 'GET', status: '404' }), 2, 'every unknown path under one label')
+  t.equal(value(families, 'api_challenges_requests_total', { route: 'unmatched', method: 'OPTIONS', status: '404' }), 1, 'OPTIONS on an unknown path too')
+  t.notOk(JSON.stringify(family(families, 'api_challenges_requests_total')).includes(sessions[2]?.guid as string), 'no URL in a label')
   const total = family(families, 'api_challenges_requests_total')?.metrics.reduce((sum, m) => sum + Number(m.value), 0)
-  t.equal(total, 15)
+  t.equal(total, 17)
 
   const histogram = family(families, 'api_challenges_request_duration_seconds')
   t.equal(histogram?.type, 'HISTOGRAM')
-  t.equal(Number(histogram?.metrics[0]?.count), 15, 'one duration per request')
-  t.ok(Number(histogram?.metrics[0]?.sum) > 0)
-  t.equal(histogram?.metrics[0]?.buckets?.['+Inf'], '15')
+  const durations = histogram?.metrics[0]
+  t.equal(Number(durations?.count), 17, 'one duration per request')
+  t.equal(durations?.buckets?.['+Inf'], '17')
+  t.ok(Number(durations?.sum) > 0)
+  const cumulative = DURATION_BUCKETS.map(bound => Number(durations?.buckets?.[String(bound)]))
+  t.same(cumulative, [...cumulative].sort((a, b) => a - b), 'each bucket counts every answer up to its bound')
 
   t.equal(value(families, 'api_challenges_challenge_passes_total', { challenge: '1' }), 3)
   t.equal(value(families, 'api_challenges_challenge_passes_total', { challenge: '28' }), 1, 'a session passes 28 once, however many times it asks')
   t.equal(value(families, 'api_challenges_challenge_passes_total', { challenge: '25' }), 1)
   t.equal(value(families, 'api_challenges_challenge_passes_total', { challenge: '30' }), 3)
+  t.equal(value(families, 'api_challenges_challenge_passes_total', { challenge: '31' }), 0, 'a challenge nobody passed is there, at 0')
+  t.equal(family(families, 'api_challenges_challenge_passes_total')?.metrics.length, challenges.length)
   t.equal(value(families, 'api_challenges_sessions_live'), 3)
   t.equal(value(families, 'api_challenges_sessions_active'), 3)
   t.equal(value(families, 'api_challenges_store_up'), 1)
@@ -80,9 +120,41 @@ t.test('the metrics count what happened: requests by route, method and status, d
   t.ok(family(families, 'process_cpu_seconds_total'), 'and the process\'s own metrics')
   t.ok(family(families, 'nodejs_eventloop_lag_seconds'))
 
-  const again = parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
+  const again = await scrape(server)
   t.equal(value(again, 'api_challenges_requests_total', { route: '/metrics', method: 'GET', status: '200' }), 1, 'the scrape before, counted')
   t.equal(value(again, 'api_challenges_requests_total', { route: '/heartbeat', method: 'GET', status: '204' }), 5, 'a scrape does not add twice')
+  t.equal(value(again, 'api_challenges_challenge_passes_total', { challenge: '1' }), 3)
+  t.equal(Number(family(again, 'api_challenges_request_duration_seconds')?.metrics[0]?.count), 18)
+})
+
+t.test('the duration histogram puts a duration in the first bucket whose bound is not below it', async t => {
+  const histogram = new DurationHistogram()
+  histogram.observe(0.0001)
+  histogram.observe(0.0003)
+  histogram.observe(2.5)
+  histogram.observe(60)
+  const { type, values } = await histogram.get()
+  t.equal(type, 'histogram')
+  const bucket = (le: string) => values.find(v => v.metricName.endsWith('_bucket') && v.labels.le === le)?.value
+  t.equal(bucket('0.0001'), 1, 'le: a duration equal to a bound is in its bucket')
+  t.equal(bucket('0.00025'), 1)
+  t.equal(bucket('0.0005'), 2)
+  t.equal(bucket('1'), 2)
+  t.equal(bucket('2.5'), 3)
+  t.equal(bucket('+Inf'), 4, 'past the last bound, only in +Inf')
+  t.equal(values.find(v => v.metricName.endsWith('_sum'))?.value, 0.0001 + 0.0003 + 2.5 + 60)
+  t.equal(values.find(v => v.metricName.endsWith('_count'))?.value, 4)
+})
+
+t.test('in a host without a logger (Fastify does not time requests then), durations are still measured', async t => {
+  const host = Fastify()
+  t.teardown(() => host.close())
+  await host.register(app, { adminToken: TOKEN })
+  for (let i = 0; i < 3; i++) await host.inject({ method: 'GET', url: '/heartbeat' })
+  const durations = family(parse((await host.inject({ method: 'GET', url: '/metrics', headers: admin })).body), 'api_challenges_request_duration_seconds')?.metrics[0]
+  t.equal(Number(durations?.count), 3)
+  t.ok(Number(durations?.sum) > 0, 'not the 0 that reply.elapsedTime gives there')
+  t.ok(Number(durations?.sum) < 3, 'and not a clock\'s reading')
 })
 
 t.test('a store that fails: its errors are counted, it is reported down, and the session gauges say NaN', async t => {
@@ -103,38 +175,38 @@ t.test('a store that fails: its errors are counted, it is reported down, and the
     const res = await server.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })
     t.equal(res.statusCode, 503)
   }
-  const families = parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
+  const families = await scrape(server)
   t.equal(value(families, 'api_challenges_store_errors_total'), 2)
+  t.equal(value(families, 'api_challenges_requests_total', { route: '/secret/note', method: 'GET', status: '503' }), 2)
   t.equal(value(families, 'api_challenges_store_up'), 0)
   t.ok(Number.isNaN(value(families, 'api_challenges_sessions_live')), 'NaN, no figure, rather than a wrong one')
   t.ok(Number.isNaN(value(families, 'api_challenges_sessions_active')))
+})
+
+t.test('a store whose get rejects with StoreUnavailableError: each 503 is a store error; a store that cannot count gives NaN', async t => {
+  let down = false
+  const server = await build(t, { adminToken: TOKEN, store: remoteLike(new MemoryStore(), () => down) })
+  const { guid, token } = await newSession(server)
+  const up = await scrape(server)
+  t.ok(Number.isNaN(value(up, 'api_challenges_sessions_live')), 'no counts() in this store')
+  t.equal(value(up, 'api_challenges_store_up'), 1)
+  down = true
+  for (let i = 0; i < 3; i++) {
+    const res = await server.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token }, payload: { note: 'x' } })
+    t.equal(res.statusCode, 503)
+  }
+  const missing = await server.inject({ method: 'GET', url: '/secret/note', headers: { 'x-auth-token': token } })
+  t.equal(missing.statusCode, 401, 'a request that never reached the store')
+  const families = await scrape(server)
+  t.equal(value(families, 'api_challenges_store_errors_total'), 3)
+  t.equal(value(families, 'api_challenges_store_up'), 0)
 })
 
 t.test('two apps in one process keep their own metrics', async t => {
   const one = await build(t, { adminToken: TOKEN })
   const two = await build(t, { adminToken: TOKEN })
   await one.inject({ method: 'GET', url: '/heartbeat' })
-  const count = async (server: typeof one) => value(parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body),
-    'api_challenges_requests_total', { route: '/heartbeat', method: 'GET', status: '204' })
+  const count = async (server: typeof one) => value(await scrape(server), 'api_challenges_requests_total', { route: '/heartbeat', method: 'GET', status: '204' })
   t.equal(await count(one), 1)
   t.equal(await count(two), undefined)
-})
-
-t.test('a store without counts: the session gauges say NaN', async t => {
-  const inner = new MemoryStore()
-  const server = await build(t, {
-    adminToken: TOKEN,
-    store: {
-      create: async () => await inner.create(),
-      get: async guid => await inner.get(guid),
-      setNote: async (guid, note, bits) => await inner.setNote(guid, note, bits),
-      pass: async (guid, bits) => { await inner.pass(guid, bits) },
-      restore: async (record, options) => await inner.restore(record, options),
-      available: () => true,
-      close: async () => { await inner.close() }
-    }
-  })
-  const families = parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
-  t.ok(Number.isNaN(value(families, 'api_challenges_sessions_live')))
-  t.equal(value(families, 'api_challenges_store_up'), 1)
 })
