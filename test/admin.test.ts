@@ -33,6 +33,10 @@ t.test('an admin token shorter than 16 characters, or with spaces, fails registr
   t.throws(() => configFromEnv({ ADMIN_TOKEN: '' }), { message: /^ADMIN_TOKEN must be .*, got 0 characters$/ })
   t.equal(configFromEnv({ ADMIN_TOKEN: TOKEN }).app.adminToken, TOKEN)
   t.equal(configFromEnv({}).app.adminToken, undefined)
+  const numbered = Fastify()
+  t.teardown(() => numbered.close())
+  numbered.register(app, { adminToken: 1234567890123456 as unknown as string })
+  await t.rejects(async () => { await numbered.ready() }, { message: 'api-challenges: option adminToken must be 16 to 1,000 visible ASCII characters (no spaces), got number' })
 })
 
 t.test('admin auth: none is 401 with WWW-Authenticate: Bearer, a wrong one 403, the right one 200; the token is never logged', async t => {
@@ -116,6 +120,17 @@ t.test('names: given to POST /challenger, changed and cleared by PATCH, in GET, 
   t.equal((await server.inject({ method: 'GET', url: `/challenger/${guid}` })).json().name, 'Restored')
   const unnamed = await server.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: {} })
   t.notOk('name' in unnamed.json(), 'a restore without a name has none')
+})
+
+t.test('names in single-player mode: POST /challenger with a name names the one session', async t => {
+  const server = await withBoard(t, { mode: 'single' })
+  const created = await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: 'Solo' } })
+  t.equal(created.statusCode, 201)
+  const guid = created.headers['x-challenger'] as string
+  t.equal((await server.inject({ method: 'GET', url: `/challenger/${guid}` })).json().name, 'Solo')
+  const again = await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: {} })
+  t.equal(again.headers['x-challenger'], guid, 'the same session')
+  t.equal((await server.inject({ method: 'GET', url: `/challenger/${guid}` })).json().name, 'Solo', 'a POST without a name keeps it')
 })
 
 t.test('names: the limits, on POST, PATCH and PUT, with nothing changed by a refusal', async t => {
@@ -251,6 +266,8 @@ t.test('GET /admin/summary: live, active in the last 10 minutes, passes per chal
   t.same(summary.challenges[0], { id: 1, name: challenges[0]?.name, passedBy: 3 })
   t.same(summary.challenges.find((c: { id: number }) => c.id === 28), { id: 28, name: challenges.find(c => c.id === 28)?.name, passedBy: 2 })
   t.equal(summary.challenges.find((c: { id: number }) => c.id === 2).passedBy, 0)
+  const xml = await server.inject({ method: 'GET', url: '/admin/summary', headers: { ...admin, accept: 'application/xml' } })
+  t.equal(xml.statusCode, 406, 'JSON only')
 })
 
 t.test('a store without the board\'s methods: 501, and names are not kept; a store that fails: 503', async t => {
