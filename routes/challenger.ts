@@ -53,6 +53,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       return false
     }
   }
+  const takeAnyBody = (): true => true
   const location = (guid: string): string => `${fastify.prefix}/challenger/${guid}`
 
   const creation: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -75,8 +76,11 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
           429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
         }
       },
-      // Any body is taken (see the schema's description): only a JSON object's name is looked at.
-      attachValidation: true
+      // Any body is taken (see the schema's description): only a JSON object's name is looked at,
+      // by checkName in the handler. The schema is for the OpenAPI document; checked here, it would
+      // fail on every request without a body and build an Error with its stack for nothing (measured:
+      // about a sixth of the creation's CPU time).
+      validatorCompiler: () => takeAnyBody
     }, async (request, reply) => {
       const named = request.headers['x-challenger']
       if (named === undefined || named === '') {
