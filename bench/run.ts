@@ -188,8 +188,11 @@ let lastRounds: Round[][] = []
 async function alternate (targets: Target[], passes = pairs): Promise<Round[]> {
   for (const target of targets) await round(target, 1)
   const rounds: Round[][] = targets.map(() => [])
+  // A B, then B A, and so on: a drift in the machine's speed over a pair favours neither side.
   for (let i = 0; i < passes; i++) {
-    for (const [j, target] of targets.entries()) rounds[j]?.push(await round(target, seconds))
+    const order = [...targets.keys()]
+    if (i % 2 === 1) order.reverse()
+    for (const j of order) rounds[j]?.push(await round(targets[j] as Target, seconds))
   }
   lastRounds = rounds
   return rounds.map(list => ({
@@ -352,25 +355,27 @@ async function main (): Promise<string> {
               { server: service, requests }, TARGET.redis))
             await stop(withRedis)
           }
-          // The journal's cost (issue 16): the same service with JOURNAL_SIZE=0, in the same run.
-          const off = await startService(`service, no journal (${level})`, level, { JOURNAL_SIZE: '0' })
-          const offSessions = await createSessions(off.url, ROTATION)
-          for (const [name, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const) {
-            rows.push(await compare(`${name}, journal on vs off`, `${level} / ${level}`,
-              { server: service, requests: rotating(method, path, sessions, body) },
-              { server: off, requests: rotating(method, path, offSessions, body) }, TARGET.journal, true))
+          // What the journal (issue 16) and the metrics (issue 17) cost: the service with and without
+          // them, each side a fresh process with the same history (a process that has served the rows
+          // before ran up to a third slower than a fresh one on this machine, whichever side it was on).
+          // Nothing scrapes /metrics during the rounds: a scrape every 15 s is one request in 300,000 or so.
+          const costs = [
+            ['journal', {}, { JOURNAL_SIZE: '0' }, TARGET.journal],
+            ['metrics', { ADMIN_TOKEN: 'bench-admin-token-0123456789' }, {}, TARGET.metrics]
+          ] as const
+          for (const [what, onEnv, offEnv, target] of costs) {
+            const on = await startService(`service, ${what} on (${level})`, level, onEnv)
+            const off = await startService(`service, ${what} off (${level})`, level, offEnv)
+            const onSessions = await createSessions(on.url, ROTATION)
+            const offSessions = await createSessions(off.url, ROTATION)
+            for (const [name, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const) {
+              rows.push(await compare(`${name}, ${what} on vs off`, `${level} / ${level}`,
+                { server: on, requests: rotating(method, path, onSessions, body) },
+                { server: off, requests: rotating(method, path, offSessions, body) }, target, true))
+            }
+            await stop(on)
+            await stop(off)
           }
-          await stop(off)
-          // The metrics' cost (issue 17): the same service with an admin token, which turns them on
-          // (nothing scrapes /metrics during the rounds: a scrape every 15 s is one request in 300,000 or so).
-          const metered = await startService(`service, metrics on (${level})`, level, { ADMIN_TOKEN: 'bench-admin-token-0123456789' })
-          const meteredSessions = await createSessions(metered.url, ROTATION)
-          for (const [name, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const) {
-            rows.push(await compare(`${name}, metrics on vs off`, `${level} / ${level}`,
-              { server: metered, requests: rotating(method, path, meteredSessions, body) },
-              { server: service, requests: rotating(method, path, sessions, body) }, TARGET.metrics, true))
-          }
-          await stop(metered)
         }
       }
       await stop(service)
@@ -493,11 +498,13 @@ Legend
   ? 'info / info:\n  both at level info without request logging and without a child logger per request, as src/server.ts.'
   : 'info / info-child:\n  both at level info without request logging; the baseline has Fastify\'s default child logger per request.'}
 - Redis row: the service with REDIS_URL (redis-server unpinned, appendonly yes) ÷ the in-memory service.
-- journal rows: the service as it starts (a journal of 20 per session) ÷ the same with JOURNAL_SIZE=0.
+- journal rows: the service as it starts (a journal of 20 per session) ÷ the same with JOURNAL_SIZE=0, each a
+  fresh process with the same history.
 - metrics rows: the service with ADMIN_TOKEN set (metrics collected, /metrics not scraped during the rounds) ÷ the
-  same without (issue 17); at the Redis row's log level, like the journal rows.
+  same without (issue 17), each a fresh process; at the Redis row's log level, like the journal rows.
 - the journal and metrics rows run 2 × BENCH_PAIRS pairs, and their ratio is the median of the pairs'
-  ratios: each pair ran side by side in time, so a burst of noise on the shared machine slows both.
+  ratios: each pair ran side by side in time, so a burst of noise on the shared machine slows both; the pairs
+  take turns at going first (A B, B A, …), in every row.
 - context and floor rows: Fastify + cors ÷ bare Fastify, bare Fastify ÷ node:http (no targets).
 - p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
 - scale: one service per size (MAX_SESSIONS=1000000), filled with POST /challenger, requests rotating over
