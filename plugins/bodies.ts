@@ -28,8 +28,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Why the body cannot be used (415 or 400), kept until the route's preHandlers have run. */
     bodyError: FastifyError | null
-    /** The Content-Type as sent, when it was no media type at all (see `setAside`). */
-    unusableContentType: string | null
   }
 }
 
@@ -46,16 +44,16 @@ function badRequest (error: Error): FastifyError {
 
 /**
  * A Content-Type that is no media type at all ("text") would be refused by Fastify before any hook
- * could look at the token. It is set aside here (the header is kept in `unusableContentType`), and
- * the body is refused as one of an unsupported type once the token has been checked.
+ * could look at the token. It is set aside here, and the body is refused as one of an unsupported
+ * type once the token has been checked: the 415 carries the header as sent, in `contentType`, for
+ * its message (plugins/errors.ts).
  */
 const setAside: preParsingHookHandler = function setAside (request, _reply, payload, done) {
   const type = request.headers['content-type']
   // Fastify's own reading of the header: no media type when it is not valid.
   if (type !== undefined && request.mediaType === undefined) {
-    request.unusableContentType = type
     delete request.headers['content-type']
-    request.bodyError = new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE()
+    request.bodyError = Object.assign(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), { contentType: type })
   }
   done(null, payload)
 }
@@ -68,7 +66,6 @@ const judgeBody: preHandlerHookHandler = function judgeBody (request, _reply, do
 async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promise<void> {
   const { bodyLimit } = options
   fastify.decorateRequest('bodyError', null)
-  fastify.decorateRequest('unusableContentType', null)
 
   fastify.decorate('acceptBodies', function (this: FastifyInstance, policy: BodyPolicy, extra: { xml?: (text: string) => unknown } = {}) {
     this.removeAllContentTypeParsers()
@@ -121,7 +118,8 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
     }
     // Everything else, read within the limit: no Content-Type is JSON; any other type is 415.
     this.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (request, text, done) => {
-      if (request.headers['content-type'] === undefined && request.unusableContentType === null) {
+      // (A Content-Type set aside has left a bodyError: that body is not read as JSON.)
+      if (request.headers['content-type'] === undefined && request.bodyError === null) {
         json(request, text as string, done)
         return
       }

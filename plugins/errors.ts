@@ -1,6 +1,6 @@
 // Errors: one body shape, {"errorMessages": ["..."]} (src/messages.ts), sent by `reply.fail(status,
 // message)`, with the error handler and the 404 handler for the service. Errors that happen before
-// routing are src/framework-errors.ts's.
+// routing are src/server-options.ts's.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { errorBody } from '../src/domain/messages.js'
@@ -17,11 +17,12 @@ declare module 'fastify' {
 type Message = (error: FastifyError, request: FastifyRequest, options: ErrorsOptions) => string
 
 const messages: Record<string, Message> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) => {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (error, request) => {
     // request.server is the route's own plugin, which holds its body parsers.
     const accepted = request.server.hasContentTypeParser('application/xml') ? 'application/json or application/xml' : 'application/json'
-    // A body without a Content-Type is read as JSON (plugins/bodies.ts), so one was sent.
-    const sent = request.unusableContentType ?? request.headers['content-type']
+    // A body without a Content-Type is read as JSON (plugins/bodies.ts), so one was sent; one that
+    // is no media type at all was set aside, and comes with the error.
+    const sent = (error as FastifyError & { contentType?: string }).contentType ?? request.headers['content-type']
     return `Unsupported Content-Type ${JSON.stringify(sent)}: send ${accepted}`
   },
   FST_ERR_CTP_BODY_TOO_LARGE: (_e, _request, options) =>

@@ -11,7 +11,7 @@ import { truncate } from '../src/domain/truncate.js'
 import { viewOf } from '../src/domain/journal.js'
 import { requestsXml, sessionXml } from '../src/domain/xml.js'
 import { checkName } from '../src/domain/names.js'
-import { answer, documentAs, failure, GuidParams, header, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/schemas.js'
+import { answer, failure, GuidParams, header, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/schemas.js'
 
 export interface ChallengerOptions {
   noteMaxLength: number
@@ -36,7 +36,7 @@ function sessionJson (record: ChallengerRecord) {
 }
 
 const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify, options) => {
-  documentAs(fastify, 'sessions')
+  fastify.documentAs('sessions')
   /** Whether this request may create a session; when not, the 429 has been sent. */
   let mayCreate = async (_request: FastifyRequest, _reply: FastifyReply): Promise<boolean> => true
   if (options.creationRateLimit > 0) {

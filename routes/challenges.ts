@@ -2,10 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { bitFor, challengeRows } from '../src/domain/catalogue.js'
 import { challengesXml } from '../src/domain/xml.js'
-import { answer, ChallengeList, documentAs, header, XML } from '../src/domain/schemas.js'
+import { answer, ChallengeList, header, XML } from '../src/domain/schemas.js'
 
 const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
-  documentAs(fastify, 'challenges')
+  fastify.documentAs('challenges')
   const listed = bitFor('GET /challenges listed')
   fastify.get('/challenges', {
     onRequest: fastify.requireAcceptable,

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { bitFor } from '../src/domain/catalogue.js'
-import { Allow, documentAs, header, html, noBody } from '../src/domain/schemas.js'
+import { Allow, header, html, noBody } from '../src/domain/schemas.js'
 
 const ALLOW = 'GET, HEAD, OPTIONS, PATCH, TRACE'
 const HTML = 'text/html;charset=utf-8'
@@ -52,7 +52,7 @@ function respond (method: string, reply: FastifyReply, closing: boolean): Fastif
 }
 
 const heartbeat: FastifyPluginAsync = async (fastify) => {
-  documentAs(fastify, 'heartbeat')
+  fastify.documentAs('heartbeat')
   fastify.acceptBodies('ignore')
   // Not async: with nothing to wait for (an in-memory store, or a challenge already passed), it
   // answers at once, without a promise.

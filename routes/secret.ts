@@ -9,7 +9,7 @@ import { NAME_A_SESSION } from '../src/domain/messages.js'
 import type { ChallengerRecord } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
 import { noteXml, readNoteXml } from '../src/domain/xml.js'
-import { answer, documentAs, failure, header, Note, NoteBody, noBody, security, XML } from '../src/domain/schemas.js'
+import { answer, failure, header, Note, NoteBody, noBody, security, XML } from '../src/domain/schemas.js'
 
 /** How the token came, once tokenAuth has let the request through. */
 type TokenSource = NonNullable<FastifyRequest['tokenSource']>
@@ -135,7 +135,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
 }
 
 const secret: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) => {
-  documentAs(fastify, 'secret')
+  fastify.documentAs('secret')
   await fastify.register(token)
   await fastify.register(note, options)
 }

@@ -14,6 +14,7 @@ import headers from '../plugins/headers.js'
 import journal from '../plugins/journal.js'
 import methodGuard from '../plugins/method-guard.js'
 import metrics from '../plugins/metrics.js'
+import openapi from '../plugins/openapi.js'
 import registry from '../plugins/registry.js'
 import session from '../plugins/session.js'
 import shutdown from '../plugins/shutdown.js'
@@ -31,9 +32,10 @@ export type { ApiChallengesOptions } from './domain/options.js'
 export { SINGLE_PLAYER_GUID } from './domain/options.js'
 export { MemoryStore, type ChallengerRecord, type ChallengerStore, type MemoryStoreOptions } from './domain/store.js'
 // For a host that wants errors raised before routing to carry the service's error body too.
-export { clientErrorHandler, frameworkErrors } from './domain/framework-errors.js'
+export { clientErrorHandler, frameworkErrors } from './server-options.js'
 // For a host whose server should take every method Node accepts (PROPFIND, QUERY, …), as npm start's does.
-export { EVERY_METHOD, supportEveryMethod } from './domain/methods.js'
+export { supportEveryMethod } from './server-options.js'
+export { EVERY_METHOD } from './domain/methods.js'
 
 const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   const options = resolveOptions(opts)
@@ -57,6 +59,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(admin, options)
   // Metrics are for the instructor: collected only when there is an admin token to read them with.
   if (fastify.adminEnabled) await fastify.register(metrics)
+  await fastify.register(openapi)
   if (options.docs) await fastify.register(docs, { version: VERSION })
 
   await fastify.register(heartbeat)

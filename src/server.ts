@@ -7,11 +7,11 @@ import { realpathSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 import pinoPretty from 'pino-pretty'
-import { clientErrorHandler, frameworkErrors } from './domain/framework-errors.js'
-import app, { supportEveryMethod } from './app.js'
+import app from './app.js'
 import { configFromEnv, ConfigError, serverDefaults, type ServerConfig, type TrustProxy } from './domain/config.js'
 import { defaultMaxConnections, limitConnections, openFileLimit } from './domain/connections.js'
 import { defaults as appDefaults } from './domain/options.js'
+import { clientErrorHandler, frameworkErrors, supportEveryMethod } from './server-options.js'
 
 /**
  * At debug and trace, one line per request, once it is answered: the request, the status and the

@@ -163,13 +163,14 @@ t.test('docs: false serves no document', async t => {
 
 t.test('documentAs files a plugin\'s operations under its tag, with the optional X-CHALLENGER unless a route names its own', async t => {
   const { default: swagger } = await import('@fastify/swagger')
-  const { documentAs } = await import('../src/domain/schemas.js')
+  const { default: openapi } = await import('../plugins/openapi.js')
   const server = Fastify()
   t.teardown(() => server.close())
   const schemes = { challenger: { type: 'apiKey', in: 'header', name: 'X-CHALLENGER' }, basic: { type: 'http', scheme: 'basic' } } as const
   await server.register(swagger, { openapi: { openapi: '3.0.3', info: { title: 't', version: '1' }, components: { securitySchemes: schemes } } })
+  await server.register(openapi)
   await server.register(async plugin => {
-    documentAs(plugin, 'heartbeat')
+    plugin.documentAs('heartbeat')
     plugin.get('/bare', async () => 'no schema at all')
     plugin.get('/own', { schema: { security: [{ basic: [] }] } }, async () => 'its own requirement')
   })

@@ -2,7 +2,6 @@
 // them, and @fastify/swagger turns them, with their descriptions, headers and examples, into the
 // OpenAPI document.
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
 import { challenges, OTHER_REFERENCE_NAMES, paddedId } from './catalogue.js'
 import { MAX_NAME } from './names.js'
 import { TOKEN_PATTERN } from './store.js'
@@ -219,7 +218,7 @@ export const GuidParams = Type.Object({
   guid: Type.String({ description: 'A session id' })
 })
 
-type Requirement = Record<string, string[]>
+export type Requirement = Record<string, string[]>
 
 /**
  * Security requirements, by the names of the document's security schemes. `optional`: the
@@ -234,14 +233,3 @@ export const security: Record<'optional' | 'token' | 'note', Requirement[]> = {
 
 /** The document's groups of operations, one per route plugin. */
 export type Tag = 'heartbeat' | 'sessions' | 'challenges' | 'secret'
-
-/**
- * Files every operation that the calling route plugin (and its children) registers under `tag`,
- * with the optional X-CHALLENGER requirement unless the route names its own.
- */
-export function documentAs (fastify: FastifyInstance, tag: Tag): void {
-  fastify.addHook('onRoute', route => {
-    const schema = route.schema ?? {}
-    route.schema = { ...schema, tags: [tag], security: (schema as { security?: Requirement[] }).security ?? security.optional }
-  })
-}

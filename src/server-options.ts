@@ -1,12 +1,16 @@
-// The handlers for errors that happen before the service's hooks run, for Fastify's own options
-// (`frameworkErrors`, `clientErrorHandler`): src/server.ts passes them, and a host may too. They
-// give those answers the common headers, the X-CHALLENGER checks and the error body of every other
-// answer (src/common-headers.ts, src/messages.ts).
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+// What a Fastify server itself is given, as opposed to the plugin: the handlers for errors that
+// happen before the service's hooks run (Fastify's `frameworkErrors` and `clientErrorHandler`
+// options) and the HTTP methods the server knows. src/server.ts gives them to its server; a host
+// that embeds the service may give them to its own (README, "Embed in your Fastify app"). They sit
+// above the plain modules of src/domain/ because they act on Fastify's server and replies; they
+// give those early answers the common headers, the X-CHALLENGER checks and the error body of every
+// other answer (src/domain/common-headers.ts, src/domain/messages.ts).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import { challengerEcho, COMMON_HEADERS, unreadBody } from './common-headers.js'
-import { errorBody } from './messages.js'
+import { challengerEcho, COMMON_HEADERS, unreadBody } from './domain/common-headers.js'
+import { errorBody } from './domain/messages.js'
+import { EVERY_METHOD } from './domain/methods.js'
 
 /**
  * Fastify's `frameworkErrors` option: errors raised before a route is found (a malformed URL).
@@ -14,7 +18,7 @@ import { errorBody } from './messages.js'
  */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // An oversized X-CHALLENGER is refused first, here as everywhere: the same check as the
-  // common-headers plugin's (src/common-headers.ts).
+  // common-headers plugin's (src/domain/common-headers.ts).
   const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
   if (echo !== undefined) reply.header('x-challenger', echo)
   // A body nobody will read closes the connection, as in the common-headers plugin.
@@ -53,4 +57,17 @@ export function clientErrorHandler (error: Error & { code?: string }, socket: So
 const clientErrors: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'The request headers are larger than the server accepts'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive']
+}
+
+/**
+ * Adds to `fastify`'s server every method of EVERY_METHOD that it does not know yet, as bodyless:
+ * Fastify then parses no body for them on any route, so none can fail on a body before a route
+ * refuses it. Call it before the server is ready (Fastify refuses new methods after). Fastify keeps
+ * one list of methods per server and answers a method it does not know with its 404 before any
+ * plugin sees it: with this, PROPFIND or QUERY reach the service and get a 405.
+ */
+export function supportEveryMethod (fastify: FastifyInstance): void {
+  for (const method of EVERY_METHOD) {
+    if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method)
+  }
 }
