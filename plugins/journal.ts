@@ -137,7 +137,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     }
     // An unknown path is answered before the session is looked up: a learner's typo is worth a line.
     const guid = request.headers['x-challenger'] as string | undefined
-    if (route.url !== null || (guid === undefined && fastify.singlePlayerGuid === null)) {
+    if (route.url !== null || fastify.sessionGuidFor(guid) === null) {
       done(null, payload)
       return
     }

@@ -1,7 +1,8 @@
 // The session decorator: `request.challenger` is the session the request names (or null), looked
 // up once per request, and `request.pass(bit)` records progress on it. Single-player mode lives
-// here and nowhere else: its one session (`fastify.singlePlayerGuid`) answers for every request,
-// whatever X-CHALLENGER says, and is made again should it ever be missing.
+// here and nowhere else: its one session answers for every request, whatever X-CHALLENGER says,
+// is the only one a page shows or a restore may name (`fastify.sessionGuidFor`), and is made again
+// should it ever be missing.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { SINGLE_PLAYER_GUID } from '../src/domain/options.js'
@@ -13,8 +14,11 @@ declare module 'fastify' {
     sessionOptional?: boolean
   }
   interface FastifyInstance {
-    /** The guid of the one session in single-player mode; null in multi-player mode. */
-    singlePlayerGuid: string | null
+    /**
+     * The session a request that names `guid` is about: `guid` itself (null for none) in
+     * multi-player mode, the one session in single-player mode, whatever `guid` is.
+     */
+    sessionGuidFor (guid: string | null | undefined): string | null
     /**
      * The live session `guid` names (any case), or undefined; in single-player mode the one
      * session, whatever `guid` is, made if it is missing.
@@ -44,7 +48,7 @@ export interface SessionOptions {
 async function session (fastify: FastifyInstance, options: SessionOptions): Promise<void> {
   const store = fastify.challengers
   const single = options.mode === 'single'
-  fastify.decorate('singlePlayerGuid', single ? SINGLE_PLAYER_GUID : null)
+  fastify.decorate('sessionGuidFor', single ? () => SINGLE_PLAYER_GUID : (guid: string | null | undefined) => guid === undefined || guid === '' ? null : guid)
 
   // The one session of single-player mode, made if no instance has made it yet (ifAbsent: two
   // instances starting together on one Redis agree on one token).

@@ -1,12 +1,12 @@
 // /challenger: creates a session or confirms that the named one is live; /challenger/{guid}: the
 // session as JSON (GET), to keep, and restored from that JSON (PUT) after a restart or expiry.
 // Creating sessions is rate-limited per client address.
-import rateLimit from '@fastify/rate-limit'
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bitFor, progressFrom, statusMap } from '../src/domain/catalogue.js'
 import { clientKey } from '../src/domain/connections.js'
-import { newToken, StoreUnavailableError, type ChallengerRecord } from '../src/domain/store.js'
+import { newToken, StoreUnavailableError, type ChallengerRecord, type ChallengerStore } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
 import { viewOf } from '../src/domain/journal.js'
 import { requestsXml, sessionXml } from '../src/domain/xml.js'
@@ -35,15 +35,34 @@ function sessionJson (record: ChallengerRecord) {
   }
 }
 
+/**
+ * @fastify/rate-limit's `store` option, counting in a store that counts creations itself; nothing
+ * (the rate limit's own count in this process) for one that does not.
+ */
+function countingIn (challengers: ChallengerStore): { store?: FastifyRateLimitStoreCtor } {
+  if (challengers.countCreation === undefined) return {}
+  const count = challengers.countCreation.bind(challengers)
+  class Counts implements FastifyRateLimitStore {
+    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, windowMs?: number): void {
+      count(key, windowMs as number).then(({ count, msLeft }) => { callback(null, { current: count, ttl: msLeft }) }, callback)
+    }
+
+    child (): FastifyRateLimitStore {
+      return this
+    }
+  }
+  return { store: Counts }
+}
+
 const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify, options) => {
   fastify.documentAs('sessions')
   /** Whether this request may create a session; when not, the 429 has been sent. */
   let mayCreate = async (_request: FastifyRequest, _reply: FastifyReply): Promise<boolean> => true
   if (options.creationRateLimit > 0) {
-    // With sessions in Redis, the counts live there too, so the limit holds across instances.
-    const shared = fastify.challengers.sharedCounts ?? {}
-    // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64).
-    await fastify.register(rateLimit, { global: false, max: options.creationRateLimit, timeWindow: 60_000, keyGenerator: request => clientKey(request.ip), ...shared })
+    // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64). A
+    // store that counts (Redis) is where the counts live, so that the limit holds across instances.
+    const store = countingIn(fastify.challengers)
+    await fastify.register(rateLimit, { global: false, max: options.creationRateLimit, timeWindow: 60_000, keyGenerator: request => clientKey(request.ip), ...store })
     const check = fastify.createRateLimit()
     mayCreate = async (request, reply) => {
       const verdict = await check(request).catch((error: unknown) => { throw new StoreUnavailableError(error) })
@@ -160,10 +179,9 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       if (body.xChallenger !== undefined && body.xChallenger.toLowerCase() !== guid) {
         return reply.fail(409, `The body's xChallenger ${JSON.stringify(body.xChallenger)} is not the session in the URL`)
       }
-      const single = fastify.singlePlayerGuid
-      if (single !== null && guid !== single) {
-        return reply.fail(409, `In single-player mode the only session is ${single}`)
-      }
+      // In single-player mode only the one session may be restored.
+      const only = fastify.sessionGuidFor(guid)
+      if (only !== guid) return reply.fail(409, `In single-player mode the only session is ${only}`)
       const live = request.named
       if (live === null && !await mayCreate(request, reply)) return reply
       let name: string | undefined

@@ -47,7 +47,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
 
   const render = async (asked: string | null) => {
     // In single-player mode every page shows the one session.
-    const guid = fastify.singlePlayerGuid ?? asked
+    const guid = fastify.sessionGuidFor(asked)
     const record = guid === null ? undefined : await fastify.findSession(guid)
     const progress = record?.progress ?? 0
     const journal = record === undefined || options.journalSize === 0 ? undefined : await fastify.challengers.journal?.(record.guid)

@@ -11,11 +11,13 @@
 //                     times 1024, made larger than the last one given, so that no two touches tie;
 //                     entries idle past the idle time (their sessions expired) are pruned by the board
 //   <prefix>seq       the last score given
+//   <prefix>rate:<client>  the sessions a client address made in its current window (countCreation),
+//                     with the window's TTL: every instance counts in the same place
 // A probe about every second tells whether Redis still answers, so that the heartbeat says 503
 // within about 2 s of a hang even when no request runs into it, and 204 again once it is over.
 import { Redis } from 'ioredis'
 import { decodeEntry, encodeEntry, type JournalEntry } from './journal.js'
-import type { ChallengerRecord, ChallengerStore, ClassSummary, SessionPage, SessionSummary, StoreStatus } from './store.js'
+import type { ChallengerRecord, ChallengerStore, ClassSummary, CreationCount, SessionPage, SessionSummary, StoreStatus } from './store.js'
 import { BadCursorError, decodeCursor, encodeCursor, newGuid, newToken, StoreUnavailableError } from './store.js'
 
 export { StoreUnavailableError } from './store.js'
@@ -190,6 +192,17 @@ local p = redis.call('HGET', KEYS[1], 'p')
 if p then redis.call('HSET', KEYS[1], 'p', bit.bor(tonumber(p), tonumber(ARGV[1]))) end
 return 0`
 
+// One more creation in the client's window, which the first one opens; the count and the window's
+// time left. (The keys and counts are @fastify/rate-limit's Redis store's, which counted here before.)
+const COUNT_CREATION = `
+local n = redis.call('INCR', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+if n == 1 or left < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  left = tonumber(ARGV[1])
+end
+return {n, left}`
+
 type Found = [string, string, string, string | null, string | null]
 
 interface Scripts {
@@ -205,6 +218,7 @@ interface Scripts {
   record (hash: string, journal: string, entry: string, size: number): Promise<number>
   journal (hash: string, journal: string): Promise<string[] | null>
   probe (): Promise<number>
+  countCreation (key: string, windowMs: number): Promise<[number, number]>
 }
 
 /** A Redis-store cursor: `r`, the activity score and the guid of the last session of the page before. */
@@ -219,9 +233,7 @@ function recordOf (guid: string, [token, note, progress, , name]: Found): Challe
 const timedOut = (error: unknown): boolean => /timed out/i.test((error as Error).message)
 
 export class RedisStore implements ChallengerStore {
-  /** The connection, shared with the creation rate limit (`sharedCounts`) so that its counts hold across instances. */
   readonly client: Redis
-  readonly sharedCounts: { redis: Redis, nameSpace: string }
   readonly description: string
   readonly #prefix: string
   readonly #idleMs: number
@@ -279,7 +291,7 @@ export class RedisStore implements ChallengerStore {
     this.client.defineCommand('setNote', { numberOfKeys: 1, lua: SET_NOTE })
     this.client.defineCommand('pass', { numberOfKeys: 1, lua: PASS })
     this.client.defineCommand('probe', { numberOfKeys: 0, lua: PROBE })
-    this.sharedCounts = { redis: this.client, nameSpace: `${options.prefix}rate:` }
+    this.client.defineCommand('countCreation', { numberOfKeys: 1, lua: COUNT_CREATION })
     this.#scheduleProbe()
   }
 
@@ -496,6 +508,11 @@ export class RedisStore implements ChallengerStore {
   async journal (guid: string): Promise<JournalEntry[] | undefined> {
     const entries = await this.#run(() => this.#scripts.journal(this.#key(guid), this.#journalKey(guid)))
     return entries?.map(decodeEntry)
+  }
+
+  async countCreation (client: string, windowMs: number): Promise<CreationCount> {
+    const [count, msLeft] = await this.#run(() => this.#scripts.countCreation(`${this.#prefix}rate:${client}`, windowMs))
+    return { count, msLeft }
   }
 
   async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {

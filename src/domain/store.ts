@@ -1,6 +1,5 @@
 // Session storage. The interface is asynchronous so that a networked store can stand
 // behind it without touching a route; the in-memory store below is the default.
-import type { Redis } from 'ioredis'
 import { randomFillSync } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { Journals, type JournalEntry } from './journal.js'
@@ -126,10 +125,18 @@ export interface ChallengerStore {
   /** Resolves once connected, or after the connect timeout; the app waits for it before it starts. */
   connected? (): Promise<void>
   /**
-   * Where the creation rate limit counts (@fastify/rate-limit's `redis` and `nameSpace`), so that
-   * instances sharing the store share the limit; absent, each process counts for itself.
+   * Counts one more session made by `client` (an address, see src/domain/connections.ts) in its
+   * window of `windowMs`, which starts with its first count, where every instance sharing the store
+   * counts too: the count so far and the milliseconds left in the window. Absent, each process
+   * counts for itself.
    */
-  readonly sharedCounts?: { redis: Redis, nameSpace: string }
+  countCreation? (client: string, windowMs: number): Promise<CreationCount>
+}
+
+/** See ChallengerStore.countCreation. */
+export interface CreationCount {
+  count: number
+  msLeft: number
 }
 
 /** A change in whether the store can serve requests: reported once per change, never per request. */
