@@ -3,7 +3,7 @@
 // Secrets are compared in constant time.
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { bitFor, type Trigger } from '../src/domain/catalogue.js'
+import type { Trigger } from '../src/domain/catalogue.js'
 import { NAME_A_SESSION } from '../src/domain/messages.js'
 import type { TokenVerdict } from '../src/domain/challenge-list.js'
 import { presentedToken, safeEqual } from '../src/domain/secrets.js'
@@ -73,7 +73,7 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
 
   fastify.decorate('tokenAuth', function (refusals: Partial<Record<string, Refusals>>): preHandlerHookHandler {
     // The challenge bits of each refusal, by method, worked out once.
-    const bits = (outcome: keyof Refusals) => new Map(Object.entries(refusals).map(([method, triggers]) => [method, bitFor((triggers as Refusals)[outcome])]))
+    const bits = (outcome: keyof Refusals) => new Map(Object.entries(refusals).map(([method, triggers]) => [method, fastify.bitFor((triggers as Refusals)[outcome])]))
     const noToken = bits('missing')
     const wrongToken = bits('wrong')
     // A callback hook, not an async one: an accepted token, the common case, costs no promise.

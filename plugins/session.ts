@@ -5,6 +5,7 @@
 // should it ever be missing.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../src/domain/catalogue.js'
 import { SINGLE_PLAYER_GUID } from '../src/domain/options.js'
 import { newToken, type ChallengerRecord } from '../src/domain/store.js'
 
@@ -24,6 +25,14 @@ declare module 'fastify' {
      * session, whatever `guid` is, made if it is missing.
      */
     findSession (guid: string | undefined): Promise<ChallengerRecord | undefined>
+    /**
+     * The progress bit (for `request.pass`) of the challenge that `trigger` passes, asked for when
+     * a route is registered; a trigger no challenge has throws. The app notes the triggers asked
+     * for, so that it can tell which challenges no route of its can pass.
+     */
+    bitFor (trigger: Trigger): number
+    /** The challenges whose trigger no route of this app has asked a bit for so far. */
+    unreachableChallenges (): Challenge[]
   }
   interface FastifyRequest {
     /** The session named by X-CHALLENGER; null when the header is absent or names no session. */
@@ -33,7 +42,7 @@ declare module 'fastify' {
     /** The progress bits this request has set so far. */
     passedBits: number
     /**
-     * Records a challenge on this request's session: `bit` is the catalogue's `bitFor(trigger)`,
+     * Records a challenge on this request's session: `bit` is `fastify.bitFor(trigger)`,
      * looked up when the route is registered. Does nothing without a session or for bit 0.
      * Returns a promise only when there is something to wait for (a write to a networked store).
      */
@@ -65,6 +74,15 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
     // Session ids are issued in lowercase; the same UUID in capitals names the same session.
     return guid === undefined || guid === '' ? Promise.resolve(undefined) : store.get(guid.toLowerCase())
   })
+
+  // The triggers this app's routes asked for: the check at start-up is the app's, not the module's.
+  const emitted = new Set<string>()
+  fastify.decorate('bitFor', function (trigger: Trigger): number {
+    const bit = bitFor(trigger)
+    emitted.add(trigger)
+    return bit
+  })
+  fastify.decorate('unreachableChallenges', () => unreachableChallenges(emitted))
 
   fastify.decorateRequest('challenger', null)
   fastify.decorateRequest('named', null)

@@ -4,7 +4,7 @@
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { bitFor, progressFrom, statusMap } from '../src/domain/catalogue.js'
+import { progressFrom, statusMap } from '../src/domain/catalogue.js'
 import { clientKey } from '../src/domain/connections.js'
 import { newToken, StoreUnavailableError, type ChallengerRecord, type ChallengerStore } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
@@ -76,7 +76,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
   const location = (guid: string): string => `${fastify.prefix}/challenger/${guid}`
 
   const creation: FastifyPluginAsyncTypebox = async (fastify) => {
-    const created = bitFor('POST /challenger created')
+    const created = fastify.bitFor('POST /challenger created')
     // A JSON body may name the learner; any other body is dropped, as the reference ignores it.
     fastify.acceptBodies('optional-json')
 

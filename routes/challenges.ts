@@ -1,12 +1,12 @@
 // /challenges: the catalogue with the caller's progress (all false without a known session).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { bitFor, challengeRows } from '../src/domain/catalogue.js'
+import { challengeRows } from '../src/domain/catalogue.js'
 import { challengesXml } from '../src/domain/xml.js'
 import { answer, ChallengeList, header, XML } from '../src/domain/schemas.js'
 
 const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.documentAs('challenges')
-  const listed = bitFor('GET /challenges listed')
+  const listed = fastify.bitFor('GET /challenges listed')
   fastify.get('/challenges', {
     onRequest: fastify.requireAcceptable,
     config: { xml: challengesXml },

@@ -3,35 +3,25 @@
 // never read (the 'ignore' body policy).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { bitFor } from '../src/domain/catalogue.js'
 import { Allow, header, html, noBody } from '../src/domain/schemas.js'
 
 const ALLOW = 'GET, HEAD, OPTIONS, PATCH, TRACE'
 const HTML = 'text/html;charset=utf-8'
-/** The challenges of the heartbeat, by the method sent; every other method passes nothing. */
-const BITS = new Map<string, number>([
-  ['GET', bitFor('GET /heartbeat')],
-  ['DELETE', bitFor('DELETE /heartbeat')],
-  ['PATCH', bitFor('PATCH /heartbeat')],
-  ['TRACE', bitFor('TRACE /heartbeat')]
-])
-
-/** POST with X-HTTP-Method-Override stands for these methods, each a challenge of its own. */
-const OVERRIDE_BITS = new Map<string, number>([
-  ['DELETE', bitFor('POST /heartbeat as DELETE')],
-  ['PATCH', bitFor('POST /heartbeat as PATCH')],
-  ['TRACE', bitFor('POST /heartbeat as TRACE')]
-])
+/** The challenge bits of the heartbeat, by the method sent, and for a POST that stands for another. */
+interface Bits {
+  byMethod: Map<string, number>
+  byOverride: Map<string, number>
+}
 
 /** The method the request stands for (POST can pose as DELETE, PATCH or TRACE) and its challenge bit. */
-function effectiveMethod (request: FastifyRequest): [method: string, bit: number] {
+function effectiveMethod (request: FastifyRequest, { byMethod, byOverride }: Bits): [method: string, bit: number] {
   const override = request.headers['x-http-method-override']
   if (request.method === 'POST' && typeof override === 'string') {
     const method = override.trim().toUpperCase()
-    const bit = OVERRIDE_BITS.get(method)
+    const bit = byOverride.get(method)
     if (bit !== undefined) return [method, bit]
   }
-  return [request.method, BITS.get(request.method) ?? 0]
+  return [request.method, byMethod.get(request.method) ?? 0]
 }
 
 function respond (method: string, reply: FastifyReply, closing: boolean): FastifyReply {
@@ -54,12 +44,26 @@ function respond (method: string, reply: FastifyReply, closing: boolean): Fastif
 const heartbeat: FastifyPluginAsync = async (fastify) => {
   fastify.documentAs('heartbeat')
   fastify.acceptBodies('ignore')
+  // Every other method passes nothing.
+  const bits: Bits = {
+    byMethod: new Map([
+      ['GET', fastify.bitFor('GET /heartbeat')],
+      ['DELETE', fastify.bitFor('DELETE /heartbeat')],
+      ['PATCH', fastify.bitFor('PATCH /heartbeat')],
+      ['TRACE', fastify.bitFor('TRACE /heartbeat')]
+    ]),
+    byOverride: new Map([
+      ['DELETE', fastify.bitFor('POST /heartbeat as DELETE')],
+      ['PATCH', fastify.bitFor('POST /heartbeat as PATCH')],
+      ['TRACE', fastify.bitFor('POST /heartbeat as TRACE')]
+    ])
+  }
   // Not async: with nothing to wait for (an in-memory store, or a challenge already passed), it
   // answers at once, without a promise.
   // A promise resolves to the reply it sent: Fastify then knows it is answered, even while an
   // asynchronous onSend hook (the journal's, with Redis) still runs.
   const heartbeat = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
-    const [method, bit] = effectiveMethod(request)
+    const [method, bit] = effectiveMethod(request, bits)
     const answer = (): FastifyReply => respond(method, reply, fastify.closing || !fastify.challengers.available())
     const passing = request.pass(bit)
     if (passing === undefined) {

@@ -4,7 +4,6 @@
 // 415 or 400 (see plugins/bodies.ts) comes after them, and only a body over the limit (413) before.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { bitFor } from '../src/domain/catalogue.js'
 import { NAME_A_SESSION } from '../src/domain/messages.js'
 import type { ChallengerRecord } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
@@ -19,8 +18,8 @@ export interface SecretOptions {
 }
 
 const token: FastifyPluginAsyncTypebox = async (fastify) => {
-  const refused = bitFor('POST /secret/token refused')
-  const issued = bitFor('POST /secret/token issued')
+  const refused = fastify.bitFor('POST /secret/token refused')
+  const issued = fastify.bitFor('POST /secret/token issued')
   fastify.post('/secret/token', {
     schema: {
       summary: 'Trade Basic credentials for the session\'s token (challenges 29, 30)',
@@ -65,8 +64,8 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
     POST: { missing: 'POST /secret/note no-token', wrong: 'POST /secret/note wrong-token' }
   }))
   // Challenges 33, 34, 37 and 38, by method and by how the token came.
-  const read = { 'x-auth-token': bitFor('GET /secret/note x-auth-token'), bearer: bitFor('GET /secret/note bearer') }
-  const written = { 'x-auth-token': bitFor('POST /secret/note x-auth-token'), bearer: bitFor('POST /secret/note bearer') }
+  const read = { 'x-auth-token': fastify.bitFor('GET /secret/note x-auth-token'), bearer: fastify.bitFor('GET /secret/note bearer') }
+  const written = { 'x-auth-token': fastify.bitFor('POST /secret/note x-auth-token'), bearer: fastify.bitFor('POST /secret/note bearer') }
   const setNoteNow = fastify.challengers.setNoteNow?.bind(fastify.challengers)
 
   const refused = {

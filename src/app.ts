@@ -25,7 +25,6 @@ import heartbeat from '../routes/heartbeat.js'
 import metricsRoute from '../routes/metrics.js'
 import pages from '../routes/pages.js'
 import secret from '../routes/secret.js'
-import { unreachableChallenges } from './domain/catalogue.js'
 import { resolveOptions, VERSION, type ApiChallengesOptions } from './domain/options.js'
 
 export type { ApiChallengesOptions } from './domain/options.js'
@@ -73,8 +72,8 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
     await fastify.register(metricsRoute)
   }
 
-  // Every challenge must be passable: its trigger is reported by some route registered above.
-  const unreachable = unreachableChallenges()
+  // Every challenge must be passable: some route registered above asked for its trigger's bit.
+  const unreachable = fastify.unreachableChallenges()
   if (unreachable.length > 0) {
     throw new Error(`api-challenges: no route reports ${unreachable.map(c => `"${c.trigger}" (challenge ${c.id})`).join(', ')}`)
   }

@@ -144,8 +144,6 @@ export function resourceOf (trigger: Trigger): string {
 export function createCatalogue (list: readonly Challenge[]) {
   checkedCatalogue(list)
   const maskByTrigger = new Map<string, number>(list.map(c => [c.trigger, 1 << c.bit]))
-  // The triggers that routes have asked for: a challenge whose trigger is not among them cannot be passed.
-  const asked = new Set<string>()
   // Every near miss in one list (a journal entry keeps its place in it), and by resource.
   const nearMisses: Array<{ challenge: Challenge, rule: NearMiss }> = list.flatMap(challenge => challenge.nearMisses.map(rule => ({ challenge, rule })))
   const missesOn = new Map<string, Array<{ at: number, challenge: Challenge, rule: NearMiss }>>()
@@ -165,15 +163,15 @@ export function createCatalogue (list: readonly Challenge[]) {
     bitFor (trigger: Trigger): number {
       const mask = maskByTrigger.get(trigger)
       if (mask === undefined) throw new Error(`catalogue: no challenge is passed by ${JSON.stringify(trigger)}`)
-      asked.add(trigger)
       return mask
     },
     /**
-     * The challenges that no route has asked `bitFor` about: nobody could pass them. The app checks
-     * it once its routes are registered, so a challenge added without its route fails at start-up.
+     * The challenges whose trigger is not among `emitted` (the triggers an app's routes asked a bit
+     * for): nobody could pass them. The app checks it once its routes are registered, so that a
+     * challenge added without its route fails at start-up.
      */
-    unreachableChallenges (): Challenge[] {
-      return list.filter(c => !asked.has(c.trigger))
+    unreachable (emitted: ReadonlySet<string>): Challenge[] {
+      return list.filter(c => !emitted.has(c.trigger))
     },
     /** Every challenge, in id order, passed or not in `progress`. */
     rows (progress: number): ChallengeRow[] {
@@ -216,4 +214,4 @@ export function createCatalogue (list: readonly Challenge[]) {
   }
 }
 
-export const { bitFor, unreachableChallenges, rows: challengeRows, statusMap, progressFrom, nearMiss, nearMissSays } = createCatalogue(challenges)
+export const { bitFor, unreachable: unreachableChallenges, rows: challengeRows, statusMap, progressFrom, nearMiss, nearMissSays } = createCatalogue(challenges)
