@@ -1,5 +1,5 @@
 // The instructor's key: `fastify.adminOnly`, an onRequest hook for the class board's routes and
-// /metrics. It wants `Authorization: Bearer <adminToken>`: none (or another scheme) is 401 with
+// /metrics, which `fastify.adminRoutes()` puts on every route of the plugin that calls it. It wants `Authorization: Bearer <adminToken>`: none (or another scheme) is 401 with
 // WWW-Authenticate: Bearer, a wrong one 403. The token is compared in constant time and never
 // logged or echoed. Without an admin token the routes that use it are not registered at all
 // (`fastify.adminEnabled` is false), so they answer 404 like any unknown path.
@@ -13,10 +13,13 @@ declare module 'fastify' {
     adminEnabled: boolean
     /** Answers 401 or 403 unless the request carries the admin token as a Bearer token. */
     adminOnly: onRequestHookHandler
-  }
-  interface FastifyContextConfig {
-    /** An admin route: it passes no challenge and is kept out of every learner's journal. */
-    admin?: boolean
+    /**
+     * Makes every route that the calling plugin registers after it an admin route: the token is
+     * checked before anything else about the request, and the route is left out of the learners'
+     * OpenAPI document and of every journal (`request.journaled`, set in the same hook: the
+     * journal's own onRoute hook has seen the route before this plugin's could mark it).
+     */
+    adminRoutes (): void
   }
 }
 
@@ -53,6 +56,17 @@ async function admin (fastify: FastifyInstance, options: AdminOptions): Promise<
     }
     done()
   })
+
+  fastify.decorate('adminRoutes', function (this: FastifyInstance) {
+    const adminOnly = this.adminOnly
+    this.addHook('onRequest', function adminRoute (request, reply, done) {
+      request.journaled = false
+      adminOnly.call(this, request, reply, done)
+    })
+    this.addHook('onRoute', route => {
+      route.schema = { ...route.schema, hide: true }
+    })
+  })
 }
 
-export default fp(admin, { name: 'admin', fastify: '5.x', dependencies: ['errors'] })
+export default fp(admin, { name: 'admin', fastify: '5.x', dependencies: ['errors', 'journal'] })

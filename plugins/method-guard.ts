@@ -22,10 +22,15 @@ declare module 'fastify' {
      */
     allowOnly (url: string, allow: readonly string[]): void
   }
+  interface FastifyRequest {
+    /** Whether the request was answered as one to an unknown path (404), the CORS catch-all's included. */
+    unmatched: boolean
+  }
 }
 
 /** The 404 of the service, for any path under its prefix that it does not have. */
 function notFound (request: FastifyRequest, reply: FastifyReply): void {
+  request.unmatched = true
   reply.fail(404, notFoundMessage(request))
 }
 
@@ -34,6 +39,7 @@ async function methodGuard (fastify: FastifyInstance): Promise<void> {
     return this.supportedMethods.filter(method => EVERY_METHOD.includes(method))
   })
 
+  fastify.decorateRequest('unmatched', false)
   // Unknown paths come under the service's hooks (the common headers, the echo, the error format).
   fastify.setNotFoundHandler(notFound)
   // Not async: this hook runs on every request, and a promise per request costs.

@@ -223,8 +223,7 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   // route, registered before this plugin, is the method guard's 404 too, and is counted as one.
   const unmatched = countsOf(UNMATCHED)
   fastify.addHook('onSend', function countUnmatched (request, reply, payload, done) {
-    // (A routed request has its route's URL.)
-    if (request.is404 || (request.method === 'OPTIONS' && (request.routeOptions.url as string).endsWith('*'))) count(unmatched, request, reply)
+    if (request.unmatched) count(unmatched, request, reply)
     done(null, payload)
   })
   fastify.addHook('onError', function countStoreError (_request, _reply, error, done) {
@@ -233,4 +232,4 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['challenger-registry', 'session'] })
+export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['challenger-registry', 'session', 'method-guard'] })

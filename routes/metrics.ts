@@ -4,14 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 
 const metricsRoute: FastifyPluginAsync = async (fastify) => {
-  fastify.addHook('onRequest', function admin (request, reply, done) {
-    request.journaled = false
-    fastify.adminOnly(request, reply, done)
-  })
-  fastify.addHook('onRoute', route => {
-    route.schema = { ...route.schema, hide: true }
-    route.config = { ...route.config, journal: false }
-  })
+  fastify.adminRoutes()
 
   fastify.get('/metrics', async (_request, reply) => {
     const text = await fastify.metrics.metrics()

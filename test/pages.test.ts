@@ -2,7 +2,7 @@
 // looking passes nothing, the learner's name on the progress page, and the class board's page
 // (GET /admin, only with an admin token).
 import t from 'tap'
-import { MAX_PAGE } from '../routes/admin.js'
+import { MAX_PAGE } from '../src/domain/admin-csv.js'
 import { ADMIN_SCRIPT, ADMIN_STYLESHEET, adminPage, BOARD_CAP, BOARD_PAGE, BOARD_REFRESH_MS, TOKEN_KEY } from '../src/domain/admin-page.js'
 import { BEARER_WARNING, challengesPage, escapeHtml, landingPage, progressText, REFRESH_SCRIPT } from '../src/domain/pages.js'
 import { build, newSession, passed } from './helper.js'

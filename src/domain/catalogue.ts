@@ -120,6 +120,11 @@ export function isPassed (progress: number, challenge: Challenge): boolean {
   return (progress & (1 << challenge.bit)) !== 0
 }
 
+/** The ids of the challenges whose bits are in `progress`, as numbers, in id order. */
+export function passedIds (progress: number): number[] {
+  return challenges.filter(c => isPassed(progress, c)).map(c => c.id)
+}
+
 /** The id as the reference writes it in a status map: two digits, `01`. */
 export function paddedId (id: number): string {
   return String(id).padStart(2, '0')

@@ -2,7 +2,7 @@
 // passed and, for a near miss, why it missed. Entries are kept packed, four integers each in one
 // Int32Array per session (strings only for a path or type the service does not know in advance),
 // and unpacked only when the journal is read. Nothing here knows HTTP: the journal plugin gathers the facts.
-import { challenges, isPassed, nearMissSays, type SeenRequest } from './catalogue.js'
+import { nearMissSays, passedIds, type SeenRequest } from './catalogue.js'
 import type { TokenVerdict } from './challenge-list.js'
 import { EVERY_METHOD } from './methods.js'
 
@@ -235,11 +235,6 @@ export function decodeEntry (text: string): JournalEntry {
     passed,
     hint
   }
-}
-
-/** The ids of the challenges whose bits are in `bits`, as numbers, in id order. */
-function passedIds (bits: number): number[] {
-  return challenges.filter(c => isPassed(bits, c)).map(c => c.id)
 }
 
 /** What the endpoint and the challenges page show of an entry. */

@@ -214,6 +214,32 @@ export const NewSession = Type.Object({
   name: Type.Optional(Type.String({ description: `1 to ${MAX_NAME} characters once trimmed, no control characters` }))
 }, { examples: [{ name: 'Ada' }] })
 
+/** GET /admin/sessions's query: the page size is checked by its route, to say what it wants. */
+export const AdminPageQuery = Type.Object({
+  limit: Type.Optional(Type.String({ description: 'Sessions per page' })),
+  cursor: Type.Optional(Type.String({ description: 'Where the page before ended: its Link header\'s cursor' }))
+})
+
+/** A page of the class, most recently active first. */
+export const AdminSessionPage = Type.Object({
+  total: Type.Integer({ description: 'Live sessions in all' }),
+  sessions: Type.Array(Type.Object({
+    guid: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time' }),
+    lastSeen: Type.String({ format: 'date-time' }),
+    passed: Type.Array(Type.Integer(), { description: 'The ids of the challenges passed' })
+  })),
+  next: Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page; null on the last' })
+})
+
+/** The class at a glance. */
+export const AdminSummary = Type.Object({
+  live: Type.Integer(),
+  activeLast10Minutes: Type.Integer(),
+  challenges: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), passedBy: Type.Integer() }))
+})
+
 export const GuidParams = Type.Object({
   guid: Type.String({ description: 'A session id' })
 })

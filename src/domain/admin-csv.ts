@@ -1,0 +1,37 @@
+// The class board's API in plain terms: its page sizes, and the sessions as CSV (RFC 4180), for
+// routes/admin.ts and the board page.
+import { challenges, isPassed, paddedId, passedIds } from './catalogue.js'
+import type { SessionSummary } from './store.js'
+
+/** Sessions per page of GET /admin/sessions: by default, and at most. */
+export const DEFAULT_PAGE = 100
+export const MAX_PAGE = 1000
+/** The window of "active" in GET /admin/summary. */
+export const ACTIVE_WINDOW_MS = 10 * 60 * 1000
+
+/**
+ * One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes doubled.
+ * A field that a spreadsheet would run as a formula (=, +, -, @, tab or CR first: names are the
+ * learners' text) gets a ' in front, as OWASP advises.
+ */
+export function csvField (text: string): string {
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe
+}
+
+/** The sessions as CSV: a header line, then one line per session, CRLF after each (RFC 4180). */
+export function sessionsCsv (sessions: readonly SessionSummary[]): string {
+  const head = ['guid', 'name', 'createdAt', 'lastSeen', 'passed', ...challenges.map(c => `challenge ${paddedId(c.id)}`)]
+  const rows = sessions.map(s => [
+    s.guid, s.name ?? '', new Date(s.createdAt).toISOString(), new Date(s.lastSeen).toISOString(),
+    String(passedIds(s.progress).length), ...challenges.map(c => String(isPassed(s.progress, c)))
+  ])
+  return [head, ...rows].map(cells => cells.map(csvField).join(',') + '\r\n').join('')
+}
+
+/** A page size from the query: a whole number from 1 to MAX_PAGE, or the reason it is not. */
+export function pageSize (raw: string | undefined): number | string {
+  if (raw === undefined) return DEFAULT_PAGE
+  if (!/^\d{1,7}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PAGE) return `limit must be a whole number from 1 to ${MAX_PAGE}, got ${JSON.stringify(raw)}`
+  return Number(raw)
+}
