@@ -11,7 +11,8 @@
 // BENCH_SCALE (default 1; 0 skips the 1,000 / 100,000 / 1,000,000 session table), BENCH_MEMORY
 // (default 1; 0 skips memory per session), BENCH_REDIS_SESSIONS (default 100,000), BENCH_AGAINST
 // (another build's dist/src/server.js: this build against that one, scenario by scenario, and
-// nothing else).
+// nothing else), BENCH_THIS_ENV (with BENCH_AGAINST: settings for this build only, such as
+// JOURNAL_SIZE=0 against a build from before the journal; comma-separated NAME=value).
 import autocannon from 'autocannon'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -33,6 +34,10 @@ const pin = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && hasT
 const withScale = process.env.BENCH_SCALE !== '0'
 const withMemory = process.env.BENCH_MEMORY !== '0'
 const against = process.env.BENCH_AGAINST ?? ''
+const thisEnv: Record<string, string> = Object.fromEntries((process.env.BENCH_THIS_ENV ?? '').split(',').filter(pair => pair.includes('=')).map(pair => {
+  const at = pair.indexOf('=')
+  return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()]
+}))
 
 /**
  * The service's LOG_LEVEL and the baseline's logger beside it (BASELINE_LOGGER, see baseline-fastify.ts).
@@ -407,7 +412,7 @@ async function main (): Promise<string> {
 async function mainAgainst (): Promise<string> {
   const rows: Row[] = []
   for (const level of loggers) {
-    const service = await startService(`this build (${level})`, level)
+    const service = await startService(`this build (${level})`, level, thisEnv)
     const earlier = await startService(`earlier build (${level})`, level, {}, against)
     const sessions = await createSessions(service.url, ROTATION)
     const earlierSessions = await createSessions(earlier.url, ROTATION)
@@ -418,7 +423,8 @@ async function mainAgainst (): Promise<string> {
     await stop(service)
     await stop(earlier)
   }
-  return formatRows(rows, ['this build', 'earlier build'])
+  const settings = Object.entries(thisEnv).map(([name, value]) => `${name}=${value}`).join(' ')
+  return (settings === '' ? '' : `This build with ${settings}\n\n`) + formatRows(rows, ['this build', 'earlier build'])
 }
 
 /**

@@ -47,8 +47,9 @@ function countingIn (challengers: ChallengerStore): { store?: FastifyRateLimitSt
       count(key, windowMs as number).then(({ count, msLeft }) => { callback(null, { current: count, ttl: msLeft }) }, callback)
     }
 
+    // The limiter made with its own options (below) counts in a child: the same counts.
     child (): FastifyRateLimitStore {
-      return this
+      return new Counts()
     }
   }
   return { store: Counts }
@@ -59,11 +60,10 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
   /** Whether this request may create a session; when not, the 429 has been sent. */
   let mayCreate = async (_request: FastifyRequest, _reply: FastifyReply): Promise<boolean> => true
   if (options.creationRateLimit > 0) {
-    // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64). A
-    // store that counts (Redis) is where the counts live, so that the limit holds across instances.
-    const store = countingIn(fastify.challengers)
-    await fastify.register(rateLimit, { global: false, max: options.creationRateLimit, timeWindow: 60_000, keyGenerator: request => clientKey(request.ip), ...store })
-    const check = fastify.createRateLimit()
+    // A store that counts (Redis) is where the counts live, so that the limit holds across instances.
+    await fastify.register(rateLimit, { global: false, ...countingIn(fastify.challengers) })
+    // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64).
+    const check = fastify.createRateLimit({ max: options.creationRateLimit, timeWindow: 60_000, keyGenerator: request => clientKey(request.ip) })
     mayCreate = async (request, reply) => {
       const verdict = await check(request).catch((error: unknown) => { throw new StoreUnavailableError(error) })
       if (verdict.isAllowed || !verdict.isExceeded) return true
