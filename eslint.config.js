@@ -24,5 +24,5 @@ export default [
     }
   },
   { files: ['plugins/**/*.ts'], rules: above('plugins/', ['**/routes/*', '**/app.js', '**/server.js', '**/server-options.js']) },
-  { files: ['routes/**/*.ts'], rules: above('routes/ (which never import each other)', ['./*', '**/app.js', '**/server.js', '**/server-options.js']) }
+  { files: ['routes/**/*.ts'], rules: above('routes/ (which never import each other)', ['./*', '**/routes/*', '**/app.js', '**/server.js', '**/server-options.js']) }
 ]

@@ -1,4 +1,4 @@
-// Errors: one body shape, {"errorMessages": ["..."]} (src/messages.ts), sent by `reply.fail(status,
+// Errors: one body shape, {"errorMessages": ["..."]} (src/domain/messages.ts), sent by `reply.fail(status,
 // message)`, with the error handler and the 404 handler for the service. Errors that happen before
 // routing are src/server-options.ts's.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -64,7 +64,7 @@ async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promis
   fastify.setErrorHandler(function (error: FastifyError, request, reply) {
     const status = error.statusCode ?? 500
     if (status === 503) {
-      // The session store is away (see src/redis-store.ts): a retry may succeed.
+      // The session store is away (see src/domain/redis-store.ts): a retry may succeed.
       request.log.warn({ err: error }, 'store unavailable')
       return reply.fail(503, error.message)
     }

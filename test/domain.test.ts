@@ -35,6 +35,9 @@ t.test('the catalogue', async t => {
   t.throws(() => checkedCatalogue([template, { ...template, bit: 1 }]), /id 1 used twice/)
   t.throws(() => checkedCatalogue([{ ...template, bit: 31 }]), /challenge 1 has bit 31; bits go from 0 to 30/)
   t.throws(() => checkedCatalogue([{ ...template, bit: 1.5 }]), /bits go from 0 to 30/)
+  const later = { ...template, id: 40, bit: 1, referenceName: 'X', trigger: 'GET /heartbeat' as Trigger }
+  t.throws(() => checkedCatalogue([later, template]), /challenge 1 comes after a higher id/, 'the list is in id order')
+  t.equal(checkedCatalogue([template, later]).length, 2)
   const byId = (id: number) => challenges.find(c => c.id === id) as Challenge
   t.ok(isPassed(bitFor('TRACE /heartbeat'), byId(27)))
   t.notOk(isPassed(bitFor('TRACE /heartbeat'), byId(26)))

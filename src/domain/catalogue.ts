@@ -1,4 +1,4 @@
-// The challenge catalogue: the list of src/challenge-list.ts, checked, and the lookups over it
+// The challenge catalogue: the list of challenge-list.ts, checked, and the lookups over it
 // (bits, status maps, the reference's names). Plain data and lookups; it knows nothing of HTTP or Fastify.
 import { challenges, type Challenge, type NearMiss, type RequestFacts, type SeenRequest, type Trigger } from './challenge-list.js'
 
@@ -96,7 +96,7 @@ export const OTHER_REFERENCE_NAMES: readonly string[] = Object.freeze([
 ])
 
 /**
- * Checks a catalogue: ids, names, triggers and bits each used once, bits from 0 to 30 (progress is a
+ * Checks a catalogue: ids in ascending order; ids, names, triggers and bits each used once, bits from 0 to 30 (progress is a
  * 31-bit integer, in memory and in Redis). Returns it, so that a mistake fails at start-up.
  */
 export function checkedCatalogue (list: readonly Challenge[]): readonly Challenge[] {
@@ -105,6 +105,9 @@ export function checkedCatalogue (list: readonly Challenge[]): readonly Challeng
     if (twice.length > 0) throw new Error(`catalogue: ${what} ${twice.join(', ')} used twice`)
   }
   once('id', list.map(c => c.id))
+  // GET /challenges and the pages list the challenges in the catalogue's order, which is id order.
+  const early = list.find((c, at) => at > 0 && c.id < (list[at - 1] as Challenge).id)
+  if (early !== undefined) throw new Error(`catalogue: challenge ${early.id} comes after a higher id; keep the list in id order`)
   once('reference name', list.map(c => c.referenceName))
   once('trigger', list.map(c => c.trigger))
   once('bit', list.map(c => c.bit))

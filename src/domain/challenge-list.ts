@@ -1,5 +1,5 @@
 // The challenges, as data: what each one is, the request that passes it (its trigger) and its fixed
-// bit in a session's progress. src/catalogue.ts checks the list and answers questions about it.
+// bit in a session's progress. catalogue.ts checks the list and answers questions about it.
 // To add a challenge, see "Add a challenge" in the README.
 
 /**

@@ -19,7 +19,7 @@ export function header (description: string): HeaderDoc {
 /** Every answer echoes X-CHALLENGER. */
 const echo = { 'X-CHALLENGER': header('The request\'s X-CHALLENGER, echoed when it was sent') }
 
-/** An XML body, documented as text with an example: its shapes are in src/xml.ts. */
+/** An XML body, documented as text with an example: its shapes are in xml.ts. */
 function xmlText (example: string) {
   return { type: 'string', description: 'XML; see the example', example }
 }
