@@ -7,8 +7,8 @@
 // out (request.journaled false: the challenges page's refresh).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { nearMiss } from '../src/domain/catalogue.js'
-import type { TokenVerdict } from '../src/domain/challenge-list.js'
+import { nearMiss, nearMissMask } from '../src/domain/catalogue.js'
+import type { RequestFacts, TokenVerdict } from '../src/domain/challenge-list.js'
 import { journalText, knownText, sharedText, type JournalEntry, type TokenSource } from '../src/domain/journal.js'
 import { presentedToken, safeEqual } from '../src/domain/secrets.js'
 import type { ChallengerRecord } from '../src/domain/store.js'
@@ -51,8 +51,10 @@ function judgeToken (request: FastifyRequest, session: ChallengerRecord): [Token
 interface RouteFacts {
   /** The route's URL as registered (prefix included), or null for the 404. */
   url: string | null
-  /** The URL without the service's prefix, for the catalogue's near misses; null for the 404. */
-  resource: string | null
+  /** The URL without the service's prefix, for the catalogue's near misses ('' for the 404). */
+  resource: string
+  /** The progress bits of the challenges the route's requests can come near (0: none, as for the 404). */
+  missable: number
   takesToken: boolean
 }
 
@@ -64,7 +66,15 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
   const record = store.record.bind(store)
   const prefix = fastify.prefix
 
-  const entryOf = (request: FastifyRequest, reply: FastifyReply, session: ChallengerRecord, route: RouteFacts): JournalEntry => {
+  /** A fresh entry to fill: one per request for a store across the network, which keeps it a while. */
+  const blank = (): JournalEntry => ({ at: 0, method: '', path: '', status: 0, token: undefined, tokenSource: undefined, contentType: null, passed: 0, hint: -1 })
+  // A store in this process packs an entry before recordNow returns and keeps nothing of the object
+  // (ChallengerStore.recordNow): one entry, and one set of near-miss facts, serve every request.
+  const scratch = blank()
+  const facts: RequestFacts = { method: '', status: 0, token: undefined, tokenSource: undefined, contentType: null, override: null, authorization: 'none', namedSession: false }
+
+  /** Fills `entry` with what the journal keeps of the request, and returns it. */
+  const entryOf = (request: FastifyRequest, reply: FastifyReply, session: ChallengerRecord, route: RouteFacts, entry: JournalEntry): JournalEntry => {
     const url = request.url
     const query = url.indexOf('?')
     const path = query === -1 ? url : url.slice(0, query)
@@ -72,38 +82,40 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     let token: TokenVerdict | undefined
     let tokenSource: TokenSource | undefined
     if (route.takesToken) {
-      [token, tokenSource] = request.tokenVerdict === null ? judgeToken(request, session) : [request.tokenVerdict, request.tokenSource ?? undefined]
+      if (request.tokenVerdict === null) [token, tokenSource] = judgeToken(request, session)
+      else {
+        token = request.tokenVerdict
+        tokenSource = request.tokenSource ?? undefined
+      }
     }
     const passed = request.passedBits
     const status = reply.statusCode
     let hint = -1
-    // A request that passed nothing, to a path with challenges: did it come close to one?
-    if (passed === 0 && route.resource !== null) {
+    // A request that passed nothing, to a path with challenges not all passed: did it come close to one?
+    if (passed === 0 && (session.progress & route.missable) !== route.missable) {
       const override = request.headers['x-http-method-override']
       const authorization = request.headers.authorization
-      hint = nearMiss(route.resource, {
-        method: request.method,
-        status,
-        token,
-        tokenSource,
-        contentType,
-        override: typeof override === 'string' ? override.trim().toUpperCase() : null,
-        authorization: authorization === undefined ? 'none' : /^basic /i.test(authorization) ? 'basic' : 'other',
-        namedSession: request.headers['x-challenger'] !== undefined
-      }, session.progress)
+      facts.method = request.method
+      facts.status = status
+      facts.token = token
+      facts.tokenSource = tokenSource
+      facts.contentType = contentType
+      facts.override = typeof override === 'string' ? override.trim().toUpperCase() : null
+      facts.authorization = authorization === undefined ? 'none' : /^basic /i.test(authorization) ? 'basic' : 'other'
+      facts.namedSession = request.headers['x-challenger'] !== undefined
+      hint = nearMiss(route.resource, facts, session.progress)
     }
-    return {
-      at: Date.now(),
-      method: request.method,
-      // The route's own path string when it is the whole path: no string per entry.
-      path: path === route.url ? route.url : journalText(path),
-      status,
-      token,
-      tokenSource,
-      contentType,
-      passed,
-      hint
-    }
+    entry.at = Date.now()
+    entry.method = request.method
+    // The route's own path string when it is the whole path: no string per entry.
+    entry.path = path === route.url ? route.url : journalText(path)
+    entry.status = status
+    entry.token = token
+    entry.tokenSource = tokenSource
+    entry.contentType = contentType
+    entry.passed = passed
+    entry.hint = hint
+    return entry
   }
 
   /** Records the entry, then calls `next`: at once in this process, else once the store has it. */
@@ -128,11 +140,11 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     if (session !== null) {
       // In this process, no callback to make: the entry is in before the answer goes on.
       if (recordNow !== undefined) {
-        recordNow(session.guid, entryOf(request, reply, session, route))
+        recordNow(session.guid, entryOf(request, reply, session, route, scratch))
         done(null, payload)
         return
       }
-      write(session, entryOf(request, reply, session, route), () => { done(null, payload) })
+      write(session, entryOf(request, reply, session, route, blank()), () => { done(null, payload) })
       return
     }
     // An unknown path is answered before the session is looked up: a learner's typo is worth a line.
@@ -144,7 +156,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     const next = (): void => { done(null, payload) }
     fastify.findSession(guid).then(found => {
       if (found === undefined) next()
-      else write(found, entryOf(request, reply, found, route), next)
+      else write(found, entryOf(request, reply, found, route, blank()), next)
     }, next)
   }
 
@@ -152,11 +164,12 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     // The journal's own reads are not recorded.
     if (route.config?.journal === false) return
     knownText(route.url)
-    const facts: RouteFacts = { url: sharedText(route.url), resource: route.url.slice(prefix.length), takesToken: route.config?.takesToken === true }
+    const resource = route.url.slice(prefix.length)
+    const facts: RouteFacts = { url: sharedText(route.url), resource, missable: nearMissMask(resource), takesToken: route.config?.takesToken === true }
     route.onSend = [...[route.onSend ?? []].flat(), recorder(facts)]
   })
   // Unknown paths (404) have no route: one hook for them, which lets every routed request by at once.
-  const notFound = recorder({ url: null, resource: null, takesToken: false })
+  const notFound = recorder({ url: null, resource: '', missable: 0, takesToken: false })
   fastify.addHook('onSend', function recordNotFound (request, reply, payload, done) {
     if (request.is404) notFound.call(this, request, reply, payload, done)
     else done(null, payload)

@@ -186,6 +186,13 @@ export function createCatalogue (list: readonly Challenge[]) {
       return list.map(c => ({ id: c.id, name: c.name, description: c.description, hint: c.hint, status: isPassed(progress, c) }))
     },
     /**
+     * The progress bits of the challenges on `resource` that have near misses (0 for none): once
+     * a session has them all, no request to it is near anything, and `nearMiss` need not be asked.
+     */
+    nearMissMask (resource: string): number {
+      return maskOn.get(resource) ?? 0
+    },
+    /**
      * The near miss of a request to `resource` that passed nothing new, with the session's
      * `progress` after it: the first rule, in id order, of a challenge not yet passed that
      * recognises the request. Its place in the list (for `nearMissSays`), or -1 for none.
@@ -222,4 +229,4 @@ export function createCatalogue (list: readonly Challenge[]) {
   }
 }
 
-export const { bitFor, unreachable: unreachableChallenges, rows: challengeRows, statusMap, progressFrom, nearMiss, nearMissSays } = createCatalogue(challenges)
+export const { bitFor, unreachable: unreachableChallenges, rows: challengeRows, statusMap, progressFrom, nearMiss, nearMissMask, nearMissSays } = createCatalogue(challenges)

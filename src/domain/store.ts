@@ -113,6 +113,7 @@ export interface ChallengerStore {
    * journal size); a session that is gone is left gone, and its journal goes with it.
    */
   record? (guid: string, entry: JournalEntry): Promise<void>
+  /** `record` at once, for a store in this process. It keeps nothing of `entry`, which the caller reuses. */
   recordNow? (guid: string, entry: JournalEntry): void
   /** The session's journal, newest first; undefined when the session is gone. Not activity. */
   journal? (guid: string): Promise<JournalEntry[] | undefined>
