@@ -12,7 +12,8 @@
 // (default 1; 0 skips memory per session), BENCH_REDIS_SESSIONS (default 100,000), BENCH_AGAINST
 // (another build's dist/src/server.js: this build against that one, scenario by scenario, and
 // nothing else), BENCH_THIS_ENV (with BENCH_AGAINST: settings for this build only, such as
-// JOURNAL_SIZE=0 against a build from before the journal; comma-separated NAME=value).
+// JOURNAL_SIZE=0 against a build from before the journal; comma-separated NAME=value), BENCH_COSTS
+// (journal, metrics or both: only those on/off rows, at each log level, and nothing else).
 import autocannon from 'autocannon'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -34,6 +35,9 @@ const pin = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && hasT
 const withScale = process.env.BENCH_SCALE !== '0'
 const withMemory = process.env.BENCH_MEMORY !== '0'
 const against = process.env.BENCH_AGAINST ?? ''
+// BENCH_COSTS=journal (or metrics, or both, comma-separated): only those on/off rows.
+const costsOnly = (process.env.BENCH_COSTS ?? '').split(',').map(what => what.trim()).filter(what => what !== '')
+const costsOf: readonly string[] = costsOnly.length > 0 ? costsOnly : ['journal', 'metrics']
 const thisEnv: Record<string, string> = Object.fromEntries((process.env.BENCH_THIS_ENV ?? '').split(',').filter(pair => pair.includes('=')).map(pair => {
   const at = pair.indexOf('=')
   return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()]
@@ -327,6 +331,42 @@ function formatRows (rows: Row[], sides: [string, string]): string {
   return table(head.filter(keep), body.map(cells => cells.filter(keep)))
 }
 
+/**
+ * What the journal (issue 16) and the metrics (issue 17) cost: the service with and without them, each
+ * side a fresh process with the same history (a process that has served the rows before ran up to a
+ * third slower than a fresh one on this machine, whichever side it was on). Nothing scrapes /metrics
+ * during the rounds: a scrape every 15 s is one request in 300,000 or so.
+ */
+async function costRows (level: string): Promise<Row[]> {
+  const rows: Row[] = []
+  const costs = [
+    ['journal', {}, { JOURNAL_SIZE: '0' }, TARGET.journal],
+    ['metrics', { ADMIN_TOKEN: 'bench-admin-token-0123456789' }, {}, TARGET.metrics]
+  ] as const
+  for (const [what, onEnv, offEnv, target] of costs) {
+    if (!costsOf.includes(what)) continue
+    const on = await startService(`service, ${what} on (${level})`, level, onEnv)
+    const off = await startService(`service, ${what} off (${level})`, level, offEnv)
+    const onSessions = await createSessions(on.url, ROTATION)
+    const offSessions = await createSessions(off.url, ROTATION)
+    for (const [name, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const) {
+      rows.push(await compare(`${name}, ${what} on vs off`, `${level} / ${level}`,
+        { server: on, requests: rotating(method, path, onSessions, body) },
+        { server: off, requests: rotating(method, path, offSessions, body) }, target, true))
+    }
+    await stop(on)
+    await stop(off)
+  }
+  return rows
+}
+
+/** BENCH_COSTS: only the on/off rows, at each log level. */
+async function mainCosts (): Promise<string> {
+  const rows: Row[] = []
+  for (const level of loggers) rows.push(...await costRows(level))
+  return formatRows(rows, ['on', 'off'])
+}
+
 /** Issue 15's table: each log level against the baseline's matching logger, the Redis row, the context rows. */
 async function main (): Promise<string> {
   let out = ''
@@ -360,27 +400,7 @@ async function main (): Promise<string> {
               { server: service, requests }, TARGET.redis))
             await stop(withRedis)
           }
-          // What the journal (issue 16) and the metrics (issue 17) cost: the service with and without
-          // them, each side a fresh process with the same history (a process that has served the rows
-          // before ran up to a third slower than a fresh one on this machine, whichever side it was on).
-          // Nothing scrapes /metrics during the rounds: a scrape every 15 s is one request in 300,000 or so.
-          const costs = [
-            ['journal', {}, { JOURNAL_SIZE: '0' }, TARGET.journal],
-            ['metrics', { ADMIN_TOKEN: 'bench-admin-token-0123456789' }, {}, TARGET.metrics]
-          ] as const
-          for (const [what, onEnv, offEnv, target] of costs) {
-            const on = await startService(`service, ${what} on (${level})`, level, onEnv)
-            const off = await startService(`service, ${what} off (${level})`, level, offEnv)
-            const onSessions = await createSessions(on.url, ROTATION)
-            const offSessions = await createSessions(off.url, ROTATION)
-            for (const [name, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const) {
-              rows.push(await compare(`${name}, ${what} on vs off`, `${level} / ${level}`,
-                { server: on, requests: rotating(method, path, onSessions, body) },
-                { server: off, requests: rotating(method, path, offSessions, body) }, target, true))
-            }
-            await stop(on)
-            await stop(off)
-          }
+          rows.push(...await costRows(level))
         }
       }
       await stop(service)
@@ -515,8 +535,8 @@ Legend
 - p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
 - scale: one service per size (MAX_SESSIONS=1000000), filled with POST /challenger, requests rotating over
   ${ROTATION} authorized sessions; spread = fastest ÷ slowest − 1.
-- heap: in-process MemoryStore, heapUsed + arrayBuffers (a journal's integers are an Int32Array) after a full gc (at 1,000 the figure moves by ±20 bytes from run to run: the
-  Map's table and one-off allocations weigh more); Redis: INFO memory used_memory, after − before, ÷ sessions
+- heap: in-process MemoryStore, heapUsed + arrayBuffers (a journal's integers are an Int32Array) after a full gc and an unmeasured first
+  round (the store's code compiled); the 1,000 figure is over twenty stores of 1,000 alive together (one store's moved by ±20 bytes); Redis: INFO memory used_memory, after − before, ÷ sessions
   (a redis-server of its own, no persistence).
 `
 
@@ -525,7 +545,9 @@ try {
   if (pin) execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
   process.stdout.write(`node ${process.version}, ${seconds} s rounds, ${pairs} pairs, ${connections} connections, pipelining ${pipelining}, ` +
     (pin ? 'servers on core 0, load on core 1' : 'not pinned') + `, log levels ${loggers.join(', ')}\n\n`)
-  if (against !== '') {
+  if (costsOnly.length > 0) {
+    process.stdout.write(await mainCosts())
+  } else if (against !== '') {
     process.stdout.write(`This build against ${against} (ratio: this ÷ that):\n\n` + await mainAgainst())
   } else {
     process.stdout.write(await main())
