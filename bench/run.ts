@@ -15,23 +15,16 @@
 // JOURNAL_SIZE=0 against a build from before the journal; comma-separated NAME=value), BENCH_COSTS
 // (journal, metrics or both: only those on/off rows, at each log level, and nothing else).
 import autocannon from 'autocannon'
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { availableParallelism } from 'node:os'
-import { fileURLToPath } from 'node:url'
+import { execFileSync, spawn } from 'node:child_process'
 import type { MemoryReport } from './memory.js'
-import { NOTE } from './note.js'
 import { hasRedis, startRedis, type RedisServer } from './redis.js'
+import { cpuMicros, createSessions, here, noteBody, pin, rotating, running, scenarioRequests, start, startService, stop, type Server, type Session } from './servers.js'
 import { setting } from './settings.js'
-
-const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url))
 
 const seconds = setting('BENCH_SECONDS', 5)
 const pairs = setting('BENCH_PAIRS', 3)
 const connections = setting('BENCH_CONNECTIONS', 50)
 const pipelining = setting('BENCH_PIPELINING', 1)
-const pin = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && hasTaskset()
 const withScale = process.env.BENCH_SCALE !== '0'
 const withMemory = process.env.BENCH_MEMORY !== '0'
 const against = process.env.BENCH_AGAINST ?? ''
@@ -71,86 +64,8 @@ const JOURNAL_BYTES = 1000
 const SCALE_SIZES = [1_000, 100_000, 1_000_000]
 const ROTATION = 200
 
-function hasTaskset (): boolean {
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
-
 function progress (line: string): void {
   process.stderr.write(`bench: ${line}\n`)
-}
-
-/** CPU time (user + system) a process has used, in microseconds; undefined where /proc is absent. */
-function cpuMicros (pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
-    // After the command: state is field 3, utime 14 and stime 15 (proc(5)), in clock ticks of 10 ms.
-    return (Number(fields[11]) + Number(fields[12])) * 10_000
-  } catch {
-    return undefined
-  }
-}
-
-interface Server {
-  name: string
-  url: string
-  child: ChildProcess
-}
-
-const running: Server[] = []
-
-async function freePort (): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise(resolve => probe.close(resolve))
-  return port
-}
-
-/**
- * Starts the server script `script` with node on a free port (PORT, HOST) and resolves once it
- * answers HTTP (at LOG_LEVEL=silent the service says nothing, so its output cannot tell).
- */
-async function start (name: string, script: string, env: Record<string, string>): Promise<Server> {
-  const port = await freePort()
-  const args = [script]
-  const [command, argv] = pin ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args]
-  const child = spawn(command, argv, { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] })
-  const server = { name, url: `http://127.0.0.1:${port}`, child }
-  running.push(server)
-  let output = ''
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => { output = (output + chunk).slice(-4000) })
-  let exited: number | null | undefined
-  child.on('exit', code => { exited = code })
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    if (exited !== undefined) throw new Error(`${name} exited with ${exited} before listening:\n${output}`)
-    try {
-      await (await fetch(`${server.url}/`)).arrayBuffer()
-      return server
-    } catch {
-      if (Date.now() > deadline) throw new Error(`${name} did not answer within 30 s:\n${output}`)
-      await new Promise(resolve => setTimeout(resolve, 50))
-    }
-  }
-}
-
-/** The service at `logLevel` (a build's dist/src/server.js): the creation limit off, since all load comes from one address. */
-async function startService (name: string, logLevel: string, env: Record<string, string> = {}, script = here('../src/server.js')): Promise<Server> {
-  return await start(name, script, { LOG_LEVEL: logLevel, CREATION_RATE_LIMIT: '0', ...env })
-}
-
-async function stop (server: Server): Promise<void> {
-  const at = running.findIndex(known => known.child === server.child)
-  if (at !== -1) running.splice(at, 1)
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return
-  const exited = new Promise(resolve => server.child.once('exit', resolve))
-  server.child.kill('SIGTERM')
-  await exited
 }
 
 interface Target {
@@ -240,68 +155,10 @@ async function compare (scenario: string, logger: string, service: Target, basel
   return { scenario, logger, service: a, baseline: b, target, ratio }
 }
 
-interface Session {
-  guid: string
-  token: string
-}
-
-/** `count` sessions with a token each and the benchmark's note stored, so that a note GET answers NOTE. */
-async function createSessions (url: string, count: number): Promise<Session[]> {
-  const sessions: Session[] = []
-  for (let i = 0; i < count; i++) {
-    const created = await fetch(`${url}/challenger`, { method: 'POST' })
-    await created.arrayBuffer()
-    const guid = created.headers.get('x-challenger') as string
-    const issued = await fetch(`${url}/secret/token`, {
-      method: 'POST',
-      headers: { 'x-challenger': guid, authorization: 'Basic ' + Buffer.from('admin:password').toString('base64') }
-    })
-    await issued.arrayBuffer()
-    const token = issued.headers.get('x-auth-token')
-    if (created.status !== 201 || issued.status !== 201 || token === null) {
-      throw new Error(`session set-up failed: ${created.status} ${issued.status}`)
-    }
-    const noted = await fetch(`${url}/secret/note`, {
-      method: 'POST',
-      headers: { 'x-challenger': guid, 'x-auth-token': token, 'content-type': 'application/json' },
-      body: JSON.stringify({ note: NOTE })
-    })
-    await noted.arrayBuffer()
-    if (noted.status !== 200) throw new Error(`session set-up failed: the note write answered ${noted.status}`)
-    sessions.push({ guid, token })
-  }
-  return sessions
-}
-
-/**
- * One request per session, in order: each connection walks the list, so the sessions rotate. The
- * requests are static, so autocannon builds them once and the load generator stays cheap (a
- * per-request callback would make it, not the server, the bottleneck).
- */
-function rotating (method: string, path: string, sessions: Session[], body?: string): autocannon.Request[] {
-  return sessions.map(session => ({
-    method: method as autocannon.Request['method'],
-    path,
-    body,
-    headers: {
-      'x-challenger': session.guid,
-      'x-auth-token': session.token,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' })
-    }
-  }))
-}
-
-const noteBody = JSON.stringify({ note: NOTE })
-
-/** The four scenarios of issue 15: name, requests over `sessions`, target. */
+/** The four scenarios of issue 15 (servers.ts), each with its target. */
 function scenarios (sessions: Session[]): Array<[string, autocannon.Request[], number]> {
-  return [
-    ['GET /heartbeat', rotating('GET', '/heartbeat', sessions), TARGET.heartbeat],
-    ['POST /secret/note', rotating('POST', '/secret/note', sessions, noteBody), TARGET.notePost],
-    ['GET /secret/note', rotating('GET', '/secret/note', sessions), TARGET.noteGet],
-    // Session creation: no X-CHALLENGER; the baseline's POST /challenger is a bare 204.
-    ['POST /challenger', [{ method: 'POST', path: '/challenger' }], TARGET.creation]
-  ]
+  const targets = [TARGET.heartbeat, TARGET.notePost, TARGET.noteGet, TARGET.creation]
+  return scenarioRequests(sessions).map(([name, requests], i) => [name, requests, targets[i] as number])
 }
 
 const thousands = (n: number): string => Math.round(n).toLocaleString('en-US')

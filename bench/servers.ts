@@ -1,0 +1,155 @@
+// The servers of the bench scripts: each in its own process on 127.0.0.1 (pinned to core 0 when
+// BENCH_PIN allows), the sessions they are measured with, and the static requests that rotate over them.
+import type autocannon from 'autocannon'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { NOTE } from './note.js'
+
+export const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url))
+
+function hasTaskset (): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** CPU time (user + system) a process has used, in microseconds; undefined where /proc is absent. */
+export function cpuMicros (pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
+    // After the command: state is field 3, utime 14 and stime 15 (proc(5)), in clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10_000
+  } catch {
+    return undefined
+  }
+}
+
+export interface Server {
+  name: string
+  url: string
+  child: ChildProcess
+}
+
+export const running: Server[] = []
+
+async function freePort (): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve))
+  const { port } = probe.address() as { port: number }
+  await new Promise(resolve => probe.close(resolve))
+  return port
+}
+
+/**
+ * Starts the server script `script` with node on a free port (PORT, HOST) and resolves once it
+ * answers HTTP (at LOG_LEVEL=silent the service says nothing, so its output cannot tell).
+ */
+export async function start (name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Server> {
+  const port = await freePort()
+  const args = [...nodeArgs, script]
+  const [command, argv] = pin ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args]
+  const child = spawn(command, argv, { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const server = { name, url: `http://127.0.0.1:${port}`, child }
+  running.push(server)
+  let output = ''
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => { output = (output + chunk).slice(-4000) })
+  let exited: number | null | undefined
+  child.on('exit', code => { exited = code })
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (exited !== undefined) throw new Error(`${name} exited with ${exited} before listening:\n${output}`)
+    try {
+      await (await fetch(`${server.url}/`)).arrayBuffer()
+      return server
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${name} did not answer within 30 s:\n${output}`)
+      await new Promise(resolve => setTimeout(resolve, 50))
+    }
+  }
+}
+
+/** The service at `logLevel` (a build's dist/src/server.js): the creation limit off, since all load comes from one address. */
+export async function startService (name: string, logLevel: string, env: Record<string, string> = {}, script = here('../src/server.js'), nodeArgs: string[] = []): Promise<Server> {
+  return await start(name, script, { LOG_LEVEL: logLevel, CREATION_RATE_LIMIT: '0', ...env }, nodeArgs)
+}
+
+export async function stop (server: Server): Promise<void> {
+  const at = running.findIndex(known => known.child === server.child)
+  if (at !== -1) running.splice(at, 1)
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return
+  const exited = new Promise(resolve => server.child.once('exit', resolve))
+  server.child.kill('SIGTERM')
+  await exited
+}
+export interface Session {
+  guid: string
+  token: string
+}
+
+/** `count` sessions with a token each and the benchmark's note stored, so that a note GET answers NOTE. */
+export async function createSessions (url: string, count: number): Promise<Session[]> {
+  const sessions: Session[] = []
+  for (let i = 0; i < count; i++) {
+    const created = await fetch(`${url}/challenger`, { method: 'POST' })
+    await created.arrayBuffer()
+    const guid = created.headers.get('x-challenger') as string
+    const issued = await fetch(`${url}/secret/token`, {
+      method: 'POST',
+      headers: { 'x-challenger': guid, authorization: 'Basic ' + Buffer.from('admin:password').toString('base64') }
+    })
+    await issued.arrayBuffer()
+    const token = issued.headers.get('x-auth-token')
+    if (created.status !== 201 || issued.status !== 201 || token === null) {
+      throw new Error(`session set-up failed: ${created.status} ${issued.status}`)
+    }
+    const noted = await fetch(`${url}/secret/note`, {
+      method: 'POST',
+      headers: { 'x-challenger': guid, 'x-auth-token': token, 'content-type': 'application/json' },
+      body: JSON.stringify({ note: NOTE })
+    })
+    await noted.arrayBuffer()
+    if (noted.status !== 200) throw new Error(`session set-up failed: the note write answered ${noted.status}`)
+    sessions.push({ guid, token })
+  }
+  return sessions
+}
+
+/**
+ * One request per session, in order: each connection walks the list, so the sessions rotate. The
+ * requests are static, so autocannon builds them once and the load generator stays cheap (a
+ * per-request callback would make it, not the server, the bottleneck).
+ */
+export function rotating (method: string, path: string, sessions: Session[], body?: string): autocannon.Request[] {
+  return sessions.map(session => ({
+    method: method as autocannon.Request['method'],
+    path,
+    body,
+    headers: {
+      'x-challenger': session.guid,
+      'x-auth-token': session.token,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' })
+    }
+  }))
+}
+
+export const noteBody = JSON.stringify({ note: NOTE })
+
+/** Issue 15's four scenarios: name and the requests, over `sessions`, that the service and its baseline both answer. */
+export function scenarioRequests (sessions: Session[]): Array<[string, autocannon.Request[]]> {
+  return [
+    ['GET /heartbeat', rotating('GET', '/heartbeat', sessions)],
+    ['POST /secret/note', rotating('POST', '/secret/note', sessions, noteBody)],
+    ['GET /secret/note', rotating('GET', '/secret/note', sessions)],
+    // Session creation: no X-CHALLENGER; the baseline's POST /challenger is a bare 204.
+    ['POST /challenger', [{ method: 'POST', path: '/challenger' }]]
+  ]
+}
+
+/** Servers on core 0 and the load generator on core 1 (with two or more cores and taskset, unless BENCH_PIN=0). */
+export const pin = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && hasTaskset()
