@@ -46,7 +46,8 @@ export function trustProxyOption (trust: TrustProxy): false | string | ((address
   return (_address, hop) => hop < trust
 }
 
-function loggerOptions (config: ServerConfig): FastifyLoggerOptions & { stream?: NodeJS.WritableStream } {
+/** Fastify's logger options for `config`: JSON lines at its level, or pino-pretty's for a person at a terminal. */
+export function loggerOptions (config: Pick<ServerConfig, 'logLevel' | 'prettyLogs'>): FastifyLoggerOptions & { stream?: NodeJS.WritableStream } {
   if (config.prettyLogs !== true) return { level: config.logLevel }
   // pino's own pretty printer, in this thread and synchronous, so that nothing is lost on exit.
   return { level: config.logLevel, stream: pinoPretty({ sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }) }
@@ -152,29 +153,51 @@ export function startupMessage (address: string, config: ServerConfig): [Record<
  */
 export const REPEATED_SIGNAL_MS = 500
 
-/** Closes `fastify` gracefully on SIGINT/SIGTERM (and close-with-grace's other signals and crashes). */
-function closeGracefully (fastify: FastifyInstance): void {
+/**
+ * What SIGINT and SIGTERM do. The first begins the graceful close (`begin`); the same signal again
+ * within REPEATED_SIGNAL_MS is a repeat of it and does nothing; any other, or the same one later,
+ * exits at once with 1. A close that began otherwise (an error, SIGHUP: `began`) makes the next
+ * SIGINT or SIGTERM exit at once. The clock and the exit are passed in, so that every case can be
+ * tested in one process (test/server.test.ts); test/process.test.ts sends the real signals.
+ */
+export function shutdownSignals (log: FastifyBaseLogger, begin: () => void, exit: (code: number) => void, now: () => number = () => performance.now()) {
   let closing: { signal: string, at: number } | undefined
-  const signals = ['SIGINT', 'SIGTERM'] as const
-  const grace = closeWithGrace({ delay: 10_000, skip: [...signals] }, async ({ signal, err }) => {
-    if (err !== undefined) fastify.log.error({ err }, 'closing after an error')
-    else if (signal !== undefined) fastify.log.info({ signal }, 'closing')
-    // Begun by an error or another signal (SIGHUP, …): from here on a SIGINT or SIGTERM exits at
-    // once. (Begun by onSignal below, `closing` is set already.)
-    closing ??= { signal: signal ?? 'error', at: performance.now() }
-    await fastify.close()
-  })
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (closing === undefined) {
-      closing = { signal, at: performance.now() }
-      fastify.log.info({ signal }, 'closing')
-      grace.close()
-    } else if (signal !== closing.signal || performance.now() - closing.at >= REPEATED_SIGNAL_MS) {
-      fastify.log.error({ signal }, `second ${signal}, exiting`)
-      process.exit(1)
+  return {
+    onSignal (signal: string): void {
+      if (closing === undefined) {
+        closing = { signal, at: now() }
+        log.info({ signal }, 'closing')
+        begin()
+      } else if (signal !== closing.signal || now() - closing.at >= REPEATED_SIGNAL_MS) {
+        log.error({ signal }, `second ${signal}, exiting`)
+        exit(1)
+      }
+    },
+    /** A close under way, begun by `signal` (another than SIGINT or SIGTERM), or by an error when there is none. */
+    began (signal: string | undefined): void {
+      closing ??= { signal: signal ?? 'error', at: now() }
     }
   }
-  for (const signal of signals) process.on(signal, onSignal)
+}
+
+/** The line that says why close-with-grace began a close: an error, or a signal (none when it was asked to: the signal said so). */
+export function logClosing (log: FastifyBaseLogger, { signal, err }: { signal?: string, err?: Error }): void {
+  if (err !== undefined) log.error({ err }, 'closing after an error')
+  else if (signal !== undefined) log.info({ signal }, 'closing')
+}
+
+/** Closes `fastify` gracefully on SIGINT/SIGTERM (and close-with-grace's other signals and crashes). */
+function closeGracefully (fastify: FastifyInstance): void {
+  const signals = shutdownSignals(fastify.log, () => { grace.close() }, code => process.exit(code))
+  const grace = closeWithGrace({ delay: 10_000, skip: ['SIGINT', 'SIGTERM'] }, async ({ signal, err }) => {
+    logClosing(fastify.log, { signal, err })
+    // Begun by an error or another signal (SIGHUP, …): from here on a SIGINT or SIGTERM exits at
+    // once. (Begun by onSignal, the close is known already.)
+    signals.began(signal)
+    await fastify.close()
+  })
+  process.on('SIGINT', signals.onSignal)
+  process.on('SIGTERM', signals.onSignal)
 }
 
 /**

@@ -1,6 +1,7 @@
 // What only a socket shows: raw methods, parser errors, connection limits, timeouts, proxies, and
 // start-up in this process (the server as a process of its own: test/process.test.ts).
 import t from 'tap'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { once } from 'node:events'
 import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
@@ -8,7 +9,7 @@ import { performance } from 'node:perf_hooks'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { clientErrorHandler } from '../src/server-options.js'
 import type { ServerConfig } from '../src/domain/config.js'
-import { connectionsCheckingInterval, createServer, listenFailure, main, OneLinePerRequest, startupMessage } from '../src/server.js'
+import { connectionsCheckingInterval, createServer, listenFailure, loggerOptions, logClosing, main, OneLinePerRequest, REPEATED_SIGNAL_MS, shutdownSignals, startupMessage } from '../src/server.js'
 import { begun, listenerClosed } from './sockets.js'
 
 /** Sends `raw` on a new connection and resolves with everything the server wrote back. */
@@ -361,4 +362,89 @@ t.test('at debug, one line per request once it is answered; an answer that fails
     ['debug', { req: request, res: reply, responseTime: 1.5 }, 'request completed'],
     ['error', { req: request, res: reply, err: failed, responseTime: 1.5 }, 'request errored']
   ])
+})
+
+/** A logger that keeps what it is told: [level, fields, message]. */
+function keptLog () {
+  const said: Array<[string, Record<string, unknown>, string]> = []
+  const log = {
+    info: (fields: Record<string, unknown>, message: string) => said.push(['info', fields, message]),
+    error: (fields: Record<string, unknown>, message: string) => said.push(['error', fields, message])
+  } as unknown as FastifyBaseLogger
+  return { said, log }
+}
+
+// The same cases as test/process.test.ts's signals, in this process: every branch is covered here,
+// whatever a child process's timing.
+t.test('SIGINT and SIGTERM: the first closes gracefully, the same again at once is a repeat, another or a later one exits', async t => {
+  const { said, log } = keptLog()
+  let clock = 10_000
+  let begun = 0
+  const exits: number[] = []
+  const handler = () => shutdownSignals(log, () => { begun++ }, code => { exits.push(code) }, () => clock)
+
+  const repeated = handler()
+  repeated.onSignal('SIGTERM')
+  t.same([begun, exits], [1, []], 'the first signal begins the close')
+  clock += REPEATED_SIGNAL_MS - 1
+  repeated.onSignal('SIGTERM')
+  t.same([begun, exits], [1, []], `the same signal ${REPEATED_SIGNAL_MS - 1} ms later is a repeat`)
+  // close-with-grace then calls back with no signal (the close was asked for): nothing changes.
+  repeated.began(undefined)
+  repeated.onSignal('SIGTERM')
+  t.same([begun, exits], [1, []], 'still a repeat: the close is the signal\'s')
+  clock += 1
+  repeated.onSignal('SIGTERM')
+  t.same([begun, exits], [1, [1]], `the same signal ${REPEATED_SIGNAL_MS} ms later exits with 1`)
+
+  const other = handler()
+  other.onSignal('SIGTERM')
+  other.onSignal('SIGINT')
+  t.same([begun, exits], [2, [1, 1]], 'another signal at once exits with 1')
+
+  const crashed = handler()
+  crashed.began(undefined)
+  crashed.began('SIGHUP')
+  crashed.onSignal('SIGINT')
+  t.same([begun, exits], [2, [1, 1, 1]], 'after a close begun by an error, a SIGINT exits at once')
+
+  t.same(said, [
+    ['info', { signal: 'SIGTERM' }, 'closing'],
+    ['error', { signal: 'SIGTERM' }, 'second SIGTERM, exiting'],
+    ['info', { signal: 'SIGTERM' }, 'closing'],
+    ['error', { signal: 'SIGINT' }, 'second SIGINT, exiting'],
+    ['error', { signal: 'SIGINT' }, 'second SIGINT, exiting']
+  ])
+})
+
+t.test('a close that close-with-grace begins says why: an error, a signal, or nothing when it was asked to', async t => {
+  const { said, log } = keptLog()
+  const err = new Error('boom')
+  logClosing(log, { err })
+  logClosing(log, { signal: 'SIGHUP' })
+  logClosing(log, {})
+  t.same(said, [['error', { err }, 'closing after an error'], ['info', { signal: 'SIGHUP' }, 'closing']])
+})
+
+t.test('the logger as LOG_LEVEL sets it: none at silent, one for every request at info, one per request at debug', async t => {
+  t.same(loggerOptions({ logLevel: 'warn' }), { level: 'warn' }, 'JSON lines')
+  const pretty = loggerOptions({ logLevel: 'info', prettyLogs: true })
+  t.equal(pretty.level, 'info')
+  t.equal(typeof pretty.stream?.write, 'function', 'through pino-pretty at a terminal')
+
+  const logs = async (logLevel: 'silent' | 'info' | 'debug') => {
+    const app: FastifyInstance = createServer({ ...quiet, logLevel })
+    t.teardown(() => app.close())
+    const level = app.log.level
+    // Nothing on stdout among tap's lines: a request's logger takes the server's level when it is
+    // made, so its line at debug is held back from here on.
+    if (logLevel === 'debug') app.log.level = 'info'
+    let requestLog: FastifyBaseLogger | undefined
+    app.addHook('onRequest', async request => { requestLog = request.log })
+    t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 204)
+    return { level, same: requestLog === app.log }
+  }
+  t.same(await logs('silent'), { level: undefined, same: true }, 'silent: no logger (Fastify\'s no-op one, without a level), nothing made per request')
+  t.same(await logs('info'), { level: 'info', same: true }, 'info: the server\'s logger serves every request')
+  t.same(await logs('debug'), { level: 'debug', same: false }, 'debug: a logger per request, with its reqId')
 })
