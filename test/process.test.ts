@@ -55,7 +55,10 @@ t.test('LOG_LEVEL=debug logs one line per request, at debug, once it is answered
   child.kill('SIGTERM')
   await exited
   const lines = output().stdout.split('\n').filter(line => line !== '').map(line => JSON.parse(line) as Record<string, unknown>)
-  const perRequest = lines.filter(line => line.reqId !== undefined)
+  // Each line is written once its answer has gone out (the response's 'finish'): two requests one
+  // after the other may be said in either order on a busy machine, so they are compared by URL.
+  const url = (line: Record<string, unknown>): string => (line.req as { url: string }).url
+  const perRequest = lines.filter(line => line.reqId !== undefined).sort((a, b) => url(a).localeCompare(url(b)))
   t.same(perRequest.map(({ level, msg, req, res }) => ({ level, msg, req, res })), [
     { level: 20, msg: 'request completed', req: { method: 'GET', url: '/heartbeat', host: `127.0.0.1:${port}`, remoteAddress: '127.0.0.1', remotePort: (perRequest[0]?.req as { remotePort: number }).remotePort }, res: { statusCode: 204 } },
     { level: 20, msg: 'request completed', req: { method: 'GET', url: '/nowhere', host: `127.0.0.1:${port}`, remoteAddress: '127.0.0.1', remotePort: (perRequest[1]?.req as { remotePort: number }).remotePort }, res: { statusCode: 404 } }
