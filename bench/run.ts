@@ -119,12 +119,17 @@ async function alternate (targets: Target[], passes = pairs): Promise<Round[]> {
     for (const j of order) rounds[j]?.push(await round(targets[j] as Target, seconds))
   }
   lastRounds = rounds
-  return rounds.map(list => ({
+  return rounds.map(medianRound)
+}
+
+/** The median of each figure of `list`. */
+function medianRound (list: Round[]): Round {
+  return {
     rps: median(list.map(r => r.rps)),
     p50: median(list.map(r => r.p50)),
     p99: median(list.map(r => r.p99)),
     cpu: median(list.map(r => r.cpu))
-  }))
+  }
 }
 
 interface Row {
@@ -136,23 +141,18 @@ interface Row {
   /** The lowest acceptable service/baseline req/s ratio; none for context rows. */
   target?: number
   /**
-   * The ratio: the median of the ratios of the rounds that ran side by side (a burst of noise on
-   * this shared machine slows both of a pair, so it cancels), or with `pairwise` false the ratio
-   * of the two medians.
+   * The ratio: of the two medians, or for the on/off rows (costRows) the median of the ratios of
+   * the rounds that ran side by side (a burst of noise on this shared machine slows both of a
+   * pair, so it cancels).
    */
   ratio: number
 }
 
-/**
- * Service against baseline. With `pairwise` (the on-against-off rows, whose targets are within a
- * few per cent), 2 × BENCH_PAIRS pairs and the median of their ratios: see Row.ratio.
- */
-async function compare (scenario: string, logger: string, service: Target, baseline: Target, target?: number, pairwise = false): Promise<Row> {
+/** Service against baseline, BENCH_PAIRS rounds of each in turn: the ratio of their medians. */
+async function compare (scenario: string, logger: string, service: Target, baseline: Target, target?: number): Promise<Row> {
   progress(`${scenario} (${logger}): ${service.server.name} against ${baseline.server.name}`)
-  const [a, b] = await alternate([service, baseline], pairwise ? 2 * pairs : pairs) as [Round, Round]
-  const [mine, theirs] = lastRounds as [Round[], Round[]]
-  const ratio = pairwise ? median(mine.map((r, i) => r.rps / (theirs[i] as Round).rps)) : a.rps / b.rps
-  return { scenario, logger, service: a, baseline: b, target, ratio }
+  const [a, b] = await alternate([service, baseline]) as [Round, Round]
+  return { scenario, logger, service: a, baseline: b, target, ratio: a.rps / b.rps }
 }
 
 /** The four scenarios of issue 15 (servers.ts), each with its target. */
@@ -189,10 +189,13 @@ function formatRows (rows: Row[], sides: [string, string]): string {
 }
 
 /**
- * What the journal (issue 16) and the metrics (issue 17) cost: the service with and without them, each
- * side a fresh process with the same history (a process that has served the rows before ran up to a
- * third slower than a fresh one on this machine, whichever side it was on). Nothing scrapes /metrics
- * during the rounds: a scrape every 15 s is one request in 300,000 or so.
+ * What the journal (issue 16) and the metrics (issue 17) cost: the service with and without them.
+ * Each of BENCH_PAIRS passes starts a fresh pair of processes (same history: the rotated sessions,
+ * then a 1 s warm-up) and runs a round of each, then another in the other order (A B, B A). A
+ * process keeps for its whole life the speed its code happened to be compiled and laid out for
+ * (one build against itself on one pair of processes gave 1.037 here), so rounds on a single
+ * pair would measure that pair; over fresh pairs it averages out. Nothing scrapes /metrics during
+ * the rounds: a scrape every 15 s is one request in 300,000 or so.
  */
 async function costRows (level: string): Promise<Row[]> {
   const rows: Row[] = []
@@ -200,19 +203,36 @@ async function costRows (level: string): Promise<Row[]> {
     ['journal', {}, { JOURNAL_SIZE: '0' }, TARGET.journal],
     ['metrics', { ADMIN_TOKEN: 'bench-admin-token-0123456789' }, {}, TARGET.metrics]
   ] as const
+  const paths = [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const
   for (const [what, onEnv, offEnv, target] of costs) {
     if (!costsOf.includes(what)) continue
-    const on = await startService(`service, ${what} on (${level})`, level, onEnv)
-    const off = await startService(`service, ${what} off (${level})`, level, offEnv)
-    const onSessions = await createSessions(on.url, ROTATION)
-    const offSessions = await createSessions(off.url, ROTATION)
-    for (const [name, method, path, body] of [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const) {
-      rows.push(await compare(`${name}, ${what} on vs off`, `${level} / ${level}`,
-        { server: on, requests: rotating(method, path, onSessions, body) },
-        { server: off, requests: rotating(method, path, offSessions, body) }, target, true))
+    const rounds = paths.map(() => ({ on: [] as Round[], off: [] as Round[] }))
+    for (let pass = 0; pass < pairs; pass++) {
+      const on = await startService(`service, ${what} on (${level})`, level, onEnv)
+      const off = await startService(`service, ${what} off (${level})`, level, offEnv)
+      const onSessions = await createSessions(on.url, ROTATION)
+      const offSessions = await createSessions(off.url, ROTATION)
+      for (const [i, [name, method, path, body]] of paths.entries()) {
+        progress(`${name}, ${what} on vs off (${level}), processes ${pass + 1} of ${pairs}`)
+        await alternate([{ server: on, requests: rotating(method, path, onSessions, body) }, { server: off, requests: rotating(method, path, offSessions, body) }], 2)
+        const [mine, theirs] = lastRounds as [Round[], Round[]]
+        rounds[i]?.on.push(...mine)
+        rounds[i]?.off.push(...theirs)
+      }
+      await stop(on)
+      await stop(off)
     }
-    await stop(on)
-    await stop(off)
+    for (const [i, [name]] of paths.entries()) {
+      const { on, off } = rounds[i] as { on: Round[], off: Round[] }
+      rows.push({
+        scenario: `${name}, ${what} on vs off`,
+        logger: `${level} / ${level}`,
+        service: medianRound(on),
+        baseline: medianRound(off),
+        target,
+        ratio: median(on.map((r, j) => r.rps / (off[j] as Round).rps))
+      })
+    }
   }
   return rows
 }
@@ -381,13 +401,13 @@ Legend
   ? 'info / info:\n  both at level info without request logging and without a child logger per request, as src/server.ts.'
   : 'info / info-child:\n  both at level info without request logging; the baseline has Fastify\'s default child logger per request.'}
 - Redis row: the service with REDIS_URL (redis-server unpinned, appendonly yes) ÷ the in-memory service.
-- journal rows: the service as it starts (a journal of 20 per session) ÷ the same with JOURNAL_SIZE=0, each a
-  fresh process with the same history.
+- journal rows: the service as it starts (a journal of 20 per session) ÷ the same with JOURNAL_SIZE=0.
 - metrics rows: the service with ADMIN_TOKEN set (metrics collected, /metrics not scraped during the rounds) ÷ the
   same without (issue 17), each a fresh process; at the Redis row's log level, like the journal rows.
-- the journal and metrics rows run 2 × BENCH_PAIRS pairs, and their ratio is the median of the pairs'
-  ratios: each pair ran side by side in time, so a burst of noise on the shared machine slows both; the pairs
-  take turns at going first (A B, B A, …), in every row.
+- the journal and metrics rows: BENCH_PAIRS passes, each on a fresh pair of processes with the same history
+  (a process keeps the speed its code happened to be compiled for, for its whole life), each running A B then
+  B A; the ratio is the median of the 2 × BENCH_PAIRS pairs' ratios: each pair ran side by side in time, so a
+  burst of noise on the shared machine slows both.
 - context and floor rows: Fastify + cors ÷ bare Fastify, bare Fastify ÷ node:http (no targets).
 - p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
 - scale: one service per size (MAX_SESSIONS=1000000), filled with POST /challenger, requests rotating over
