@@ -446,5 +446,5 @@ t.test('the logger as LOG_LEVEL sets it: none at silent, one for every request a
   }
   t.same(await logs('silent'), { level: undefined, same: true }, 'silent: no logger (Fastify\'s no-op one, without a level), nothing made per request')
   t.same(await logs('info'), { level: 'info', same: true }, 'info: the server\'s logger serves every request')
-  t.same(await logs('debug'), { level: 'debug', same: false }, 'debug: a logger per request, with its reqId')
+  t.same(await logs('debug'), { level: 'debug', same: false }, 'debug: a logger of its own for each request')
 })
