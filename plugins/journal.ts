@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler }
 import fp from 'fastify-plugin'
 import { nearMiss, nearMissMask } from '../src/domain/catalogue.js'
 import type { RequestFacts, TokenVerdict } from '../src/domain/challenge-list.js'
-import { journalText, knownText, sharedText, type JournalEntry, type TokenSource } from '../src/domain/journal.js'
+import { keptText, knownText, sharedText, type JournalEntry, type TokenSource } from '../src/domain/journal.js'
 import { presentedToken, safeEqual } from '../src/domain/secrets.js'
 import type { ChallengerRecord } from '../src/domain/store.js'
 
@@ -37,12 +37,12 @@ function mediaType (header: string | undefined): string | null {
   const type = (semicolon === -1 ? header : header.slice(0, semicolon)).trim().toLowerCase()
   if (type === '') return null
   // The usual types are kept as one shared string; anything else is the client's text, cut.
-  return sharedText(journalText(type))
+  return keptText(type)
 }
 
 /** Whether the request's token was the session's, for a route that takes one where tokenAuth did not judge it. */
-function judgeToken (request: FastifyRequest, session: ChallengerRecord): [TokenVerdict, TokenSource?] {
-  const found = presentedToken(request.headers.authorization, request.headers['x-auth-token'])
+function judgeToken (headers: FastifyRequest['headers'], session: ChallengerRecord): [TokenVerdict, TokenSource?] {
+  const found = presentedToken(headers.authorization, headers['x-auth-token'])
   if (found === undefined) return ['missing']
   return [safeEqual(found[0], session.token) ? 'valid' : 'wrong', found[1]]
 }
@@ -75,14 +75,16 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
 
   /** Fills `entry` with what the journal keeps of the request, and returns it. */
   const entryOf = (request: FastifyRequest, reply: FastifyReply, session: ChallengerRecord, route: RouteFacts, entry: JournalEntry): JournalEntry => {
+    // Fastify's request.headers is a getter: read once.
+    const headers = request.headers
     const url = request.url
     const query = url.indexOf('?')
     const path = query === -1 ? url : url.slice(0, query)
-    const contentType = mediaType(request.headers['content-type'])
+    const contentType = mediaType(headers['content-type'])
     let token: TokenVerdict | undefined
     let tokenSource: TokenSource | undefined
     if (route.takesToken) {
-      if (request.tokenVerdict === null) [token, tokenSource] = judgeToken(request, session)
+      if (request.tokenVerdict === null) [token, tokenSource] = judgeToken(headers, session)
       else {
         token = request.tokenVerdict
         tokenSource = request.tokenSource ?? undefined
@@ -93,8 +95,8 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     let hint = -1
     // A request that passed nothing, to a path with challenges not all passed: did it come close to one?
     if (passed === 0 && (session.progress & route.missable) !== route.missable) {
-      const override = request.headers['x-http-method-override']
-      const authorization = request.headers.authorization
+      const override = headers['x-http-method-override']
+      const authorization = headers.authorization
       facts.method = request.method
       facts.status = status
       facts.token = token
@@ -102,13 +104,13 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
       facts.contentType = contentType
       facts.override = typeof override === 'string' ? override.trim().toUpperCase() : null
       facts.authorization = authorization === undefined ? 'none' : /^basic /i.test(authorization) ? 'basic' : 'other'
-      facts.namedSession = request.headers['x-challenger'] !== undefined
+      facts.namedSession = headers['x-challenger'] !== undefined
       hint = nearMiss(route.resource, facts, session.progress)
     }
     entry.at = Date.now()
     entry.method = request.method
     // The route's own path string when it is the whole path: no string per entry.
-    entry.path = path === route.url ? route.url : journalText(path)
+    entry.path = path === route.url ? route.url : keptText(path)
     entry.status = status
     entry.token = token
     entry.tokenSource = tokenSource

@@ -2,7 +2,7 @@
 // GET /challenger/{guid}/requests over the app: what is recorded and what never is.
 import t from 'tap'
 import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, type RequestFacts } from '../src/domain/catalogue.js'
-import { decodeEntry, encodeEntry, Journals, journalText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
+import { decodeEntry, encodeEntry, Journals, journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
 import { MemoryStore, type ChallengerStore } from '../src/domain/store.js'
 import { basic, build, newSession } from './helper.js'
 import { fakeTime } from './clock.js'
@@ -130,6 +130,10 @@ t.test('an entry packs into small values and back, whole', async t => {
   odd.add(entry({ path: '/secret/note', contentType: 'application/json' }))
   odd.add(entry({ path: '/nowhere', contentType: null }))
   t.same(odd.entries().map(e => [e.path, e.contentType]), [['/nowhere', null], ['/secret/note', 'application/json']])
+  // A known path with a type of its own, in a journal with no text yet.
+  const typed = journalOf(1)
+  typed.add(entry({ path: '/secret/note', contentType: 'application/vnd.odd' }))
+  t.same(typed.entries().map(e => [e.path, e.contentType]), [['/secret/note', 'application/vnd.odd']])
 })
 
 t.test('journals share chunks; a closed one\'s number serves again, empty', async t => {
@@ -183,6 +187,8 @@ t.test('the view: ISO time, ids, the sentence', async t => {
   t.equal(journalText('x'.repeat(500)).length, MAX_JOURNAL_TEXT)
   t.match(journalText('x'.repeat(500)), /…$/)
   t.equal(journalText('/heartbeat'), '/heartbeat')
+  t.equal(keptText('y'.repeat(500)), `${'y'.repeat(MAX_JOURNAL_TEXT - 1)}…`, 'a text the journal does not know is cut')
+  t.equal(keptText('application/json'), 'application/json')
   knownText('/known/path')
   const copy = ['/known', 'path'].join('/')
   t.equal(sharedText(copy), '/known/path')

@@ -92,6 +92,15 @@ export function sharedText (text: string): string {
   return code === undefined ? text : TEXTS[code] as string
 }
 
+/**
+ * What an entry keeps of `text`: the shared copy when it is a known one, else a string of its own,
+ * cut (journalText). Known texts are looked up first: copying a string costs more than finding it.
+ */
+export function keptText (text: string): string {
+  const code = TEXT_CODES.get(text)
+  return code === undefined ? journalText(text) : TEXTS[code] as string
+}
+
 function textCode (text: string | null): number {
   return text === null ? NONE : TEXT_CODES.get(text) ?? OTHER
 }
@@ -167,7 +176,8 @@ export class Journals {
     ints[at + 1] = (since - seconds * 1000) | (METHOD_CODES.get(entry.method) ?? 0) << 10 | tokenCode(entry) << 17 | (entry.status & 1023) << 20
     ints[at + 2] = entry.passed
     ints[at + 3] = ((entry.hint + 1) & 0xffff) | path << 16 | type << 24
-    let texts = this.#texts.get(journal)
+    // Most journals have no text of their own: no lookup for them while no journal has one.
+    let texts = this.#texts.size === 0 ? undefined : this.#texts.get(journal)
     if (path === OTHER || type === OTHER || texts !== undefined) {
       if (texts === undefined) {
         texts = new Array<string | null>(this.#size * 2).fill(null)
