@@ -1,8 +1,8 @@
 // npm run bench: the service beside bare Fastify with the same CORS (issue 15), each in its own
-// process on 127.0.0.1, measured in alternating rounds (A B A B ...) with the same load; then how
-// throughput holds up with many live sessions, and memory per idle session (heap and Redis). It
-// prints Markdown tables and asserts nothing on timings; it exits non-zero only when a server fails
-// to start or a request errors.
+// process on 127.0.0.1, measured on BENCH_PAIRS fresh pairs of processes, each running A B then B A
+// with the same load (onFreshProcesses); then how throughput holds up with many live sessions, and
+// memory per idle session (heap and Redis). It prints Markdown tables and asserts nothing on timings;
+// it exits non-zero only when a server fails to start or a request errors.
 // Settings: BENCH_SECONDS (per round, default 5), BENCH_PAIRS (default 3), BENCH_CONNECTIONS
 // (default 50), BENCH_PIPELINING (default 1), BENCH_PIN (default 1: with two or more cores and
 // taskset, the servers run on core 0 and the load generator on core 1), BENCH_LOGGERS (default
@@ -16,6 +16,7 @@
 // (journal, metrics or both: only those on/off rows, at each log level, and nothing else).
 import autocannon from 'autocannon'
 import { execFileSync, spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import type { MemoryReport } from './memory.js'
 import { hasRedis, startRedis, type RedisServer } from './redis.js'
 import { cpuMicros, createSessions, here, noteBody, pin, rotating, running, scenarioRequests, start, startService, stop, type Server, type Session } from './servers.js'
@@ -105,11 +106,11 @@ function median (values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] as number : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
 }
 
-/** The rounds of each target, in the order they ran: round i of every target ran side by side in time. */
+/** The rounds of each target of the last alternate(), in the order they ran: round i of every target ran side by side in time. */
 let lastRounds: Round[][] = []
 
-/** Warm each up for 1 s, then rounds in turn (A B A B ..., or A B C A B C ...) for `pairs` passes; the medians of each. */
-async function alternate (targets: Target[], passes = pairs): Promise<Round[]> {
+/** Warm each up for 1 s, then `passes` passes of a round of each in turn (A B, then B A, …): the medians of each. */
+async function alternate (targets: Target[], passes: number): Promise<Round[]> {
   for (const target of targets) await round(target, 1)
   const rounds: Round[][] = targets.map(() => [])
   // A B, then B A, and so on: a drift in the machine's speed over a pair favours neither side.
@@ -140,19 +141,52 @@ interface Row {
   baseline: Round
   /** The lowest acceptable service/baseline req/s ratio; none for context rows. */
   target?: number
-  /**
-   * The ratio: of the two medians, or for the on/off rows (costRows) the median of the ratios of
-   * the rounds that ran side by side (a burst of noise on this shared machine slows both of a
-   * pair, so it cancels).
-   */
+  /** The ratio: the median of the ratios of the rounds that ran side by side (pairRow), or of the two medians (BENCH_AGAINST). */
   ratio: number
 }
 
-/** Service against baseline, BENCH_PAIRS rounds of each in turn: the ratio of their medians. */
-async function compare (scenario: string, logger: string, service: Target, baseline: Target, target?: number): Promise<Row> {
-  progress(`${scenario} (${logger}): ${service.server.name} against ${baseline.server.name}`)
-  const [a, b] = await alternate([service, baseline]) as [Round, Round]
-  return { scenario, logger, service: a, baseline: b, target, ratio: a.rps / b.rps }
+/** The processes of one pass, and the loads to run on them: for each load, its targets (A, B, …). */
+interface Pass {
+  servers: Server[]
+  loads: Target[][]
+}
+
+/**
+ * BENCH_PAIRS passes, each on fresh processes made by `open`, with the same history each time. A
+ * process keeps, for its whole life, the speed its code happened to be compiled and laid out for
+ * (one build against itself on one pair of processes gave 1.037 here), so rounds on one set of
+ * processes would measure that set; over fresh ones it averages out. In each pass, every load runs
+ * its targets in turn after a 1 s warm-up of each: A B then B A (A B C then C B A). Returns, per
+ * load and per target, every round in the order it ran: round k of each target of a load ran side
+ * by side in time.
+ */
+async function onFreshProcesses (names: string[], open: () => Promise<Pass>): Promise<Round[][][]> {
+  const rounds: Round[][][] = names.map(() => [])
+  for (let pass = 0; pass < pairs; pass++) {
+    const { servers, loads } = await open()
+    try {
+      for (const [i, targets] of loads.entries()) {
+        progress(`${names[i] as string}, processes ${pass + 1} of ${pairs}`)
+        await alternate(targets, 2)
+        const load = rounds[i] as Round[][]
+        lastRounds.forEach((list, j) => { (load[j] ??= []).push(...list) })
+      }
+    } finally {
+      for (const server of servers) await stop(server)
+    }
+  }
+  return rounds
+}
+
+/**
+ * A row from the rounds of a pair of targets: the medians of each side, and as its ratio the median
+ * of the ratios of the rounds that ran side by side (a burst of noise on this shared machine slows
+ * both of a pair, so it cancels).
+ */
+function pairRow (scenario: string, logger: string, [a, b]: Round[][], target?: number): Row {
+  const mine = a as Round[]
+  const theirs = b as Round[]
+  return { scenario, logger, service: medianRound(mine), baseline: medianRound(theirs), target, ratio: median(mine.map((r, j) => r.rps / (theirs[j] as Round).rps)) }
 }
 
 /** The four scenarios of issue 15 (servers.ts), each with its target. */
@@ -189,13 +223,9 @@ function formatRows (rows: Row[], sides: [string, string]): string {
 }
 
 /**
- * What the journal (issue 16) and the metrics (issue 17) cost: the service with and without them.
- * Each of BENCH_PAIRS passes starts a fresh pair of processes (same history: the rotated sessions,
- * then a 1 s warm-up) and runs a round of each, then another in the other order (A B, B A). A
- * process keeps for its whole life the speed its code happened to be compiled and laid out for
- * (one build against itself on one pair of processes gave 1.037 here), so rounds on a single
- * pair would measure that pair; over fresh pairs it averages out. Nothing scrapes /metrics during
- * the rounds: a scrape every 15 s is one request in 300,000 or so.
+ * What the journal (issue 16) and the metrics (issue 17) cost: the service with and without them,
+ * on fresh pairs of processes (onFreshProcesses). Nothing scrapes /metrics during the rounds: a
+ * scrape every 15 s is one request in 300,000 or so.
  */
 async function costRows (level: string): Promise<Row[]> {
   const rows: Row[] = []
@@ -206,33 +236,20 @@ async function costRows (level: string): Promise<Row[]> {
   const paths = [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const
   for (const [what, onEnv, offEnv, target] of costs) {
     if (!costsOf.includes(what)) continue
-    const rounds = paths.map(() => ({ on: [] as Round[], off: [] as Round[] }))
-    for (let pass = 0; pass < pairs; pass++) {
+    const rounds = await onFreshProcesses(paths.map(([name]) => `${name}, ${what} on vs off (${level})`), async () => {
       const on = await startService(`service, ${what} on (${level})`, level, onEnv)
       const off = await startService(`service, ${what} off (${level})`, level, offEnv)
       const onSessions = await createSessions(on.url, ROTATION)
       const offSessions = await createSessions(off.url, ROTATION)
-      for (const [i, [name, method, path, body]] of paths.entries()) {
-        progress(`${name}, ${what} on vs off (${level}), processes ${pass + 1} of ${pairs}`)
-        await alternate([{ server: on, requests: rotating(method, path, onSessions, body) }, { server: off, requests: rotating(method, path, offSessions, body) }], 2)
-        const [mine, theirs] = lastRounds as [Round[], Round[]]
-        rounds[i]?.on.push(...mine)
-        rounds[i]?.off.push(...theirs)
+      return {
+        servers: [on, off],
+        loads: paths.map(([, method, path, body]) => [
+          { server: on, requests: rotating(method, path, onSessions, body) },
+          { server: off, requests: rotating(method, path, offSessions, body) }
+        ])
       }
-      await stop(on)
-      await stop(off)
-    }
-    for (const [i, [name]] of paths.entries()) {
-      const { on, off } = rounds[i] as { on: Round[], off: Round[] }
-      rows.push({
-        scenario: `${name}, ${what} on vs off`,
-        logger: `${level} / ${level}`,
-        service: medianRound(on),
-        baseline: medianRound(off),
-        target,
-        ratio: median(on.map((r, j) => r.rps / (off[j] as Round).rps))
-      })
-    }
+    })
+    for (const [i, [name]] of paths.entries()) rows.push(pairRow(`${name}, ${what} on vs off`, `${level} / ${level}`, rounds[i] as Round[][], target))
   }
   return rows
 }
@@ -244,10 +261,14 @@ async function mainCosts (): Promise<string> {
   return formatRows(rows, ['on', 'off'])
 }
 
+/** Made-up sessions for servers that only echo X-CHALLENGER (the baselines). */
+function echoedSessions (): Session[] {
+  return Array.from({ length: ROTATION }, () => ({ guid: randomUUID(), token: randomUUID().replaceAll('-', '') }))
+}
+
 /** Issue 15's table: each log level against the baseline's matching logger, the Redis row, the context rows. */
 async function main (): Promise<string> {
   let out = ''
-  const floor = await start('node:http', here('./baseline-http.js'), {})
   let redis: RedisServer | undefined
   if (hasRedis()) {
     redis = await startRedis(['--appendonly', 'yes'])
@@ -256,48 +277,60 @@ async function main (): Promise<string> {
   }
   const redisLevel = loggers.includes('info') ? 'info' : loggers[0] as string
   const rows: Row[] = []
-  let bareFastify: { cors: Server, sessions: Session[], logger: string } | undefined
+  const names = scenarios([]).map(([scenario]) => scenario)
   try {
     for (const level of loggers) {
       const logger = `${level} / ${LOGGER_PAIRS[level]}`
-      const service = await startService(`service (${level})`, level)
-      const baseline = await start(`fastify + cors (${LOGGER_PAIRS[level]})`, here('./baseline-fastify.js'), { BASELINE_LOGGER: LOGGER_PAIRS[level] as string })
-      const sessions = await createSessions(service.url, ROTATION)
-      // Creation runs last: it fills the service to its cap (100,000), evicting the rotated sessions.
-      for (const [scenario, requests, target] of scenarios(sessions)) {
-        rows.push(await compare(scenario, logger, { server: service, requests }, { server: baseline, requests }, target))
+      const rounds = await onFreshProcesses(names.map(name => `${name} (${logger})`), async () => {
+        const service = await startService(`service (${level})`, level)
+        const baseline = await start(`fastify + cors (${LOGGER_PAIRS[level]})`, here('./baseline-fastify.js'), { BASELINE_LOGGER: LOGGER_PAIRS[level] as string })
+        const sessions = await createSessions(service.url, ROTATION)
+        // Creation runs last: it fills the service to its cap (100,000), evicting the rotated sessions.
+        return { servers: [service, baseline], loads: scenarios(sessions).map(([, requests]) => [{ server: service, requests }, { server: baseline, requests }]) }
+      })
+      for (const [i, [scenario, , target]] of scenarios([]).entries()) {
+        rows.push(pairRow(scenario, logger, rounds[i] as Round[][], target))
         // After the note write, at one log level: Redis against memory, then what the journal and the
         // metrics cost (the same service with and without them, in the same run).
-        if (scenario === 'POST /secret/note' && level === redisLevel) {
-          if (redis !== undefined) {
-            const withRedis = await startService(`service + Redis (${level})`, level, { REDIS_URL: redis.url })
+        if (scenario !== 'POST /secret/note' || level !== redisLevel) continue
+        if (redis !== undefined) {
+          const url = redis.url
+          const [redisRounds] = await onFreshProcesses([`POST /secret/note, Redis vs in memory (${level})`], async () => {
+            const withRedis = await startService(`service + Redis (${level})`, level, { REDIS_URL: url })
+            const inMemory = await startService(`service (${level})`, level)
             const redisSessions = await createSessions(withRedis.url, ROTATION)
-            rows.push(await compare('POST /secret/note, Redis vs in memory', `${level} / ${level}`,
-              { server: withRedis, requests: rotating('POST', '/secret/note', redisSessions, noteBody) },
-              { server: service, requests }, TARGET.redis))
-            await stop(withRedis)
-          }
-          rows.push(...await costRows(level))
+            const memorySessions = await createSessions(inMemory.url, ROTATION)
+            return {
+              servers: [withRedis, inMemory],
+              loads: [[
+                { server: withRedis, requests: rotating('POST', '/secret/note', redisSessions, noteBody) },
+                { server: inMemory, requests: rotating('POST', '/secret/note', memorySessions, noteBody) }
+              ]]
+            }
+          })
+          rows.push(pairRow('POST /secret/note, Redis vs in memory', `${level} / ${level}`, redisRounds as Round[][], TARGET.redis))
         }
+        rows.push(...await costRows(level))
       }
-      await stop(service)
-      if (bareFastify === undefined) bareFastify = { cors: baseline, sessions, logger: LOGGER_PAIRS[level] as string }
-      else await stop(baseline)
     }
-    if (bareFastify !== undefined) {
-      // Context: what the mandated headers cost bare Fastify, and bare Fastify against node:http.
-      const { cors, sessions, logger } = bareFastify
+    // Context: what the mandated headers cost bare Fastify, and bare Fastify against node:http.
+    const logger = LOGGER_PAIRS[loggers[0] as string] as string
+    const context = await onFreshProcesses([`context (${logger})`, `floor (${logger})`], async () => {
+      const cors = await start(`fastify + cors (${logger})`, here('./baseline-fastify.js'), { BASELINE_LOGGER: logger })
+      const floor = await start('node:http', here('./baseline-http.js'), {})
       const bare = { ...cors, name: `bare fastify (${logger})` }
-      rows.push(await compare('context: Fastify + cors GET 204 vs bare Fastify', `${logger} / ${logger}`,
-        { server: cors, requests: rotating('GET', '/heartbeat', sessions) },
-        { server: bare, requests: rotating('GET', '/bare/204', sessions) }))
-      rows.push(await compare('floor: bare Fastify GET 204 vs node:http', `${logger} / none`,
-        { server: bare, requests: rotating('GET', '/bare/204', sessions) },
-        { server: floor, requests: rotating('GET', '/', sessions) }))
-      await stop(cors)
-    }
+      const sessions = echoedSessions()
+      return {
+        servers: [cors, floor],
+        loads: [
+          [{ server: cors, requests: rotating('GET', '/heartbeat', sessions) }, { server: bare, requests: rotating('GET', '/bare/204', sessions) }],
+          [{ server: bare, requests: rotating('GET', '/bare/204', sessions) }, { server: floor, requests: rotating('GET', '/', sessions) }]
+        ]
+      }
+    })
+    rows.push(pairRow('context: Fastify + cors GET 204 vs bare Fastify', `${logger} / ${logger}`, context[0] as Round[][]))
+    rows.push(pairRow('floor: bare Fastify GET 204 vs node:http', `${logger} / none`, context[1] as Round[][]))
   } finally {
-    await stop(floor)
     await redis?.stop()
   }
   out += 'Throughput: the service against bare Fastify with the same CORS and mandated headers\n\n'
@@ -308,30 +341,34 @@ async function main (): Promise<string> {
 /** BENCH_AGAINST: this build against another one, scenario by scenario, at each log level. */
 async function mainAgainst (): Promise<string> {
   const rows: Row[] = []
+  const names = scenarios([]).map(([scenario]) => scenario)
   for (const level of loggers) {
-    const service = await startService(`this build (${level})`, level, thisEnv)
-    const earlier = await startService(`earlier build (${level})`, level, {}, against)
-    const sessions = await createSessions(service.url, ROTATION)
-    const earlierSessions = await createSessions(earlier.url, ROTATION)
-    const theirs = scenarios(earlierSessions)
-    for (const [i, [scenario, requests]] of scenarios(sessions).entries()) {
-      rows.push(await compare(scenario, `${level} / ${level}`, { server: service, requests }, { server: earlier, requests: theirs[i]?.[1] as autocannon.Request[] }))
-    }
-    await stop(service)
-    await stop(earlier)
+    const rounds = await onFreshProcesses(names.map(name => `${name}, this build against the earlier (${level})`), async () => {
+      const service = await startService(`this build (${level})`, level, thisEnv)
+      const earlier = await startService(`earlier build (${level})`, level, {}, against)
+      const sessions = await createSessions(service.url, ROTATION)
+      const theirs = scenarios(await createSessions(earlier.url, ROTATION))
+      return {
+        servers: [service, earlier],
+        loads: scenarios(sessions).map(([, requests], i) => [{ server: service, requests }, { server: earlier, requests: theirs[i]?.[1] as autocannon.Request[] }])
+      }
+    })
+    names.forEach((scenario, i) => { rows.push(pairRow(scenario, `${level} / ${level}`, rounds[i] as Round[][])) })
   }
   const settings = Object.entries(thisEnv).map(([name, value]) => `${name}=${value}`).join(' ')
   return (settings === '' ? '' : `This build with ${settings}\n\n`) + formatRows(rows, ['this build', 'earlier build'])
 }
 
 /**
- * Heartbeat and note POST with 1,000, 100,000 and 1,000,000 live sessions: one service per size
- * (MAX_SESSIONS=1000000, LOG_LEVEL=info), filled over HTTP with POST /challenger, measured in
- * turn (A B C A B C ...) rotating over ROTATION authorized sessions.
+ * Heartbeat and note POST with 1,000, 100,000 and 1,000,000 live sessions: in each pass one fresh
+ * service per size (MAX_SESSIONS=1000000, LOG_LEVEL=info), filled over HTTP with POST /challenger,
+ * measured in turn (A B C, then C B A) rotating over ROTATION authorized sessions; the medians over
+ * the passes.
  */
 async function scale (): Promise<string> {
-  const filled: Array<{ server: Server, sessions: Session[] }> = []
-  try {
+  const loads = [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const
+  const rounds = await onFreshProcesses(loads.map(([name]) => `scale: ${name} at ${SCALE_SIZES.map(thousands).join(', ')} sessions`), async () => {
+    const filled: Array<{ server: Server, sessions: Session[] }> = []
     for (const size of SCALE_SIZES) {
       // Sessions idle for an hour before they expire, so none of the filling ends during the run.
       const server = await startService(`service, ${thousands(size)} sessions`, 'info', { MAX_SESSIONS: '1000000', SESSION_IDLE_MS: '3600000' })
@@ -344,26 +381,22 @@ async function scale (): Promise<string> {
       filled.push({ server, sessions: await createSessions(server.url, ROTATION) })
       progress(`filled ${server.name} in ${((Date.now() - began) / 1000).toFixed(1)} s`)
     }
-    const measured: Round[][] = []
-    for (const [name, method, body] of [['GET /heartbeat', 'GET', undefined], ['POST /secret/note', 'POST', noteBody]] as const) {
-      progress(`scale: ${name} at ${SCALE_SIZES.map(thousands).join(', ')} sessions`)
-      const path = name.replace(/^\S+ /, '')
-      measured.push(await alternate(filled.map(({ server, sessions }) => ({ server, requests: rotating(method, path, sessions, body) }))))
+    return {
+      servers: filled.map(({ server }) => server),
+      loads: loads.map(([, method, path, body]) => filled.map(({ server, sessions }) => ({ server, requests: rotating(method, path, sessions, body) })))
     }
-    const [heartbeat, note] = measured as [Round[], Round[]]
-    const spread = (rounds: Round[]): number => Math.max(...rounds.map(r => r.rps)) / Math.min(...rounds.map(r => r.rps)) - 1
-    const body = SCALE_SIZES.map((size, i) => [
-      thousands(size), thousands(heartbeat[i]?.rps as number), thousands(note[i]?.rps as number),
-      `${ms(heartbeat[i]?.p99 as number)} / ${ms(note[i]?.p99 as number)}`,
-      `${heartbeat[i]?.cpu.toFixed(1)} / ${note[i]?.cpu.toFixed(1)}`
-    ])
-    const [h, n] = [spread(heartbeat), spread(note)]
-    body.push([`spread (max/min − 1), target ≤ ${SCALE_SPREAD * 100}%`,
-      `${(h * 100).toFixed(1)}% ${met(h <= SCALE_SPREAD)}`, `${(n * 100).toFixed(1)}% ${met(n <= SCALE_SPREAD)}`, '', ''])
-    return 'Throughput with many live sessions (LOG_LEVEL=info)\n\n' + table(['live sessions', 'GET /heartbeat req/s', 'POST /secret/note req/s', 'p99 ms (heartbeat / note)', 'CPU µs/req (heartbeat / note)'], body)
-  } finally {
-    for (const { server } of filled) await stop(server)
-  }
+  })
+  const [heartbeat, note] = rounds.map(load => load.map(medianRound)) as [Round[], Round[]]
+  const spread = (figures: Round[]): number => Math.max(...figures.map(r => r.rps)) / Math.min(...figures.map(r => r.rps)) - 1
+  const body = SCALE_SIZES.map((size, i) => [
+    thousands(size), thousands(heartbeat[i]?.rps as number), thousands(note[i]?.rps as number),
+    `${ms(heartbeat[i]?.p99 as number)} / ${ms(note[i]?.p99 as number)}`,
+    `${heartbeat[i]?.cpu.toFixed(1)} / ${note[i]?.cpu.toFixed(1)}`
+  ])
+  const [h, n] = [spread(heartbeat), spread(note)]
+  body.push([`spread (max/min − 1), target ≤ ${SCALE_SPREAD * 100}%`,
+    `${(h * 100).toFixed(1)}% ${met(h <= SCALE_SPREAD)}`, `${(n * 100).toFixed(1)}% ${met(n <= SCALE_SPREAD)}`, '', ''])
+  return 'Throughput with many live sessions (LOG_LEVEL=info)\n\n' + table(['live sessions', 'GET /heartbeat req/s', 'POST /secret/note req/s', 'p99 ms (heartbeat / note)', 'CPU µs/req (heartbeat / note)'], body)
 }
 
 async function memory (): Promise<string> {
@@ -404,14 +437,15 @@ Legend
 - journal rows: the service as it starts (a journal of 20 per session) ÷ the same with JOURNAL_SIZE=0.
 - metrics rows: the service with ADMIN_TOKEN set (metrics collected, /metrics not scraped during the rounds) ÷ the
   same without (issue 17), each a fresh process; at the Redis row's log level, like the journal rows.
-- the journal and metrics rows: BENCH_PAIRS passes, each on a fresh pair of processes with the same history
-  (a process keeps the speed its code happened to be compiled for, for its whole life), each running A B then
-  B A; the ratio is the median of the 2 × BENCH_PAIRS pairs' ratios: each pair ran side by side in time, so a
-  burst of noise on the shared machine slows both.
+- every row: BENCH_PAIRS passes, each on fresh processes with the same history (a process keeps the speed its
+  code happened to be compiled for, for its whole life), each running A B then B A after a 1 s warm-up of each;
+  the ratio is the median of the 2 × BENCH_PAIRS pairs' ratios (each pair ran side by side in time, so a burst
+  of noise on the shared machine slows both), the other figures the medians of each side's rounds.
 - context and floor rows: Fastify + cors ÷ bare Fastify, bare Fastify ÷ node:http (no targets).
 - p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
-- scale: one service per size (MAX_SESSIONS=1000000), filled with POST /challenger, requests rotating over
-  ${ROTATION} authorized sessions; spread = fastest ÷ slowest − 1.
+- scale: in each of BENCH_PAIRS passes, one fresh service per size (MAX_SESSIONS=1000000), filled with POST
+  /challenger, requests rotating over ${ROTATION} authorized sessions, A B C then C B A; req/s the median of
+  each size's rounds; spread = fastest ÷ slowest − 1.
 - heap: in-process MemoryStore, heapUsed + arrayBuffers (a journal's integers are an Int32Array) after a full gc and an unmeasured first
   round (the store's code compiled); the 1,000 figure is over twenty stores of 1,000 alive together (one store's moved by ±20 bytes); Redis: INFO memory used_memory, after − before, ÷ sessions
   (a redis-server of its own, no persistence).
