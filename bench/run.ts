@@ -8,7 +8,7 @@
 // taskset, the servers run on core 0 and the load generator on core 1), BENCH_LOGGERS (default
 // silent,info: the service's log levels to measure, each against the baseline's matching logger;
 // BENCH_INFO_BASELINE, default info, see LOGGER_PAIRS),
-// BENCH_SCALE (default 1; 0 skips the 1,000 / 100,000 / 1,000,000 session table), BENCH_MEMORY
+// BENCH_SCALE (default 1; 0 skips the 1,000 / 100,000 / 1,000,000 session table, only runs it alone), BENCH_MEMORY
 // (default 1; 0 skips memory per session), BENCH_REDIS_SESSIONS (default 100,000), BENCH_AGAINST
 // (another build's dist/src/server.js: this build against that one, scenario by scenario, and
 // nothing else), BENCH_THIS_ENV (with BENCH_AGAINST: settings for this build only, such as
@@ -27,6 +27,7 @@ const pairs = setting('BENCH_PAIRS', 3)
 const connections = setting('BENCH_CONNECTIONS', 50)
 const pipelining = setting('BENCH_PIPELINING', 1)
 const withScale = process.env.BENCH_SCALE !== '0'
+const scaleOnly = process.env.BENCH_SCALE === 'only'
 const withMemory = process.env.BENCH_MEMORY !== '0'
 const against = process.env.BENCH_AGAINST ?? ''
 // BENCH_COSTS=journal (or metrics, or both, comma-separated): only those on/off rows.
@@ -378,6 +379,14 @@ async function scale (): Promise<string> {
       if (result.errors + result.timeouts + result.non2xx > 0 || result.requests.total !== size - ROTATION) {
         throw new Error(`filling ${server.name}: ${result.requests.total} requests, ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`)
       }
+      // Every service then has the same history, whatever its size: as many requests served as the
+      // largest filling took. A process that has served fewer runs slower (its young generation has not
+      // grown, its code is less optimized): the 1,000-session service ran 10–15% below the others.
+      const more = Math.max(...SCALE_SIZES) - size
+      if (more > 0) {
+        const warm = await autocannon({ url: server.url, connections, pipelining, amount: more, requests: [{ method: 'GET', path: '/heartbeat' }] })
+        if (warm.errors + warm.timeouts + warm.non2xx > 0) throw new Error(`warming ${server.name}: ${warm.errors} errors, ${warm.timeouts} timeouts, ${warm.non2xx} non-2xx answers`)
+      }
       filled.push({ server, sessions: await createSessions(server.url, ROTATION) })
       progress(`filled ${server.name} in ${((Date.now() - began) / 1000).toFixed(1)} s`)
     }
@@ -458,6 +467,8 @@ try {
     (pin ? 'servers on core 0, load on core 1' : 'not pinned') + `, log levels ${loggers.join(', ')}\n\n`)
   if (costsOnly.length > 0) {
     process.stdout.write(await mainCosts())
+  } else if (scaleOnly) {
+    process.stdout.write(await scale())
   } else if (against !== '') {
     process.stdout.write(`This build against ${against} (ratio: this ÷ that):\n\n` + await mainAgainst())
   } else {
