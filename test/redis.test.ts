@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { once } from 'node:events'
 import t from 'tap'
+import type { JournalEntry } from '../src/domain/journal.js'
 import { RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
 import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
@@ -50,6 +51,40 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const keys = await s.client.keys('*')
       t.same(keys.filter(key => !key.startsWith('ttl:') && !key.startsWith('test')), [], 'every key carries a prefix')
       t.ok(keys.includes('ttl:lru') && keys.includes('ttl:seq') && keys.includes(`ttl:s:${a.guid}`))
+    })
+
+    t.test('the calls of one turn go to Redis as one script, each with its own result', async t => {
+      const s = await ready(new RedisStore({ url: redis.url, prefix: 'batch:', maxSessions: 100, idleMs: 600_000, probeIntervalMs: 3_600_000 }))
+      t.teardown(() => s.close())
+      const a = await s.create()
+      const b = await s.create()
+      await s.get(a.guid) // the script is loaded
+      const scriptCalls = async (): Promise<number> => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await s.client.info('commandstats'))?.[1] ?? 0)
+      const before = await scriptCalls()
+      const entry: JournalEntry = { at: 1, method: 'POST', path: '/secret/note', status: 200, contentType: 'application/json', passed: 0, hint: -1 }
+      const [found, missing, written, notWritten, passed, recorded, foundAfter] = await Promise.all([
+        s.get(a.guid),
+        s.get('00000000-0000-4000-8000-000000000000'),
+        s.setNote(a.guid, 'in a batch', 4),
+        s.setNote('00000000-0000-4000-8000-000000000000', 'nowhere', 4),
+        s.pass(b.guid, 2),
+        s.record(a.guid, entry),
+        s.get(b.guid)
+      ])
+      t.equal(await scriptCalls() - before, 1, 'seven calls, one script')
+      t.equal(found?.token, a.token)
+      t.equal(found?.note, '', 'the lookup ran before the write queued after it')
+      t.equal(missing, undefined)
+      t.equal(written, 'in a batch')
+      t.equal(notWritten, undefined)
+      t.equal(passed, undefined)
+      t.equal(recorded, undefined)
+      t.equal(foundAfter?.progress, 2, 'the pass ran before the lookup queued after it')
+      t.same(await s.get(a.guid), { guid: a.guid, token: a.token, note: 'in a batch', progress: 4, name: undefined })
+      t.match(await s.journal(a.guid), [{ path: '/secret/note', status: 200 }])
+      const scores = await s.client.zrange('batch:lru', 0, -1, 'WITHSCORES')
+      t.equal(new Set(scores.filter((_, i) => i % 2 === 1)).size, 2, 'each touch of the batch has a score of its own')
+      t.equal(await s.client.get('batch:seq'), scores[3], 'the last score given is kept')
     })
 
     t.test('a store whose Redis is not there yet starts anyway, answers 503, and connects when it can', async t => {

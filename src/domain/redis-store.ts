@@ -13,6 +13,10 @@
 //   <prefix>seq       the last score given
 //   <prefix>rate:<client>  the sessions a client address made in its current window (countCreation),
 //                     with the window's TTL: every instance counts in the same place
+// The calls every request makes (the lookup, the note write, the challenge bit, the journal entry)
+// are gathered for one turn of the event loop and sent as one script (BATCH): under load, one
+// command for all the requests read in that turn, where each call was a command of its own. Each
+// call's result is its own; a batch that fails (Redis away, or too slow) fails each of its calls.
 // A probe about every second tells whether Redis still answers, so that the heartbeat says 503
 // within about 2 s of a hang even when no request runs into it, and 204 again once it is over.
 import { Redis } from 'ioredis'
@@ -72,16 +76,6 @@ end`
 /** How many activity scores a millisecond has (see <prefix>lru). */
 const PER_MS = 1024
 
-const TOUCH = `${NOW}
-local v = redis.call('HMGET', KEYS[1], 't', 'n', 'p', 'k', 'a')
-if not v[1] then return nil end
-if v[4] ~= '1' then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('PEXPIRE', KEYS[4], ARGV[2])
-  redis.call('ZADD', KEYS[2], activity(KEYS[3]), ARGV[1])
-end
-return v`
-
 const PUT = `${NOW}
 local live = redis.call('EXISTS', KEYS[1]) == 1
 local pinned = ARGV[7] == '1' or (live and redis.call('HGET', KEYS[1], 'k') == '1')
@@ -110,31 +104,11 @@ end
 if live then return 1 end
 return 0`
 
-// The note and, in the same step, the challenge it passes (ARGV[2], 0 for none): one round trip.
-const SET_NOTE = `
-local p = redis.call('HGET', KEYS[1], 'p')
-if not p then return nil end
-if ARGV[2] ~= '0' then
-  redis.call('HSET', KEYS[1], 'n', ARGV[1], 'p', bit.bor(tonumber(p), tonumber(ARGV[2])))
-else
-  redis.call('HSET', KEYS[1], 'n', ARGV[1])
-end
-return ARGV[1]`
-
-// A journal entry, kept only while the session lives, and for as long as it does.
-const RECORD = `
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl == -2 then return 0 end
-redis.call('LPUSH', KEYS[2], ARGV[1])
-redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
-if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
-return 1`
-
 const JOURNAL = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 return redis.call('LRANGE', KEYS[2], 0, -1)`
 
-// The name ('' clears it); the session as it is then, as TOUCH gives it, without touching it.
+// The name ('' clears it); the session as it is then, as the lookup (t in BATCH) gives it, without touching it.
 const SET_NAME = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 if ARGV[1] == '' then redis.call('HDEL', KEYS[1], 'a') else redis.call('HSET', KEYS[1], 'a', ARGV[1]) end
@@ -187,11 +161,6 @@ for _, guid in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[2])) do
 end
 return out`
 
-const PASS = `
-local p = redis.call('HGET', KEYS[1], 'p')
-if p then redis.call('HSET', KEYS[1], 'p', bit.bor(tonumber(p), tonumber(ARGV[1]))) end
-return 0`
-
 // One more creation in the client's window, which the first one opens; the count and the window's
 // time left. (The keys and counts are @fastify/rate-limit's Redis store's, which counted here before.)
 const COUNT_CREATION = `
@@ -203,19 +172,86 @@ if n == 1 or left < 0 then
 end
 return {n, left}`
 
+// Many calls in one script: ARGV[1] the idle time, then each call as its letter and its arguments:
+//   t key journalKey guid        the lookup: the session's t, n, p, k, a (false when there is none);
+//                                an unpinned session's TTLs start again and its activity score moves up
+//   n key note bits              the note and, in the same step, the challenge it passes (bits, 0 for
+//                                none): the note, or false when there is no session
+//   p key bits                   a challenge passed: 0
+//   r key journalKey entry size  a journal entry, kept only while the session lives and for as long as
+//                                it does, the list trimmed to size: 1, or 0 when the session has gone
+// KEYS[1] the activity index, KEYS[2] its last score, read once and written once for all the lookups.
+// One result per call, in order.
+const BATCH = `
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local last
+local idle = ARGV[1]
+local out = {}
+local i = 2
+while i <= #ARGV do
+  local op, key = ARGV[i], ARGV[i + 1]
+  if op == 't' then
+    local v = redis.call('HMGET', key, 't', 'n', 'p', 'k', 'a')
+    if not v[1] then
+      out[#out + 1] = false
+    else
+      if v[4] ~= '1' then
+        redis.call('PEXPIRE', key, idle)
+        redis.call('PEXPIRE', ARGV[i + 2], idle)
+        last = math.max(now * ${PER_MS}, (last or tonumber(redis.call('GET', KEYS[2]) or '0')) + 1)
+        redis.call('ZADD', KEYS[1], string.format('%.0f', last), ARGV[i + 3])
+      end
+      out[#out + 1] = v
+    end
+    i = i + 4
+  elseif op == 'n' then
+    local p = redis.call('HGET', key, 'p')
+    if not p then
+      out[#out + 1] = false
+    else
+      if ARGV[i + 3] ~= '0' then
+        redis.call('HSET', key, 'n', ARGV[i + 2], 'p', bit.bor(tonumber(p), tonumber(ARGV[i + 3])))
+      else
+        redis.call('HSET', key, 'n', ARGV[i + 2])
+      end
+      out[#out + 1] = ARGV[i + 2]
+    end
+    i = i + 4
+  elseif op == 'p' then
+    local p = redis.call('HGET', key, 'p')
+    if p then redis.call('HSET', key, 'p', bit.bor(tonumber(p), tonumber(ARGV[i + 2]))) end
+    out[#out + 1] = 0
+    i = i + 3
+  elseif op == 'r' then
+    local ttl = redis.call('PTTL', key)
+    if ttl == -2 then
+      out[#out + 1] = 0
+    else
+      local journal = ARGV[i + 2]
+      redis.call('LPUSH', journal, ARGV[i + 3])
+      redis.call('LTRIM', journal, 0, tonumber(ARGV[i + 4]) - 1)
+      if ttl > 0 then redis.call('PEXPIRE', journal, ttl) else redis.call('PERSIST', journal) end
+      out[#out + 1] = 1
+    end
+    i = i + 5
+  else
+    return redis.error_reply('unknown call ' .. tostring(op))
+  end
+end
+if last then redis.call('SET', KEYS[2], string.format('%.0f', last)) end
+return out`
+
 type Found = [string, string, string, string | null, string | null]
 
 interface Scripts {
-  touch (hash: string, lru: string, seq: string, journal: string, guid: string, idleMs: number): Promise<Found | null>
+  batch (lru: string, seq: string, idleMs: number, ...calls: Array<string | number>): Promise<Array<Found | string | number | null>>
   put (hash: string, lru: string, seq: string, journal: string, guid: string, token: string, note: string, progress: number,
     idleMs: number, max: number, pinned: string, prefix: string, onlyNew: string, name: string): Promise<number>
   setName (hash: string, name: string): Promise<Found | null>
   list (lru: string, idleMs: number, limit: number, afterScore: string, afterGuid: string, prefix: string): Promise<Array<string | number>>
   counts (lru: string, idleMs: number, activeMs: number): Promise<[number, number]>
   progress (lru: string, from: number, to: number, prefix: string): Promise<string[]>
-  setNote (hash: string, note: string, bits: number): Promise<string | null>
-  pass (hash: string, bits: number): Promise<number>
-  record (hash: string, journal: string, entry: string, size: number): Promise<number>
   journal (hash: string, journal: string): Promise<string[] | null>
   probe (): Promise<number>
   countCreation (key: string, windowMs: number): Promise<[number, number]>
@@ -266,7 +302,9 @@ export class RedisStore implements ChallengerStore {
       retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
       // The commands of concurrent requests go out together, one write and one read for a batch
       // rather than one each: under load, fewer system calls per request on both sides.
-      enableAutoPipelining: true
+      enableAutoPipelining: true,
+      // A batch is already all of a turn's calls: it goes out as soon as it is made, not a turn later.
+      autoPipeliningIgnoredCommands: ['batch']
     })
     // A connection error is reported by the commands that fail, and by the status change it causes
     // (an unhandled 'error' would end the process). Every failed attempt repeats it: keep the last.
@@ -280,16 +318,13 @@ export class RedisStore implements ChallengerStore {
       if (this.#responsive) this.#up()
       else this.probe()
     })
-    this.client.defineCommand('touch', { numberOfKeys: 4, lua: TOUCH })
+    this.client.defineCommand('batch', { numberOfKeys: 2, lua: BATCH })
     this.client.defineCommand('put', { numberOfKeys: 4, lua: PUT })
     this.client.defineCommand('setName', { numberOfKeys: 1, lua: SET_NAME })
     this.client.defineCommand('list', { numberOfKeys: 1, lua: LIST })
     this.client.defineCommand('counts', { numberOfKeys: 1, lua: COUNTS })
     this.client.defineCommand('progress', { numberOfKeys: 1, lua: PROGRESS })
-    this.client.defineCommand('record', { numberOfKeys: 2, lua: RECORD })
     this.client.defineCommand('journal', { numberOfKeys: 2, lua: JOURNAL })
-    this.client.defineCommand('setNote', { numberOfKeys: 1, lua: SET_NOTE })
-    this.client.defineCommand('pass', { numberOfKeys: 1, lua: PASS })
     this.client.defineCommand('probe', { numberOfKeys: 0, lua: PROBE })
     this.client.defineCommand('countCreation', { numberOfKeys: 1, lua: COUNT_CREATION })
     this.#scheduleProbe()
@@ -432,8 +467,33 @@ export class RedisStore implements ChallengerStore {
     return record
   }
 
+  /** The calls of this turn of the event loop, and the callers waiting for their results. */
+  #calls: Array<string | number> = []
+  #waiting: Array<{ resolve: (result: unknown) => void, reject: (error: unknown) => void }> = []
+
+  /** Adds a call to this turn's batch (see BATCH); resolves with its own result. */
+  #call<T> (...call: Array<string | number>): Promise<T> {
+    if (this.#waiting.length === 0) setImmediate(this.#flush)
+    for (const part of call) this.#calls.push(part)
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push({ resolve: resolve as (result: unknown) => void, reject })
+    })
+  }
+
+  readonly #flush = (): void => {
+    const calls = this.#calls
+    const waiting = this.#waiting
+    this.#calls = []
+    this.#waiting = []
+    this.#run(() => this.#scripts.batch(`${this.#prefix}lru`, `${this.#prefix}seq`, this.#idleMs, ...calls)).then(results => {
+      for (let i = 0; i < waiting.length; i++) (waiting[i] as { resolve: (result: unknown) => void }).resolve(results[i])
+    }, (error: unknown) => {
+      for (const caller of waiting) caller.reject(error)
+    })
+  }
+
   async get (guid: string): Promise<ChallengerRecord | undefined> {
-    const found = await this.#run(() => this.#scripts.touch(this.#key(guid), `${this.#prefix}lru`, `${this.#prefix}seq`, this.#journalKey(guid), guid, this.#idleMs))
+    const found = await this.#call<Found | null>('t', this.#key(guid), this.#journalKey(guid), guid)
     return found === null ? undefined : recordOf(guid, found)
   }
 
@@ -493,16 +553,16 @@ export class RedisStore implements ChallengerStore {
   }
 
   async setNote (guid: string, note: string, bits = 0): Promise<string | undefined> {
-    return (await this.#run(() => this.#scripts.setNote(this.#key(guid), note, bits))) ?? undefined
+    return (await this.#call<string | null>('n', this.#key(guid), note, bits)) ?? undefined
   }
 
   async pass (guid: string, bits: number): Promise<void> {
-    await this.#run(() => this.#scripts.pass(this.#key(guid), bits))
+    await this.#call('p', this.#key(guid), bits)
   }
 
   async record (guid: string, entry: JournalEntry): Promise<void> {
     if (this.#journalSize === 0) return
-    await this.#run(() => this.#scripts.record(this.#key(guid), this.#journalKey(guid), encodeEntry(entry), this.#journalSize))
+    await this.#call('r', this.#key(guid), this.#journalKey(guid), encodeEntry(entry), this.#journalSize)
   }
 
   async journal (guid: string): Promise<JournalEntry[] | undefined> {
