@@ -30,7 +30,7 @@ const withScale = process.env.BENCH_SCALE !== '0'
 const scaleOnly = process.env.BENCH_SCALE === 'only'
 const withMemory = process.env.BENCH_MEMORY !== '0'
 const against = process.env.BENCH_AGAINST ?? ''
-// BENCH_COSTS=journal (or metrics, or both, comma-separated): only those on/off rows.
+// BENCH_COSTS=journal (or metrics, or redis, or several, comma-separated): only those on/off rows.
 const costsOnly = (process.env.BENCH_COSTS ?? '').split(',').map(what => what.trim()).filter(what => what !== '')
 const costsOf: readonly string[] = costsOnly.length > 0 ? costsOnly : ['journal', 'metrics']
 const thisEnv: Record<string, string> = Object.fromEntries((process.env.BENCH_THIS_ENV ?? '').split(',').filter(pair => pair.includes('=')).map(pair => {
@@ -255,10 +255,36 @@ async function costRows (level: string): Promise<Row[]> {
   return rows
 }
 
-/** BENCH_COSTS: only the on/off rows, at each log level. */
+/** The note write with the sessions in Redis (redis-server at `url`) against the same in memory. */
+async function redisRow (level: string, url: string): Promise<Row> {
+  const [rounds] = await onFreshProcesses([`POST /secret/note, Redis vs in memory (${level})`], async () => {
+    const withRedis = await startService(`service + Redis (${level})`, level, { REDIS_URL: url })
+    const inMemory = await startService(`service (${level})`, level)
+    const redisSessions = await createSessions(withRedis.url, ROTATION)
+    const memorySessions = await createSessions(inMemory.url, ROTATION)
+    return {
+      servers: [withRedis, inMemory],
+      loads: [[
+        { server: withRedis, requests: rotating('POST', '/secret/note', redisSessions, noteBody) },
+        { server: inMemory, requests: rotating('POST', '/secret/note', memorySessions, noteBody) }
+      ]]
+    }
+  })
+  return pairRow('POST /secret/note, Redis vs in memory', `${level} / ${level}`, rounds as Round[][], TARGET.redis)
+}
+
+/** BENCH_COSTS: only the on/off rows (and, with redis among them, the Redis row), at each log level. */
 async function mainCosts (): Promise<string> {
   const rows: Row[] = []
-  for (const level of loggers) rows.push(...await costRows(level))
+  const redis = costsOnly.includes('redis') && hasRedis() ? await startRedis(['--appendonly', 'yes']) : undefined
+  try {
+    for (const level of loggers) {
+      if (redis !== undefined) rows.push(await redisRow(level, redis.url))
+      rows.push(...await costRows(level))
+    }
+  } finally {
+    await redis?.stop()
+  }
   return formatRows(rows, ['on', 'off'])
 }
 
@@ -294,23 +320,7 @@ async function main (): Promise<string> {
         // After the note write, at one log level: Redis against memory, then what the journal and the
         // metrics cost (the same service with and without them, in the same run).
         if (scenario !== 'POST /secret/note' || level !== redisLevel) continue
-        if (redis !== undefined) {
-          const url = redis.url
-          const [redisRounds] = await onFreshProcesses([`POST /secret/note, Redis vs in memory (${level})`], async () => {
-            const withRedis = await startService(`service + Redis (${level})`, level, { REDIS_URL: url })
-            const inMemory = await startService(`service (${level})`, level)
-            const redisSessions = await createSessions(withRedis.url, ROTATION)
-            const memorySessions = await createSessions(inMemory.url, ROTATION)
-            return {
-              servers: [withRedis, inMemory],
-              loads: [[
-                { server: withRedis, requests: rotating('POST', '/secret/note', redisSessions, noteBody) },
-                { server: inMemory, requests: rotating('POST', '/secret/note', memorySessions, noteBody) }
-              ]]
-            }
-          })
-          rows.push(pairRow('POST /secret/note, Redis vs in memory', `${level} / ${level}`, redisRounds as Round[][], TARGET.redis))
-        }
+        if (redis !== undefined) rows.push(await redisRow(level, redis.url))
         rows.push(...await costRows(level))
       }
     }
@@ -453,7 +463,8 @@ Legend
 - context and floor rows: Fastify + cors ÷ bare Fastify, bare Fastify ÷ node:http (no targets).
 - p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
 - scale: in each of BENCH_PAIRS passes, one fresh service per size (MAX_SESSIONS=1000000), filled with POST
-  /challenger, requests rotating over ${ROTATION} authorized sessions, A B C then C B A; req/s the median of
+  /challenger, then sent GET /heartbeat until it has answered as many requests as the largest (the same history
+  for each), requests rotating over ${ROTATION} authorized sessions, A B C then C B A; req/s the median of
   each size's rounds; spread = fastest ÷ slowest − 1.
 - heap: in-process MemoryStore, heapUsed + arrayBuffers (a journal's integers are an Int32Array) after a full gc and an unmeasured first
   round (the store's code compiled); the 1,000 figure is over twenty stores of 1,000 alive together (one store's moved by ±20 bytes); Redis: INFO memory used_memory, after − before, ÷ sessions

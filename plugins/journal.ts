@@ -1,8 +1,8 @@
 // The journal: each request that names a live session (in X-CHALLENGER, or in the URL of
 // /challenger/{guid}…) is recorded in that session's journal as it is answered, with what it passed
 // and, for a near miss, which challenge it missed and why (src/domain/journal.ts, and the
-// catalogue's near misses). Recorded before the answer leaves, so that a learner who reads the
-// journal next, from any instance, finds the request there. Never recorded: the token's value,
+// catalogue's near misses). Recorded (in Redis: sent to Redis) before the answer leaves, so that a
+// learner who reads the journal next, from any instance, finds the request there. Never recorded: the token's value,
 // credentials, bodies, the journal's own reads (config.journal false) and requests a route leaves
 // out (request.journaled false: the challenges page's refresh).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
@@ -120,7 +120,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     return entry
   }
 
-  /** Records the entry, then calls `next`: at once in this process, else once the store has it. */
+  /** Records the entry, then calls `next`: at once in this process, else once the store says it is in (see record). */
   const write = (session: ChallengerRecord, entry: JournalEntry, next: () => void): void => {
     if (recordNow !== undefined) {
       recordNow(session.guid, entry)

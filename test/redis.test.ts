@@ -87,6 +87,24 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(await s.client.get('batch:seq'), scores[3], 'the last score given is kept')
     })
 
+    t.test('a journal entry is on its way once written to Redis\'s connection: it does not wait for the answer', async t => {
+      const s = await ready(new RedisStore({ url: redis.url, prefix: 'sent:', maxSessions: 100, idleMs: 600_000, commandTimeoutMs: 10_000, probeIntervalMs: 3_600_000 }))
+      t.teardown(() => s.close())
+      const a = await s.create()
+      const admin = await ready(store())
+      t.teardown(() => admin.close())
+      // Redis holds every script, and so this batch, until it is unpaused.
+      await admin.client.call('CLIENT', 'PAUSE', '60000', 'WRITE')
+      t.teardown(() => admin.client.call('CLIENT', 'UNPAUSE'))
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      const lookup = s.get(a.guid)
+      const first = await Promise.race([s.record(a.guid, entry).then(() => 'the entry, sent'), lookup.then(() => 'the lookup, answered')])
+      t.equal(first, 'the entry, sent')
+      await admin.client.call('CLIENT', 'UNPAUSE')
+      t.equal((await lookup)?.token, a.token, 'the batch ran once Redis went on')
+      t.match(await s.journal(a.guid), [{ path: '/heartbeat', status: 204 }], 'and the entry with it')
+    })
+
     t.test('a store whose Redis is not there yet starts anyway, answers 503, and connects when it can', async t => {
       const later = await redisServer()
       t.teardown(() => later.remove())

@@ -172,25 +172,28 @@ if n == 1 or left < 0 then
 end
 return {n, left}`
 
-// Many calls in one script: ARGV[1] the idle time, then each call as its letter and its arguments:
-//   t key journalKey guid        the lookup: the session's t, n, p, k, a (false when there is none);
-//                                an unpinned session's TTLs start again and its activity score moves up
-//   n key note bits              the note and, in the same step, the challenge it passes (bits, 0 for
-//                                none): the note, or false when there is no session
-//   p key bits                   a challenge passed: 0
-//   r key journalKey entry size  a journal entry, kept only while the session lives and for as long as
-//                                it does, the list trimmed to size: 1, or 0 when the session has gone
+// Many calls in one script: ARGV[1] the idle time, ARGV[2] the key prefix, ARGV[3] the journal's size,
+// then each call as its letter and its arguments (a session's keys are made here from its guid, so
+// that a call sends 36 characters rather than its keys):
+//   t guid         the lookup: the session's t, n, p, k, a (false when there is none); an unpinned
+//                  session's TTLs (its hash's and its journal's) start again, its activity score moves up
+//   n guid note bits  the note and, in the same step, the challenge it passes (bits, 0 for none):
+//                  1, or false when there is no session
+//   p guid bits    a challenge passed: 0
+//   r guid entry   a journal entry, kept only while the session lives and for as long as it does, the
+//                  list trimmed to the journal's size: 1, or 0 when the session has gone
 // KEYS[1] the activity index, KEYS[2] its last score, read once and written once for all the lookups.
 // One result per call, in order.
 const BATCH = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local last
-local idle = ARGV[1]
+local idle, prefix, size = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local out = {}
-local i = 2
+local i = 4
 while i <= #ARGV do
-  local op, key = ARGV[i], ARGV[i + 1]
+  local op, guid = ARGV[i], ARGV[i + 1]
+  local key = prefix .. 's:' .. guid
   if op == 't' then
     local v = redis.call('HMGET', key, 't', 'n', 'p', 'k', 'a')
     if not v[1] then
@@ -198,13 +201,13 @@ while i <= #ARGV do
     else
       if v[4] ~= '1' then
         redis.call('PEXPIRE', key, idle)
-        redis.call('PEXPIRE', ARGV[i + 2], idle)
+        redis.call('PEXPIRE', prefix .. 'j:' .. guid, idle)
         last = math.max(now * ${PER_MS}, (last or tonumber(redis.call('GET', KEYS[2]) or '0')) + 1)
-        redis.call('ZADD', KEYS[1], string.format('%.0f', last), ARGV[i + 3])
+        redis.call('ZADD', KEYS[1], string.format('%.0f', last), guid)
       end
       out[#out + 1] = v
     end
-    i = i + 4
+    i = i + 2
   elseif op == 'n' then
     local p = redis.call('HGET', key, 'p')
     if not p then
@@ -215,7 +218,7 @@ while i <= #ARGV do
       else
         redis.call('HSET', key, 'n', ARGV[i + 2])
       end
-      out[#out + 1] = ARGV[i + 2]
+      out[#out + 1] = 1
     end
     i = i + 4
   elseif op == 'p' then
@@ -228,13 +231,14 @@ while i <= #ARGV do
     if ttl == -2 then
       out[#out + 1] = 0
     else
-      local journal = ARGV[i + 2]
-      redis.call('LPUSH', journal, ARGV[i + 3])
-      redis.call('LTRIM', journal, 0, tonumber(ARGV[i + 4]) - 1)
-      if ttl > 0 then redis.call('PEXPIRE', journal, ttl) else redis.call('PERSIST', journal) end
+      local journal = prefix .. 'j:' .. guid
+      local length = redis.call('LPUSH', journal, ARGV[i + 2])
+      if length > size then redis.call('LTRIM', journal, 0, size - 1) end
+      -- A new list takes the session's TTL; after that, each lookup and restore moves both together.
+      if length == 1 and ttl > 0 then redis.call('PEXPIRE', journal, ttl) end
       out[#out + 1] = 1
     end
-    i = i + 5
+    i = i + 3
   else
     return redis.error_reply('unknown call ' .. tostring(op))
   end
@@ -244,8 +248,11 @@ return out`
 
 type Found = [string, string, string, string | null, string | null]
 
+/** A call in a batch: its promise's ends, and whether it resolves once sent (see #call). */
+interface Caller { resolve: (result: unknown) => void, reject: (error: unknown) => void, sent: boolean }
+
 interface Scripts {
-  batch (lru: string, seq: string, idleMs: number, ...calls: Array<string | number>): Promise<Array<Found | string | number | null>>
+  batch (lru: string, seq: string, idleMs: number, prefix: string, journalSize: number, ...calls: Array<string | number>): Promise<Array<Found | number | null>>
   put (hash: string, lru: string, seq: string, journal: string, guid: string, token: string, note: string, progress: number,
     idleMs: number, max: number, pinned: string, prefix: string, onlyNew: string, name: string): Promise<number>
   setName (hash: string, name: string): Promise<Found | null>
@@ -469,14 +476,18 @@ export class RedisStore implements ChallengerStore {
 
   /** The calls of this turn of the event loop, and the callers waiting for their results. */
   #calls: Array<string | number> = []
-  #waiting: Array<{ resolve: (result: unknown) => void, reject: (error: unknown) => void }> = []
+  #waiting: Caller[] = []
 
-  /** Adds a call to this turn's batch (see BATCH); resolves with its own result. */
-  #call<T> (...call: Array<string | number>): Promise<T> {
+  /**
+   * Adds a call to this turn's batch (see BATCH). Resolves with its own result; or, `sent`, once the
+   * batch has been written to Redis's connection, without waiting for Redis's answer (and never
+   * rejects: what the call does may be lost with the batch).
+   */
+  #call<T> (sent: boolean, ...call: Array<string | number>): Promise<T> {
     if (this.#waiting.length === 0) setImmediate(this.#flush)
     for (const part of call) this.#calls.push(part)
     return new Promise<T>((resolve, reject) => {
-      this.#waiting.push({ resolve: resolve as (result: unknown) => void, reject })
+      this.#waiting.push({ resolve: resolve as (result: unknown) => void, reject, sent })
     })
   }
 
@@ -485,15 +496,20 @@ export class RedisStore implements ChallengerStore {
     const waiting = this.#waiting
     this.#calls = []
     this.#waiting = []
-    this.#run(() => this.#scripts.batch(`${this.#prefix}lru`, `${this.#prefix}seq`, this.#idleMs, ...calls)).then(results => {
-      for (let i = 0; i < waiting.length; i++) (waiting[i] as { resolve: (result: unknown) => void }).resolve(results[i])
+    // The command is written to the connection before #run first awaits: the sent calls are out.
+    this.#run(() => this.#scripts.batch(`${this.#prefix}lru`, `${this.#prefix}seq`, this.#idleMs, this.#prefix, this.#journalSize, ...calls)).then(results => {
+      for (let i = 0; i < waiting.length; i++) {
+        const caller = waiting[i] as Caller
+        if (!caller.sent) caller.resolve(results[i])
+      }
     }, (error: unknown) => {
-      for (const caller of waiting) caller.reject(error)
+      for (const caller of waiting) if (!caller.sent) caller.reject(error)
     })
+    for (const caller of waiting) if (caller.sent) caller.resolve(undefined)
   }
 
   async get (guid: string): Promise<ChallengerRecord | undefined> {
-    const found = await this.#call<Found | null>('t', this.#key(guid), this.#journalKey(guid), guid)
+    const found = await this.#call<Found | null>(false, 't', guid)
     return found === null ? undefined : recordOf(guid, found)
   }
 
@@ -553,16 +569,21 @@ export class RedisStore implements ChallengerStore {
   }
 
   async setNote (guid: string, note: string, bits = 0): Promise<string | undefined> {
-    return (await this.#call<string | null>('n', this.#key(guid), note, bits)) ?? undefined
+    return await this.#call<number | null>(false, 'n', guid, note, bits) === null ? undefined : note
   }
 
   async pass (guid: string, bits: number): Promise<void> {
-    await this.#call('p', this.#key(guid), bits)
+    await this.#call(false, 'p', guid, bits)
   }
 
+  /**
+   * Resolves once the entry is on its way: written to Redis's connection, in this turn's batch, ahead
+   * of anything the learner can ask any instance after the answer (which waits for this). Not for its
+   * result: an entry lost with its batch fails nothing else.
+   */
   async record (guid: string, entry: JournalEntry): Promise<void> {
     if (this.#journalSize === 0) return
-    await this.#call('r', this.#key(guid), this.#journalKey(guid), encodeEntry(entry), this.#journalSize)
+    await this.#call(true, 'r', guid, encodeEntry(entry))
   }
 
   async journal (guid: string): Promise<JournalEntry[] | undefined> {

@@ -110,7 +110,9 @@ export interface ChallengerStore {
   // A store that keeps journals (both of this package's do; without them the journal is empty).
   /**
    * Adds `entry` to the session's journal, which keeps the newest entries only (the store's
-   * journal size); a session that is gone is left gone, and its journal goes with it.
+   * journal size); a session that is gone is left gone, and its journal goes with it. Resolves once
+   * any later call, from any instance, will find the entry there (a store across the network may
+   * resolve once the entry is sent, ahead of whatever comes after it, rather than once it is answered).
    */
   record? (guid: string, entry: JournalEntry): Promise<void>
   /** `record` at once, for a store in this process. It keeps nothing of `entry`, which the caller reuses. */
