@@ -54,7 +54,8 @@ export async function redisServer (args: string[] = []): Promise<RedisServer> {
     child.stdout?.resume()
   }
   const stop = async (): Promise<void> => {
-    if (child === undefined || child.exitCode !== null) return
+    // A child killed by a signal has a signalCode and no exitCode.
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return
     const exited = once(child, 'exit')
     child.kill('SIGKILL')
     await exited

@@ -105,6 +105,24 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.match(await s.journal(a.guid), [{ path: '/heartbeat', status: 204 }], 'and the entry with it')
     })
 
+    t.test('a batch that fails fails each call that waits for it, and not an entry already sent', async t => {
+      const gone = await redisServer()
+      t.teardown(() => gone.remove())
+      await gone.stop()
+      const s = new RedisStore({ url: gone.url, prefix: prefix(), maxSessions: 10, idleMs: 600_000, commandTimeoutMs: 200, probeIntervalMs: 3_600_000 })
+      t.teardown(() => s.close())
+      const guid = '00000000-0000-4000-8000-000000000000'
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      const [sent, lookup, write] = await Promise.all([
+        s.record(guid, entry).then(() => 'sent'),
+        s.get(guid).then(() => 'found', (error: unknown) => error),
+        s.setNote(guid, 'lost', 1).then(() => 'written', (error: unknown) => error)
+      ])
+      t.equal(sent, 'sent', 'the entry, sent, is lost with its batch and fails nothing')
+      t.ok(lookup instanceof StoreUnavailableError, 'the lookup fails')
+      t.ok(write instanceof StoreUnavailableError, 'the write fails')
+    })
+
     t.test('a store whose Redis is not there yet starts anyway, answers 503, and connects when it can', async t => {
       const later = await redisServer()
       t.teardown(() => later.remove())
