@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { once } from 'node:events'
 import t from 'tap'
 import type { JournalEntry } from '../src/domain/journal.js'
-import { RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
+import { JOURNAL_SPARE_MS, RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
 import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
 import { redisMissing, redisServer, type RedisServer } from './redis-server.js'
@@ -50,7 +50,8 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await s.create()
       const keys = await s.client.keys('*')
       t.same(keys.filter(key => !key.startsWith('ttl:') && !key.startsWith('test')), [], 'every key carries a prefix')
-      t.ok(keys.includes('ttl:lru') && keys.includes('ttl:seq') && keys.includes(`ttl:s:${a.guid}`))
+      t.ok(keys.includes('ttl:lru') && keys.includes(`ttl:s:${a.guid}`))
+      t.notOk(keys.includes('ttl:seq'), 'no key of its own for the last score: the highest in the index is it')
     })
 
     t.test('the calls of one turn go to Redis as one script, each with its own result', async t => {
@@ -84,7 +85,80 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.match(await s.journal(a.guid), [{ path: '/secret/note', status: 200 }])
       const scores = await s.client.zrange('batch:lru', 0, -1, 'WITHSCORES')
       t.equal(new Set(scores.filter((_, i) => i % 2 === 1)).size, 2, 'each touch of the batch has a score of its own')
-      t.equal(await s.client.get('batch:seq'), scores[3], 'the last score given is kept')
+      // Scores stay above the highest in the index, even one from a clock far ahead (another Redis, a failover).
+      const ahead = Number(scores[3]) + 1_000_000 * 1024
+      await s.client.zadd('batch:lru', ahead, b.guid)
+      await s.get(a.guid)
+      t.equal(Number(await s.client.zscore('batch:lru', a.guid)), ahead + 1, 'a touch scores above the highest score in the index')
+      await s.restore({ guid: b.guid, token: b.token, note: '', progress: 2 })
+      t.equal(Number(await s.client.zscore('batch:lru', b.guid)), ahead + 2, 'and so does a restore')
+    })
+
+    t.test('a note write makes four writes in Redis (the AOF\'s lines): TTL, activity, note, journal entry', async t => {
+      const s = await ready(new RedisStore({ url: redis.url, prefix: 'writes:', maxSessions: 100, idleMs: 600_000, journalSize: 20, probeIntervalMs: 3_600_000 }))
+      t.teardown(() => s.close())
+      const a = await s.create()
+      const entry: JournalEntry = { at: 1, method: 'POST', path: '/secret/note', status: 200, contentType: 'application/json', passed: 0, hint: -1 }
+      await s.record(a.guid, entry)
+      await s.get(a.guid)
+      const counts = async (): Promise<Record<string, number>> => {
+        const info = await s.client.info('commandstats')
+        const out: Record<string, number> = {}
+        for (const [, name, calls] of info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) out[name as string] = Number(calls)
+        return out
+      }
+      const before = await counts()
+      const writes = 35
+      for (let i = 0; i < writes; i++) {
+        await s.get(a.guid)
+        await Promise.all([s.setNote(a.guid, `note ${i}`), s.record(a.guid, entry)])
+      }
+      const after = await counts()
+      const made = (name: string): number => (after[name] ?? 0) - (before[name] ?? 0)
+      t.equal(made('pexpire'), writes, 'one TTL per lookup: the journal\'s is renewed once a minute, not each time')
+      t.equal(made('zadd'), writes)
+      t.equal(made('hset'), writes)
+      t.equal(made('lpush'), writes)
+      t.equal(made('set'), 0, 'no last score kept')
+      // 1 + 35 entries in a journal of 20: trimmed to 20 at the 26th and the 32nd, then 4 more.
+      t.equal(made('ltrim'), 2, 'trimmed once a quarter over its size, not at each entry')
+      t.equal(await s.client.llen(`writes:j:${a.guid}`), 24)
+      const read = await s.journal(a.guid)
+      t.equal(read?.length, 20, 'read up to its size')
+    })
+
+    t.test('a journal outlives its session by at most a minute, is renewed once below the idle time, and is no one\'s after', async t => {
+      const s = await ready(new RedisStore({ url: redis.url, prefix: 'spare:', maxSessions: 100, idleMs: 5000, journalSize: 5, probeIntervalMs: 3_600_000 }))
+      t.teardown(() => s.close())
+      const a = await s.create()
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      await s.record(a.guid, entry)
+      await s.get(a.guid)
+      const journal = `spare:j:${a.guid}`
+      const session = `spare:s:${a.guid}`
+      const [first, own] = [await s.client.pttl(journal), await s.client.pttl(session)]
+      t.ok(first > own && first <= own + JOURNAL_SPARE_MS, `a new journal lives ${first} ms, its session ${own} ms`)
+      await s.client.pexpire(journal, 5001)
+      await s.get(a.guid)
+      t.ok(await s.client.pttl(journal) <= 5001, 'not renewed while at or above the idle time')
+      await s.client.pexpire(journal, 4000)
+      await s.get(a.guid)
+      const renewed = await s.client.pttl(journal)
+      t.ok(renewed > 5000 + JOURNAL_SPARE_MS - 1000 && renewed <= 5000 + JOURNAL_SPARE_MS, `renewed below the idle time (${renewed} ms)`)
+      // The session expires (its key deleted, here) while its journal is still there: no one reads it.
+      await s.client.del(session)
+      t.equal(await s.journal(a.guid), undefined)
+      await s.record(a.guid, entry)
+      t.equal(await s.client.llen(journal), 1, 'and no entry is added to it')
+      // Restored under its guid after expiry: a new session, with a journal of its own.
+      t.equal(await s.restore({ guid: a.guid, token: a.token, note: '', progress: 0 }), 'created')
+      t.same(await s.journal(a.guid), [], 'the old journal is gone')
+      await s.record(a.guid, entry)
+      t.equal(await s.restore({ guid: a.guid, token: a.token, note: 'again', progress: 0 }), 'replaced')
+      t.equal((await s.journal(a.guid))?.length, 1, 'a live session restored keeps its journal')
+      t.ok(await s.client.pttl(journal) > 5000, 'with the idle time and the spare')
+      await s.restore({ guid: a.guid, token: a.token, note: 'again', progress: 0 }, { pinned: true })
+      t.equal(await s.client.pttl(journal), -1, 'a pinned session\'s journal has no TTL, as the session has none')
     })
 
     t.test('a journal entry is on its way once written to Redis\'s connection: it does not wait for the answer', async t => {
@@ -221,7 +295,8 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.teardown(() => reader.close())
       const client = reader.client
       const ttl = await client.pttl(`${keyPrefix}j:${guid}`)
-      t.ok(ttl > 0 && ttl <= 5000, `the journal lives as long as its session (${ttl} ms)`)
+      const own = await client.pttl(`${keyPrefix}s:${guid}`)
+      t.ok(ttl >= own && ttl <= 5000 + JOURNAL_SPARE_MS, `the journal lives as long as its session (${own} ms) and at most a minute more (${ttl} ms)`)
       await one.inject({ method: 'POST', url: '/challenger' })
       await one.inject({ method: 'POST', url: '/challenger' })
       t.equal(await client.exists(`${keyPrefix}s:${guid}`, `${keyPrefix}j:${guid}`), 0, 'evicted at capacity, journal and all')

@@ -4,13 +4,17 @@
 //   <prefix>s:<guid>  hash: t (token), n (note), p (progress bits), k ('1' when pinned),
 //                     a (the learner's name, when given), c (made at, ms since 1970)
 //                     with a TTL of the idle time (none when pinned): Redis expires idle sessions
-//   <prefix>j:<guid>  list: the session's journal, newest first, capped and trimmed by the write
-//                     that adds to it, with the session's TTL: it expires and is evicted with it
+//   <prefix>j:<guid>  list: the session's journal, newest first, read up to the journal's size and
+//                     trimmed to it once a quarter over (one trim per few entries, not one each);
+//                     its TTL is its session's plus up to a minute (JOURNAL_SPARE_MS), renewed by a
+//                     lookup only once it falls below the idle time (one TTL write a minute, not one
+//                     per request): it is never read without its session, is evicted with it, and a
+//                     session made again under its guid (a restore after expiry) starts without it
 //   <prefix>lru       sorted set of guids by last activity, for the capacity limit and the class
 //                     board: the score is Redis's own clock in ms (one clock for every instance)
-//                     times 1024, made larger than the last one given, so that no two touches tie;
+//                     times 1024, made larger than the highest in the set, so that no two touches tie;
 //                     entries idle past the idle time (their sessions expired) are pruned by the board
-//   <prefix>seq       the last score given
+//                     (a <prefix>seq key, where older versions kept the last score, is no longer read)
 //   <prefix>rate:<client>  the sessions a client address made in its current window (countCreation),
 //                     with the window's TTL: every instance counts in the same place
 // The calls every request makes (the lookup, the note write, the challenge bit, the journal entry)
@@ -65,29 +69,36 @@ const PROBE = 'return 1'
 // Now, in milliseconds, by Redis's clock (scripts may read it since Redis 5: their effects are
 // replicated, not the script), and the activity score of a touch now (see <prefix>lru). Scores
 // stay below 2^53, exact in a double; %.0f keeps Lua from writing them with an exponent.
+// Reading the highest score, rather than keeping the last one given in a key of its own, spares a
+// write (and its line in the AOF) per script.
 const NOW = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local function activity (key)
-  local score = string.format('%.0f', math.max(now * 1024, tonumber(redis.call('GET', key) or '0') + 1))
-  redis.call('SET', key, score)
-  return score
+local function activity (lru, last)
+  if not last then last = tonumber(redis.call('ZREVRANGE', lru, 0, 0, 'WITHSCORES')[2] or '0') end
+  return math.max(now * 1024, last + 1)
 end`
 /** How many activity scores a millisecond has (see <prefix>lru). */
 const PER_MS = 1024
+/**
+ * How much longer than its session a journal may live (see <prefix>j:): a lookup renews the
+ * journal's TTL to the idle time plus this once it has fallen below the idle time.
+ */
+export const JOURNAL_SPARE_MS = 60_000
 
 const PUT = `${NOW}
 local live = redis.call('EXISTS', KEYS[1]) == 1
 local pinned = ARGV[7] == '1' or (live and redis.call('HGET', KEYS[1], 'k') == '1')
 if ARGV[9] == '1' and live then return -1 end
--- A restored live session keeps when it began.
+-- A restored live session keeps when it began (and its journal); a journal outliving its session is no one's.
 local made = live and redis.call('HGET', KEYS[1], 'c') or now
 redis.call('DEL', KEYS[1])
+if not live then redis.call('DEL', KEYS[3]) end
 redis.call('HSET', KEYS[1], 't', ARGV[2], 'n', ARGV[3], 'p', ARGV[4], 'k', pinned and '1' or '0', 'c', made)
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'a', ARGV[10]) end
 if pinned then
   redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('PERSIST', KEYS[4])
+  redis.call('PERSIST', KEYS[3])
 else
   if not live then
     -- An expired session being restored may still be listed: it must not evict itself.
@@ -98,15 +109,17 @@ else
     end
   end
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
-  redis.call('PEXPIRE', KEYS[4], ARGV[5])
-  redis.call('ZADD', KEYS[2], activity(KEYS[3]), ARGV[1])
+  redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[5]) + ${JOURNAL_SPARE_MS})
+  redis.call('ZADD', KEYS[2], string.format('%.0f', activity(KEYS[2])), ARGV[1])
 end
 if live then return 1 end
 return 0`
 
+// ARGV[1] the journal's size: a list may hold up to a quarter more until its next trim.
 const JOURNAL = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-return redis.call('LRANGE', KEYS[2], 0, -1)`
+if ARGV[1] == '0' then return {} end
+return redis.call('LRANGE', KEYS[2], 0, tonumber(ARGV[1]) - 1)`
 
 // The name ('' clears it); the session as it is then, as the lookup (t in BATCH) gives it, without touching it.
 const SET_NAME = `
@@ -176,19 +189,20 @@ return {n, left}`
 // then each call as its letter and its arguments (a session's keys are made here from its guid, so
 // that a call sends 36 characters rather than its keys):
 //   t guid         the lookup: the session's t, n, p, k, a (false when there is none); an unpinned
-//                  session's TTLs (its hash's and its journal's) start again, its activity score moves up
+//                  session's TTL starts again (its journal's too, once it is below the idle time: see
+//                  <prefix>j:), its activity score moves up
 //   n guid note bits  the note and, in the same step, the challenge it passes (bits, 0 for none):
 //                  1, or false when there is no session
 //   p guid bits    a challenge passed: 0
-//   r guid entry   a journal entry, kept only while the session lives and for as long as it does, the
-//                  list trimmed to the journal's size: 1, or 0 when the session has gone
-// KEYS[1] the activity index, KEYS[2] its last score, read once and written once for all the lookups.
-// One result per call, in order.
-const BATCH = `
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+//   r guid entry   a journal entry, kept only while the session lives and for as long as it does (see
+//                  <prefix>j:): 1, or 0 when the session has gone
+// KEYS[1] the activity index, whose highest score is read once for all the lookups.
+// One result per call, in order. Of the writes (each a line in the AOF, when Redis keeps one), a
+// note write makes four: the session's TTL and activity score at the lookup, the note, the entry.
+const BATCH = `${NOW}
 local last
 local idle, prefix, size = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local spare = tonumber(idle) + ${JOURNAL_SPARE_MS}
 local out = {}
 local i = 4
 while i <= #ARGV do
@@ -201,8 +215,12 @@ while i <= #ARGV do
     else
       if v[4] ~= '1' then
         redis.call('PEXPIRE', key, idle)
-        redis.call('PEXPIRE', prefix .. 'j:' .. guid, idle)
-        last = math.max(now * ${PER_MS}, (last or tonumber(redis.call('GET', KEYS[2]) or '0')) + 1)
+        if size > 0 then
+          local journal = prefix .. 'j:' .. guid
+          local left = redis.call('PTTL', journal)
+          if left ~= -2 and left < tonumber(idle) then redis.call('PEXPIRE', journal, spare) end
+        end
+        last = activity(KEYS[1], last)
         redis.call('ZADD', KEYS[1], string.format('%.0f', last), guid)
       end
       out[#out + 1] = v
@@ -233,9 +251,9 @@ while i <= #ARGV do
     else
       local journal = prefix .. 'j:' .. guid
       local length = redis.call('LPUSH', journal, ARGV[i + 2])
-      if length > size then redis.call('LTRIM', journal, 0, size - 1) end
-      -- A new list takes the session's TTL; after that, each lookup and restore moves both together.
-      if length == 1 and ttl > 0 then redis.call('PEXPIRE', journal, ttl) end
+      if length > size + math.ceil(size / 4) then redis.call('LTRIM', journal, 0, size - 1) end
+      -- A new list takes the session's TTL and the spare; after that, lookups and restores renew it.
+      if length == 1 and ttl > 0 then redis.call('PEXPIRE', journal, ttl + ${JOURNAL_SPARE_MS}) end
       out[#out + 1] = 1
     end
     i = i + 3
@@ -243,7 +261,6 @@ while i <= #ARGV do
     return redis.error_reply('unknown call ' .. tostring(op))
   end
 end
-if last then redis.call('SET', KEYS[2], string.format('%.0f', last)) end
 return out`
 
 type Found = [string, string, string, string | null, string | null]
@@ -252,14 +269,14 @@ type Found = [string, string, string, string | null, string | null]
 interface Caller { resolve: (result: unknown) => void, reject: (error: unknown) => void, sent: boolean }
 
 interface Scripts {
-  batch (lru: string, seq: string, idleMs: number, prefix: string, journalSize: number, ...calls: Array<string | number>): Promise<Array<Found | number | null>>
-  put (hash: string, lru: string, seq: string, journal: string, guid: string, token: string, note: string, progress: number,
+  batch (lru: string, idleMs: number, prefix: string, journalSize: number, ...calls: Array<string | number>): Promise<Array<Found | number | null>>
+  put (hash: string, lru: string, journal: string, guid: string, token: string, note: string, progress: number,
     idleMs: number, max: number, pinned: string, prefix: string, onlyNew: string, name: string): Promise<number>
   setName (hash: string, name: string): Promise<Found | null>
   list (lru: string, idleMs: number, limit: number, afterScore: string, afterGuid: string, prefix: string): Promise<Array<string | number>>
   counts (lru: string, idleMs: number, activeMs: number): Promise<[number, number]>
   progress (lru: string, from: number, to: number, prefix: string): Promise<string[]>
-  journal (hash: string, journal: string): Promise<string[] | null>
+  journal (hash: string, journal: string, size: number): Promise<string[] | null>
   probe (): Promise<number>
   countCreation (key: string, windowMs: number): Promise<[number, number]>
 }
@@ -325,8 +342,8 @@ export class RedisStore implements ChallengerStore {
       if (this.#responsive) this.#up()
       else this.probe()
     })
-    this.client.defineCommand('batch', { numberOfKeys: 2, lua: BATCH })
-    this.client.defineCommand('put', { numberOfKeys: 4, lua: PUT })
+    this.client.defineCommand('batch', { numberOfKeys: 1, lua: BATCH })
+    this.client.defineCommand('put', { numberOfKeys: 3, lua: PUT })
     this.client.defineCommand('setName', { numberOfKeys: 1, lua: SET_NAME })
     this.client.defineCommand('list', { numberOfKeys: 1, lua: LIST })
     this.client.defineCommand('counts', { numberOfKeys: 1, lua: COUNTS })
@@ -462,8 +479,7 @@ export class RedisStore implements ChallengerStore {
   }
 
   async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean): Promise<number> {
-    return await this.#run(() => this.#scripts.put(this.#key(record.guid), `${this.#prefix}lru`, `${this.#prefix}seq`,
-      this.#journalKey(record.guid), record.guid, record.token, record.note, record.progress, this.#idleMs, this.#maxSessions,
+    return await this.#run(() => this.#scripts.put(this.#key(record.guid), `${this.#prefix}lru`, this.#journalKey(record.guid), record.guid, record.token, record.note, record.progress, this.#idleMs, this.#maxSessions,
       pinned ? '1' : '0', this.#prefix, onlyNew ? '1' : '0', record.name ?? ''))
   }
 
@@ -497,7 +513,7 @@ export class RedisStore implements ChallengerStore {
     this.#calls = []
     this.#waiting = []
     // The command is written to the connection before #run first awaits: the sent calls are out.
-    this.#run(() => this.#scripts.batch(`${this.#prefix}lru`, `${this.#prefix}seq`, this.#idleMs, this.#prefix, this.#journalSize, ...calls)).then(results => {
+    this.#run(() => this.#scripts.batch(`${this.#prefix}lru`, this.#idleMs, this.#prefix, this.#journalSize, ...calls)).then(results => {
       for (let i = 0; i < waiting.length; i++) {
         const caller = waiting[i] as Caller
         if (!caller.sent) caller.resolve(results[i])
@@ -587,7 +603,7 @@ export class RedisStore implements ChallengerStore {
   }
 
   async journal (guid: string): Promise<JournalEntry[] | undefined> {
-    const entries = await this.#run(() => this.#scripts.journal(this.#key(guid), this.#journalKey(guid)))
+    const entries = await this.#run(() => this.#scripts.journal(this.#key(guid), this.#journalKey(guid), this.#journalSize))
     return entries?.map(decodeEntry)
   }
 
