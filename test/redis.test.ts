@@ -146,6 +146,12 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await s.get(a.guid)
       const renewed = await s.client.pttl(journal)
       t.ok(renewed > 5000 + JOURNAL_SPARE_MS - 1000 && renewed <= 5000 + JOURNAL_SPARE_MS, `renewed below the idle time (${renewed} ms)`)
+      // An instance that keeps no journal (JOURNAL_SIZE=0) renews it all the same: another instance may keep one.
+      const off = await ready(new RedisStore({ url: redis.url, prefix: 'spare:', maxSessions: 100, idleMs: 5000, journalSize: 0, probeIntervalMs: 3_600_000 }))
+      t.teardown(() => off.close())
+      await s.client.pexpire(journal, 4000)
+      await off.get(a.guid)
+      t.ok(await s.client.pttl(journal) > 5000, 'renewed by an instance with the journal off')
       // The session expires (its key deleted, here) while its journal is still there: no one reads it.
       await s.client.del(session)
       t.equal(await s.journal(a.guid), undefined)

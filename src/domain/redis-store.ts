@@ -12,7 +12,7 @@
 //                     session made again under its guid (a restore after expiry) starts without it
 //   <prefix>lru       sorted set of guids by last activity, for the capacity limit and the class
 //                     board: the score is Redis's own clock in ms (one clock for every instance)
-//                     times 1024, made larger than the highest in the set, so that no two touches tie;
+//                     times 1024, made larger than the highest in the set, so that no two entries tie;
 //                     entries idle past the idle time (their sessions expired) are pruned by the board
 //                     (a <prefix>seq key, where older versions kept the last score, is no longer read)
 //   <prefix>rate:<client>  the sessions a client address made in its current window (countCreation),
@@ -215,11 +215,10 @@ while i <= #ARGV do
     else
       if v[4] ~= '1' then
         redis.call('PEXPIRE', key, idle)
-        if size > 0 then
-          local journal = prefix .. 'j:' .. guid
-          local left = redis.call('PTTL', journal)
-          if left ~= -2 and left < tonumber(idle) then redis.call('PEXPIRE', journal, spare) end
-        end
+        -- Even with no journal here (JOURNAL_SIZE=0): another instance may keep one.
+        local journal = prefix .. 'j:' .. guid
+        local left = redis.call('PTTL', journal)
+        if left ~= -2 and left < tonumber(idle) then redis.call('PEXPIRE', journal, spare) end
         last = activity(KEYS[1], last)
         redis.call('ZADD', KEYS[1], string.format('%.0f', last), guid)
       end
