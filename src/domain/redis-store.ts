@@ -202,7 +202,8 @@ return {n, left}`
 const BATCH = `${NOW}
 local last
 local idle, prefix, size = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local spare = tonumber(idle) + ${JOURNAL_SPARE_MS}
+local idleMs = tonumber(idle)
+local spare = idleMs + ${JOURNAL_SPARE_MS}
 local out = {}
 local i = 4
 while i <= #ARGV do
@@ -218,7 +219,7 @@ while i <= #ARGV do
         -- Even with no journal here (JOURNAL_SIZE=0): another instance may keep one.
         local journal = prefix .. 'j:' .. guid
         local left = redis.call('PTTL', journal)
-        if left ~= -2 and left < tonumber(idle) then redis.call('PEXPIRE', journal, spare) end
+        if left ~= -2 and left < idleMs then redis.call('PEXPIRE', journal, spare) end
         last = activity(KEYS[1], last)
         redis.call('ZADD', KEYS[1], string.format('%.0f', last), guid)
       end
