@@ -128,8 +128,8 @@ async function measureRedis (sessions: number): Promise<RedisFigure> {
   const store = new RedisStore({ url: redis.url, prefix: 'bench:', idleMs: 600_000, maxSessions: 1_000_000, commandTimeoutMs: 10_000 })
   try {
     await store.connected()
-    // One session first, so that the scripts are loaded and the LRU sorted set and counter exist
-    // before the first reading: what follows is what each further idle session costs.
+    // One session first, so that the scripts are loaded and the sessions' hash and the activity index
+    // exist before the first reading: what follows is what each further idle session costs.
     await store.create()
     const before = await usedMemory(store)
     const batch = 500
@@ -137,9 +137,10 @@ async function measureRedis (sessions: number): Promise<RedisFigure> {
       await Promise.all(Array.from({ length: Math.min(batch, sessions - made) }, () => store.create()))
     }
     const after = await usedMemory(store)
+    // Two keys (the sessions' hash and the activity index), holding the sessions and the first one.
     const keys = await store.client.dbsize()
-    // The sessions, the first one, the LRU sorted set and the activity counter.
-    if (keys !== sessions + 3) throw new Error(`Redis holds ${keys} keys, not ${sessions + 3}`)
+    const held = await store.client.hlen('bench:sessions')
+    if (keys !== 2 || held !== sessions + 1) throw new Error(`Redis holds ${keys} keys and ${held} sessions, not 2 and ${sessions + 1}`)
     return { sessions, before, after, bytesPerSession: Math.round((after - before) / sessions) }
   } finally {
     await store.close()

@@ -1,10 +1,10 @@
-// Sessions in Redis: the shared registry behaviour, expiry by Redis TTLs, key prefixes, two
-// instances as one service, and Redis going away and coming back with nothing lost.
+// Sessions in Redis: the shared registry behaviour, expiry by activity score and its sweeps, key
+// prefixes, the layout before moved to this one, two instances as one service, and Redis going away and coming back with nothing lost.
 import type { FastifyInstance } from 'fastify'
 import { once } from 'node:events'
 import t from 'tap'
-import type { JournalEntry } from '../src/domain/journal.js'
-import { JOURNAL_SPARE_MS, RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
+import { encodeEntry, type JournalEntry } from '../src/domain/journal.js'
+import { guidOf, JOURNAL_SPARE_MS, RedisStore, sessionId, StoreUnavailableError } from '../src/domain/redis-store.js'
 import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
 import { redisMissing, redisServer, type RedisServer } from './redis-server.js'
@@ -28,30 +28,115 @@ if (redisMissing !== false && process.env.CI === 'true') {
       return s
     }
 
+    // Redis's own clock, in ms: the one activity scores are made from.
+    const redisNow = async (s: RedisStore): Promise<number> => {
+      const [seconds, micros] = await s.client.time()
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
+    }
+
     t.test('the registry behaviour, in Redis', async t => {
       storeBehaviour(t, async maxSessions => await ready(store(maxSessions)))
     })
 
-    t.test('Redis expires idle sessions: a touch sets the TTL, a pinned session has none', async t => {
-      const s = await ready(store(100, 5000, 'ttl:'))
+    t.test('a session\'s id: its UUID in 22 characters that sort as the UUIDs do; any other guid as it is', async t => {
+      const guids = ['00000000-0000-4000-8000-000000000000', '0123abcd-4567-4ef0-89ab-cdef01234567', 'fedcba98-7654-4321-8fed-cba987654321', 'ffffffff-ffff-ffff-ffff-ffffffffffff']
+      const ids = guids.map(sessionId)
+      t.same(ids.map(id => id.length), [22, 22, 22, 22])
+      t.same(ids.map(guidOf), guids, 'and back')
+      t.same([...ids].sort(), ids, 'in the order of their guids')
+      // Hex 000 000 000 000 400 080 000 …: eight '-' (0), 0x400 = 16·64 'F-', 0x080 = 2·64 '1-', then '-' to the end.
+      t.equal(sessionId('00000000-0000-4000-8000-000000000000'), '--------F-1-----------')
+      for (const other of ['not-a-uuid', '0123ABCD-4567-4ef0-89ab-cdef01234567', '0123abcd-4567-4ef0-89ab-cdef0123456g', '0123abcd_4567-4ef0-89ab-cdef01234567', '0123abcd-4567-4ef0-89ab-cdef0123456é', '0123abcd-4567-4ef0-89ab-cdef01234-67']) {
+        t.equal(sessionId(other), `=${other}`)
+        t.equal(guidOf(sessionId(other)), other)
+      }
+      t.equal(guidOf('0123abcd-4567-4ef0-89ab-cdef01234567'), '0123abcd-4567-4ef0-89ab-cdef01234567', 'a member of the index of the layout before is its guid')
+    })
+
+    t.test('Redis expires idle sessions by their activity score, and sweeps them; a pinned session is not in the index', async t => {
+      const s = await ready(new RedisStore({ url: redis.url, prefix: 'ttl:', maxSessions: 100, idleMs: 5000, probeIntervalMs: 3_600_000 }))
       t.teardown(() => s.close())
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
       const a = await s.create()
-      const pttl = await s.client.pttl(`ttl:s:${a.guid}`)
-      t.ok(pttl > 0 && pttl <= 5000, `${pttl} ms to live`)
-      // A second to live, not a few ms, so that a loaded machine cannot let it expire before the lookup.
-      await s.client.pexpire(`ttl:s:${a.guid}`, 1000)
-      await s.get(a.guid)
-      t.ok(await s.client.pttl(`ttl:s:${a.guid}`) > 1000, 'a lookup renews it')
-      await s.client.pexpire(`ttl:s:${a.guid}`, 1)
-      await s.client.pexpire(`ttl:s:${a.guid}`, 0)
-      t.equal(await s.get(a.guid), undefined, 'an expired key is a gone session')
-      await s.restore({ guid: a.guid, token: a.token, note: '', progress: 0 }, { pinned: true })
-      t.equal(await s.client.pttl(`ttl:s:${a.guid}`), -1)
+      const id = sessionId(a.guid)
+      const idleFor = async (ms: number, ...guids: string[]): Promise<void> => {
+        const at = (await redisNow(s) - ms) * 1024
+        for (const [i, guid] of guids.entries()) await s.client.zadd('ttl:lru', at + i, sessionId(guid))
+      }
+      await idleFor(4000, a.guid)
+      t.equal((await s.get(a.guid))?.token, a.token, 'idle for less than the idle time: live')
+      t.ok(Number(await s.client.zscore('ttl:lru', id)) >= (await redisNow(s) - 1000) * 1024, 'and the lookup made it active now')
+      await s.record(a.guid, entry)
+      await idleFor(6000, a.guid)
+      t.equal(await s.get(a.guid), undefined, 'idle past the idle time: gone')
+      t.equal(await s.client.hexists('ttl:sessions', id), 0, 'removed at that lookup')
+      t.equal(await s.client.exists(`ttl:j:${id}`), 0, 'its journal with it')
+      t.equal(await s.client.zscore('ttl:lru', id), null)
+      // Expired and never looked up again: a creation sweeps two, the oldest first; a probe the rest.
+      const idle = [await s.create(), await s.create(), await s.create()]
+      await idleFor(6000, ...idle.map(r => r.guid))
       await s.create()
+      t.same(await Promise.all(idle.map(async r => await s.client.hexists('ttl:sessions', sessionId(r.guid)))), [0, 0, 1], 'a creation sweeps two')
+      await s.probe()
+      t.equal(await s.client.hexists('ttl:sessions', sessionId((idle[2] as { guid: string }).guid)), 0, 'a probe sweeps the rest')
+      t.equal(await s.client.zcard('ttl:lru'), 1, 'the one made last is left')
+      // Pinned: not in the index, so never expired; its journal has no TTL.
+      await s.restore({ guid: a.guid, token: a.token, note: '', progress: 0 }, { pinned: true })
+      t.equal(await s.client.zscore('ttl:lru', id), null)
+      await s.get(a.guid)
+      t.equal(await s.client.zscore('ttl:lru', id), null, 'a lookup does not list it')
+      await s.record(a.guid, entry)
+      t.equal(await s.client.pttl(`ttl:j:${id}`), -1)
+      await s.create()
+      t.equal((await s.get(a.guid))?.token, a.token)
       const keys = await s.client.keys('*')
       t.same(keys.filter(key => !key.startsWith('ttl:') && !key.startsWith('test')), [], 'every key carries a prefix')
-      t.ok(keys.includes('ttl:lru') && keys.includes(`ttl:s:${a.guid}`))
-      t.notOk(keys.includes('ttl:seq'), 'no key of its own for the last score: the highest in the index is it')
+      t.same(keys.filter(key => key.startsWith('ttl:')).sort(), ['ttl:j:' + id, 'ttl:lru', 'ttl:sessions'], 'one hash for every session, not a key each')
+    })
+
+    t.test('sessions of the layout before (a key each) are listed where they are, and moved to this one when looked up', async t => {
+      const keyPrefix = prefix()
+      const s = await ready(new RedisStore({ url: redis.url, prefix: keyPrefix, maxSessions: 100, idleMs: 600_000, probeIntervalMs: 3_600_000 }))
+      t.teardown(() => s.close())
+      const c = s.client
+      const lru = `${keyPrefix}lru`
+      const now = await redisNow(s)
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      const [ada, grace, idle] = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333']
+      // As the layout before kept them: a hash with a TTL (the idle time at the last activity) and an index entry by guid.
+      for (const [guid, idleFor] of [[ada, 100_000], [idle, 300_000]] as Array<[string, number]>) {
+        await c.hset(`${keyPrefix}s:${guid}`, 't', guid.slice(0, 8).repeat(4), 'n', `note of ${guid.slice(0, 1)}`, 'p', '5', 'k', '0', 'a', 'Ada', 'c', String(now - 200_000))
+        await c.pexpire(`${keyPrefix}s:${guid}`, 600_000 - idleFor)
+        await c.zadd(lru, (now - idleFor) * 1024, guid)
+      }
+      await c.hdel(`${keyPrefix}s:${idle}`, 'a', 'c')
+      await c.rpush(`${keyPrefix}j:${ada}`, encodeEntry(entry))
+      await c.pexpire(`${keyPrefix}j:${ada}`, 560_000)
+      await c.hset(`${keyPrefix}s:${grace}`, 't', 'b'.repeat(32), 'n', '', 'p', '0', 'k', '1')
+      const before = await s.list(10)
+      t.same(before.sessions.map(x => [x.guid, x.name, x.createdAt, x.progress]), [[ada, 'Ada', now - 200_000, 5], [idle, undefined, now - 300_000, 5]], 'listed before they are moved')
+      t.same((await s.summary(600_000)).passedBy.slice(0, 3), [2, 0, 2], 'and counted')
+      t.same(await s.get(ada), { guid: ada, token: '11111111'.repeat(4), note: 'note of 1', progress: 5, name: 'Ada' }, 'a lookup moves it')
+      t.equal(await c.exists(`${keyPrefix}s:${ada}`, `${keyPrefix}j:${ada}`), 0, 'its key and its journal\'s old name are gone')
+      t.equal(await c.zscore(lru, ada), null)
+      t.ok(Number(await c.zscore(lru, sessionId(ada))) >= (now - 1000) * 1024, 'listed by its id, active now')
+      t.same(await s.journal(ada), [entry], 'with its journal')
+      t.ok(await c.pttl(`${keyPrefix}j:${sessionId(ada)}`) > 500_000, 'and the journal\'s TTL')
+      // Moved without a touch (here by a journal read): its last activity is what its TTL said.
+      t.same(await s.journal(idle), [])
+      const moved = Math.floor(Number(await c.zscore(lru, sessionId(idle))) / 1024)
+      t.ok(moved >= now - 300_000 && moved <= now - 300_000 + 2000, `idle for ${now - moved} ms`)
+      t.equal(await c.exists(`${keyPrefix}s:${idle}`), 0)
+      // A pinned one (not in the index) moved by a name, and by a restore.
+      t.same(await s.setName(grace, 'Grace'), { guid: grace, token: 'b'.repeat(32), note: '', progress: 0, name: 'Grace' })
+      t.equal(await c.zscore(lru, sessionId(grace)), null, 'still pinned')
+      await c.hset(`${keyPrefix}s:${grace}`, 't', 'c'.repeat(32), 'n', '', 'p', '0', 'k', '1')
+      await c.hdel(`${keyPrefix}sessions`, sessionId(grace))
+      t.equal(await s.restore({ guid: grace, token: 'd'.repeat(32), note: 'restored', progress: 1 }), 'replaced', 'a live session of the layout before is replaced')
+      t.same(await s.get(grace), { guid: grace, token: 'd'.repeat(32), note: 'restored', progress: 1, name: undefined })
+      t.equal(await c.zscore(lru, sessionId(grace)), null, 'and stays pinned')
+      t.equal(await s.get('44444444-4444-4444-8444-444444444444'), undefined, 'nothing to move: no session')
+      t.same((await c.keys(`${keyPrefix}s:*`)), [], 'nothing left of the layout before')
     })
 
     t.test('the calls of one turn go to Redis as one script, each with its own result', async t => {
@@ -87,14 +172,14 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(new Set(scores.filter((_, i) => i % 2 === 1)).size, 2, 'each touch of the batch has a score of its own')
       // Scores stay above the highest in the index, even one from a clock far ahead (another Redis, a failover).
       const ahead = Number(scores[3]) + 1_000_000 * 1024
-      await s.client.zadd('batch:lru', ahead, b.guid)
+      await s.client.zadd('batch:lru', ahead, sessionId(b.guid))
       await s.get(a.guid)
-      t.equal(Number(await s.client.zscore('batch:lru', a.guid)), ahead + 1, 'a touch scores above the highest score in the index')
+      t.equal(Number(await s.client.zscore('batch:lru', sessionId(a.guid))), ahead + 1, 'a touch scores above the highest score in the index')
       await s.restore({ guid: b.guid, token: b.token, note: '', progress: 2 })
-      t.equal(Number(await s.client.zscore('batch:lru', b.guid)), ahead + 2, 'and so does a restore')
+      t.equal(Number(await s.client.zscore('batch:lru', sessionId(b.guid))), ahead + 2, 'and so does a restore')
     })
 
-    t.test('a note write makes four writes in Redis (the AOF\'s lines): TTL, activity, note, journal entry', async t => {
+    t.test('a note write makes three writes in Redis (the AOF\'s lines): activity, note, journal entry', async t => {
       const s = await ready(new RedisStore({ url: redis.url, prefix: 'writes:', maxSessions: 100, idleMs: 600_000, journalSize: 20, probeIntervalMs: 3_600_000 }))
       t.teardown(() => s.close())
       const a = await s.create()
@@ -115,14 +200,14 @@ if (redisMissing !== false && process.env.CI === 'true') {
       }
       const after = await counts()
       const made = (name: string): number => (after[name] ?? 0) - (before[name] ?? 0)
-      t.equal(made('pexpire'), writes, 'one TTL per lookup: the journal\'s is renewed once a minute, not each time')
+      t.equal(made('pexpire'), 0, 'no TTL: a session has none, and its journal\'s is renewed once a minute, not each time')
       t.equal(made('zadd'), writes)
       t.equal(made('hset'), writes)
       t.equal(made('lpush'), writes)
       t.equal(made('set'), 0, 'no last score kept')
       // 1 + 35 entries in a journal of 20: trimmed to 20 at the 26th and the 32nd, then 4 more.
       t.equal(made('ltrim'), 2, 'trimmed once a quarter over its size, not at each entry')
-      t.equal(await s.client.llen(`writes:j:${a.guid}`), 24)
+      t.equal(await s.client.llen(`writes:j:${sessionId(a.guid)}`), 24)
       const read = await s.journal(a.guid)
       t.equal(read?.length, 20, 'read up to its size')
     })
@@ -134,11 +219,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
       await s.record(a.guid, entry)
       await s.get(a.guid)
-      const journal = `spare:j:${a.guid}`
-      const session = `spare:s:${a.guid}`
-      const [first, own] = [await s.client.pttl(journal), await s.client.pttl(session)]
-      // Its session's TTL when the entry came, plus the spare; the lookup since then renewed the session's alone.
-      t.ok(first > own && first <= 5000 + JOURNAL_SPARE_MS, `a new journal lives ${first} ms, its session ${own} ms`)
+      const journal = `spare:j:${sessionId(a.guid)}`
+      const first = await s.client.pttl(journal)
+      // Its session's time left when the entry came (all of the idle time: it was just made), plus the spare.
+      t.ok(first > 5000 + JOURNAL_SPARE_MS - 1000 && first <= 5000 + JOURNAL_SPARE_MS, `a new journal lives ${first} ms`)
       await s.client.pexpire(journal, 30_000)
       await s.get(a.guid)
       t.ok(await s.client.pttl(journal) <= 30_000, 'not renewed while at or above the idle time')
@@ -152,12 +236,15 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await s.client.pexpire(journal, 4000)
       await off.get(a.guid)
       t.ok(await s.client.pttl(journal) > 5000, 'renewed by an instance with the journal off')
-      // The session expires (its key deleted, here) while its journal is still there: no one reads it.
-      await s.client.del(session)
+      // The session expires: its journal is not read, goes with it, and takes no entry after.
+      await s.client.zadd('spare:lru', (await redisNow(s) - 6000) * 1024, sessionId(a.guid))
       t.equal(await s.journal(a.guid), undefined)
+      t.equal(await s.client.exists(journal), 0)
       await s.record(a.guid, entry)
-      t.equal(await s.client.llen(journal), 1, 'and no entry is added to it')
-      // Restored under its guid after expiry: a new session, with a journal of its own.
+      t.equal(await s.client.exists(journal), 0, 'and no entry is added to it')
+      // Restored under its guid after expiry: a new session, with a journal of its own, not one left over
+      // (by a session removed by hand, say).
+      await s.client.rpush(journal, 'left over')
       t.equal(await s.restore({ guid: a.guid, token: a.token, note: '', progress: 0 }), 'created')
       t.same(await s.journal(a.guid), [], 'the old journal is gone')
       await s.record(a.guid, entry)
@@ -301,12 +388,13 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const reader = await ready(store(2, 5000, keyPrefix))
       t.teardown(() => reader.close())
       const client = reader.client
-      const ttl = await client.pttl(`${keyPrefix}j:${guid}`)
-      const own = await client.pttl(`${keyPrefix}s:${guid}`)
-      t.ok(ttl >= own && ttl <= 5000 + JOURNAL_SPARE_MS, `the journal lives as long as its session (${own} ms) and at most a minute more (${ttl} ms)`)
+      const id = sessionId(guid)
+      const ttl = await client.pttl(`${keyPrefix}j:${id}`)
+      const left = Math.floor(Number(await client.zscore(`${keyPrefix}lru`, id)) / 1024) + 5000 - await redisNow(reader)
+      t.ok(ttl >= left && ttl <= 5000 + JOURNAL_SPARE_MS, `the journal lives as long as its session (${left} ms) and at most a minute more (${ttl} ms)`)
       await one.inject({ method: 'POST', url: '/challenger' })
       await one.inject({ method: 'POST', url: '/challenger' })
-      t.equal(await client.exists(`${keyPrefix}s:${guid}`, `${keyPrefix}j:${guid}`), 0, 'evicted at capacity, journal and all')
+      t.equal(await client.hexists(`${keyPrefix}sessions`, id) + await client.exists(`${keyPrefix}j:${id}`), 0, 'evicted at capacity, journal and all')
       t.equal((await two.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).statusCode, 404)
       t.equal(await reader.journal(guid), undefined, 'no journal without its session')
       const off = await ready(new RedisStore({ url: redis.url, prefix: keyPrefix, maxSessions: 2, idleMs: 5000, journalSize: 0 }))
@@ -347,21 +435,27 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const rest = (await two.inject({ method: 'GET', url: `/admin/sessions?limit=2&cursor=${first.next as string}`, headers: admin })).json()
       t.same([...first.sessions, ...rest.sessions].map((s: { guid: string }) => s.guid), [anon, ada, grace])
       t.equal(rest.next, null)
-      // A session whose key has gone (deleted here; a key Redis expired was idle for the idle time) is not listed.
+      // A session that has gone from the sessions (removed by hand, here) is not listed.
       const reader = await ready(store(100, 600_000, keyPrefix))
       t.teardown(() => reader.close())
-      await reader.client.del(`${keyPrefix}s:${grace}`)
+      const sessions = `${keyPrefix}sessions`
+      await reader.client.hdel(sessions, sessionId(grace))
       const after = (await two.inject({ method: 'GET', url: '/admin/sessions', headers: admin })).json()
       t.same(after.sessions.map((s: { guid: string }) => s.guid), [anon, ada])
-      // An entry idle past the idle time (its session expired) is pruned from the index by the board itself.
-      await reader.client.zadd(`${keyPrefix}lru`, 1024, grace)
-      await reader.client.del(`${keyPrefix}s:${anon}`)
-      await reader.client.zadd(`${keyPrefix}lru`, 1024, anon)
+      // Sessions idle past the idle time are not listed nor counted, and the board sweeps them.
+      await reader.client.zadd(`${keyPrefix}lru`, 1024, sessionId(grace))
+      await reader.client.zadd(`${keyPrefix}lru`, 1024, sessionId(anon))
+      const expired = (await two.inject({ method: 'GET', url: '/admin/sessions', headers: admin })).json()
+      t.same(expired.sessions.map((s: { guid: string }) => s.guid), [ada])
+      t.equal(expired.total, 1)
+      t.equal(await reader.client.hexists(sessions, sessionId(anon)), 0, 'swept by the board')
+      await reader.client.zadd(`${keyPrefix}lru`, 1024, sessionId(anon))
       const pruned = (await one.inject({ method: 'GET', url: '/admin/summary', headers: admin })).json()
       t.equal(pruned.live, 1, 'the index entries of sessions idle for ages are gone')
-      t.equal(await reader.client.zscore(`${keyPrefix}lru`, anon), null)
-      // Created before names and times were kept (no c field): its last activity stands in.
-      await reader.client.hdel(`${keyPrefix}s:${ada}`, 'c')
+      t.equal(await reader.client.zscore(`${keyPrefix}lru`, sessionId(anon)), null)
+      // Created before names and times were kept (no time of making): its last activity stands in.
+      const packed = await reader.client.hget(sessions, sessionId(ada)) as string
+      await reader.client.hset(sessions, sessionId(ada), packed.replace(/^(-?\d+ \d) \d+ /, '$1  '))
       const old = (await one.inject({ method: 'GET', url: '/admin/sessions', headers: admin })).json().sessions[0]
       t.equal(old.createdAt, old.lastSeen)
       const bad = await one.inject({ method: 'GET', url: `/admin/sessions?cursor=${Buffer.from('m5').toString('base64url')}`, headers: admin })
@@ -376,8 +470,8 @@ if (redisMissing !== false && process.env.CI === 'true') {
       for (let i = 0; i < 25; i++) made.push((await s.create()).guid)
       // Give several sessions one score: Redis then orders them by guid, and the cursor must step over them.
       const key = `${keyPrefix}lru`
-      const score = Number(await s.client.zscore(key, made[10] as string))
-      for (const guid of made.slice(5, 15)) await s.client.zadd(key, score, guid)
+      const score = Number(await s.client.zscore(key, sessionId(made[10] as string)))
+      for (const guid of made.slice(5, 15)) await s.client.zadd(key, score, sessionId(guid))
       const pages: string[] = []
       let page = await s.list(4)
       for (;;) {

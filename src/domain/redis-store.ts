@@ -1,22 +1,29 @@
 // Sessions in Redis, so that several instances serve one class and a restart loses nobody.
 // Every change is one Lua script, atomic in Redis and one round trip: no read-modify-write in Node.
 // Keys, under a configurable prefix:
-//   <prefix>s:<guid>  hash: t (token), n (note), p (progress bits), k ('1' when pinned),
-//                     a (the learner's name, when given), c (made at, ms since 1970)
-//                     with a TTL of the idle time (none when pinned): Redis expires idle sessions
-//   <prefix>j:<guid>  list: the session's journal, newest first, read up to the journal's size and
+//   <prefix>sessions  hash: a session's id (below) -> its fields packed in one string (see SESSION):
+//                     progress bits, pinned, made at (ms since 1970), token, the learner's name, note.
+//                     One hash for every session, with no TTL of its own: a key per session (its
+//                     name, its entry in the key space, its TTL) cost more than the session itself
+//   <prefix>lru       sorted set of ids by last activity, and so the sessions' expiry: an unpinned
+//                     session idle past the idle time is gone (every script treats it so), and is
+//                     removed at the next sweep (a few per creation, up to a hundred per probe and per
+//                     board read) or the next time its id is looked up. The score is Redis's own clock
+//                     in ms (one clock for every instance) times 1024, made larger than the highest in
+//                     the set, so that no two entries tie. A pinned session is not in it: it never expires
+//   <prefix>j:<id>    list: the session's journal, newest first, read up to the journal's size and
 //                     trimmed to it once a quarter over (one trim per few entries, not one each);
 //                     its TTL is its session's plus up to a minute (JOURNAL_SPARE_MS), renewed by a
 //                     lookup only once it falls below the idle time (one TTL write a minute, not one
-//                     per request): it is never read without its session, is evicted with it, and a
+//                     per request): it is never read without its session, goes with it, and a
 //                     session made again under its guid (a restore after expiry) starts without it
-//   <prefix>lru       sorted set of guids by last activity, for the capacity limit and the class
-//                     board: the score is Redis's own clock in ms (one clock for every instance)
-//                     times 1024, made larger than the highest in the set, so that no two entries tie;
-//                     entries idle past the idle time (their sessions expired) are pruned by the board
-//                     (a <prefix>seq key, where older versions kept the last score, is no longer read)
 //   <prefix>rate:<client>  the sessions a client address made in its current window (countCreation),
 //                     with the window's TTL: every instance counts in the same place
+// A session's id is its guid in 22 characters: the 128 bits of a UUID in an alphabet sorted as Redis
+// sorts bytes, so that ids sort as their guids do (sessionId); any other guid is '=' and itself.
+// Sessions of the layout before (a hash <prefix>s:<guid> each, with a TTL, indexed by guid, and a
+// journal <prefix>j:<guid>) are moved to this one the first time they are looked up, and are shown on
+// the board until then; a <prefix>seq key, where older versions kept the last score, is not read.
 // The calls every request makes (the lookup, the note write, the challenge bit, the journal entry)
 // are gathered for one turn of the event loop and sent as one script (BATCH): under load, one
 // command for all the requests read in that turn, where each call was a command of its own. Each
@@ -64,20 +71,8 @@ const UP: Record<Outage, string> = { start: 'connected', lost: 'connected again'
 // Redis still answers PING while every script of this store waits; under `CLIENT PAUSE` (ALL)
 // everything waits. Redis treats a script without the no-writes flag as one that may write, so it
 // holds this one exactly when it would hold the session scripts: the probe hangs in both cases.
-const PROBE = 'return 1'
+// It also sweeps expired sessions, so that they go within seconds of their expiry without traffic.
 
-// Now, in milliseconds, by Redis's clock (scripts may read it since Redis 5: their effects are
-// replicated, not the script), and the activity score of a touch now (see <prefix>lru). Scores
-// stay below 2^53, exact in a double; %.0f keeps Lua from writing them with an exponent.
-// Reading the highest score, rather than keeping the last one given in a key of its own, spares a
-// write (and its line in the AOF) per script.
-const NOW = `
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local function activity (lru, last)
-  if not last then last = tonumber(redis.call('ZREVRANGE', lru, 0, 0, 'WITHSCORES')[2] or '0') end
-  return math.max(now * 1024, last + 1)
-end`
 /** How many activity scores a millisecond has (see <prefix>lru). */
 const PER_MS = 1024
 /**
@@ -85,92 +80,207 @@ const PER_MS = 1024
  * journal's TTL to the idle time plus this once it has fallen below the idle time.
  */
 export const JOURNAL_SPARE_MS = 60_000
+/** Expired sessions removed by a creation, and by a probe or a board read (see <prefix>lru). */
+const SWEEP_ON_CREATE = 2
+const SWEEP_ON_READ = 100
 
-const PUT = `${NOW}
-local live = redis.call('EXISTS', KEYS[1]) == 1
-local pinned = ARGV[7] == '1' or (live and redis.call('HGET', KEYS[1], 'k') == '1')
-if ARGV[9] == '1' and live then return -1 end
--- A restored live session keeps when it began (and its journal); a journal outliving its session is no one's.
-local made = live and redis.call('HGET', KEYS[1], 'c') or now
-redis.call('DEL', KEYS[1])
-if not live then redis.call('DEL', KEYS[3]) end
-redis.call('HSET', KEYS[1], 't', ARGV[2], 'n', ARGV[3], 'p', ARGV[4], 'k', pinned and '1' or '0', 'c', made)
-if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'a', ARGV[10]) end
-if pinned then
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('PERSIST', KEYS[3])
-else
-  if not live then
-    -- An expired session being restored may still be listed: it must not evict itself.
-    redis.call('ZREM', KEYS[2], ARGV[1])
-    while redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) do
-      local oldest = redis.call('ZPOPMIN', KEYS[2])
-      redis.call('DEL', ARGV[8] .. 's:' .. oldest[1], ARGV[8] .. 'j:' .. oldest[1])
+// Every script but the rate count starts with this. KEYS[1] the activity index, KEYS[2] the sessions;
+// ARGV[1] the idle time, ARGV[2] the key prefix.
+// Now, in milliseconds, by Redis's clock (scripts may read it since Redis 5: their effects are
+// replicated, not the script), and the activity score of a touch now (see <prefix>lru). Scores
+// stay below 2^53, exact in a double; %.0f keeps Lua from writing them with an exponent. Reading
+// the highest score, rather than keeping the last one given in a key of its own, spares a write
+// (and its line in the AOF) per script. A session whose score is below `cutoff` is expired.
+//
+// A session packed: 'progress pinned made tokenLength nameLength ' then the token, the name and the
+// note, which may hold any character (a name of length 0 is none; made is '' for a session made
+// before times were kept). 64 bytes of Redis memory for a session with no name and no note.
+const SESSION = `
+local lru, sessions = KEYS[1], KEYS[2]
+local idleMs, prefix = tonumber(ARGV[1]), ARGV[2]
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local cutoff = (now - idleMs) * ${PER_MS}
+local function score (n) return string.format('%.0f', n) end
+local function activity (last)
+  if not last then last = tonumber(redis.call('ZREVRANGE', lru, 0, 0, 'WITHSCORES')[2] or '0') end
+  return math.max(now * ${PER_MS}, last + 1)
+end
+local function decode (v)
+  local p, k, c, tl, al, rest = string.match(v, '^(-?%d+) (%d) (%d*) (%d+) (%d+) (.*)$')
+  tl, al = tonumber(tl), tonumber(al)
+  return { p = p, k = k, c = c, t = string.sub(rest, 1, tl), a = string.sub(rest, tl + 1, tl + al), n = string.sub(rest, tl + al + 1) }
+end
+local function encode (s)
+  return s.p .. ' ' .. s.k .. ' ' .. s.c .. ' ' .. #s.t .. ' ' .. #s.a .. ' ' .. s.t .. s.a .. s.n
+end
+-- What a lookup answers: token, note, progress, pinned, name (nil for none).
+local function found (s)
+  return { s.t, s.n, s.p, s.k, s.a ~= '' and s.a or false }
+end
+-- A session gone: its entry, its journal, and (a member of the layout before) its own key.
+local function drop (id)
+  redis.call('HDEL', sessions, id)
+  redis.call('ZREM', lru, id)
+  redis.call('DEL', prefix .. 'j:' .. id)
+  if #id == 36 then redis.call('DEL', prefix .. 's:' .. id) end
+end
+local function sweep (limit)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', lru, '-inf', '(' .. score(cutoff), 'LIMIT', 0, limit)) do drop(id) end
+end
+-- The live session of an id, unpacked, with its score (none when pinned); nil, and dropped, when expired.
+local function load (id)
+  local v = redis.call('HGET', sessions, id)
+  if not v then return nil end
+  local s = decode(v)
+  if s.k ~= '1' then
+    s.score = tonumber(redis.call('ZSCORE', lru, id) or '0')
+    if s.score < cutoff then
+      drop(id)
+      return nil
     end
   end
-  redis.call('PEXPIRE', KEYS[1], ARGV[5])
-  redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[5]) + ${JOURNAL_SPARE_MS})
-  redis.call('ZADD', KEYS[2], string.format('%.0f', activity(KEYS[2])), ARGV[1])
+  return s
+end
+-- A session of the layout before, moved to this one (its last activity kept): true when there was one.
+local function migrate (guid, id)
+  local old = prefix .. 's:' .. guid
+  local f = redis.call('HMGET', old, 't', 'n', 'p', 'k', 'a', 'c')
+  if not f[1] then return false end
+  local left = redis.call('PTTL', old)
+  redis.call('DEL', old)
+  redis.call('ZREM', lru, guid)
+  local pinned = f[4] == '1'
+  redis.call('HSET', sessions, id, encode({ p = f[3] or '0', k = pinned and '1' or '0', c = f[6] or '', t = f[1], a = f[5] or '', n = f[2] or '' }))
+  if not pinned then
+    local last = left > 0 and now - idleMs + left or now
+    redis.call('ZADD', lru, score(last * ${PER_MS}), id)
+  end
+  if redis.call('EXISTS', prefix .. 'j:' .. guid) == 1 then redis.call('RENAME', prefix .. 'j:' .. guid, prefix .. 'j:' .. id) end
+  return true
+end
+-- A session by id, moved from the layout before if it is there.
+local function find (guid, id)
+  local s = load(id)
+  if s == nil and migrate(guid, id) then s = load(id) end
+  return s
+end
+`
+
+const PROBE = `${SESSION}
+sweep(${SWEEP_ON_READ})
+return 1`
+
+// ARGV[3] the guid, ARGV[4] its id, ARGV[5] token, ARGV[6] note, ARGV[7] progress, ARGV[8] the most
+// sessions, ARGV[9] '1' to pin, ARGV[10] '1' to refuse a live one (-1), ARGV[11] the name.
+// 1 when it replaced a live session, 0 when it made one.
+const PUT = `${SESSION}
+sweep(${SWEEP_ON_CREATE})
+local id = ARGV[4]
+local s = find(ARGV[3], id)
+local live = s ~= nil
+local pinned = ARGV[9] == '1' or (live and s.k == '1')
+if ARGV[10] == '1' and live then return -1 end
+-- A restored live session keeps when it began (and its journal); a journal outliving its session is no one's.
+local journal = prefix .. 'j:' .. id
+if not live then redis.call('DEL', journal) end
+redis.call('HSET', sessions, id, encode({ p = ARGV[7], k = pinned and '1' or '0', c = live and s.c or score(now), t = ARGV[5], a = ARGV[11], n = ARGV[6] }))
+if pinned then
+  redis.call('ZREM', lru, id)
+  redis.call('PERSIST', journal)
+else
+  if not live then
+    -- A session gone but still listed must not evict itself.
+    redis.call('ZREM', lru, id)
+    while redis.call('ZCARD', lru) >= tonumber(ARGV[8]) do drop(redis.call('ZPOPMIN', lru)[1]) end
+  end
+  redis.call('PEXPIRE', journal, idleMs + ${JOURNAL_SPARE_MS})
+  redis.call('ZADD', lru, score(activity()), id)
 end
 if live then return 1 end
 return 0`
 
-// ARGV[1] the journal's size: a list may hold up to a quarter more until its next trim.
-const JOURNAL = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-if ARGV[1] == '0' then return {} end
-return redis.call('LRANGE', KEYS[2], 0, tonumber(ARGV[1]) - 1)`
+// ARGV[3] the guid, ARGV[4] its id, ARGV[5] the journal's size: a list may hold up to a quarter more until its next trim.
+const JOURNAL = `${SESSION}
+if find(ARGV[3], ARGV[4]) == nil then return false end
+if ARGV[5] == '0' then return {} end
+return redis.call('LRANGE', prefix .. 'j:' .. ARGV[4], 0, tonumber(ARGV[5]) - 1)`
 
-// The name ('' clears it); the session as it is then, as the lookup (t in BATCH) gives it, without touching it.
-const SET_NAME = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
-if ARGV[1] == '' then redis.call('HDEL', KEYS[1], 'a') else redis.call('HSET', KEYS[1], 'a', ARGV[1]) end
-return redis.call('HMGET', KEYS[1], 't', 'n', 'p', 'k', 'a')`
+// ARGV[3] the guid, ARGV[4] its id, ARGV[5] the name ('' clears it); the session as it is then, as
+// the lookup (t in BATCH) gives it, without touching it.
+const SET_NAME = `${SESSION}
+local s = find(ARGV[3], ARGV[4])
+if s == nil then return nil end
+s.a = ARGV[5]
+redis.call('HSET', sessions, ARGV[4], encode(s))
+return found(s)`
 
-// Entries of sessions idle past the idle time: their hashes have expired.
-const PRUNE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. string.format('%.0f', (now - tonumber(ARGV[1])) * ${PER_MS}))`
+// ARGV[3] the guid, ARGV[4] its id: 1 when a session of the layout before was moved, for a lookup to try again.
+const MIGRATE = `${SESSION}
+if redis.call('HEXISTS', sessions, ARGV[4]) == 0 and migrate(ARGV[3], ARGV[4]) then return 1 end
+return 0`
 
-// One page of the board, newest activity first, from the cursor (its score and guid; '' for the
-// first page): guid, name, made at, last seen, progress for each session, and the live count first.
-// Among equal scores Redis orders by guid, so those at the cursor's score up to its guid were on
-// the page before. limit + 1 rows are read to know whether there is a page after.
-const LIST = `${NOW}${PRUNE}
-local limit = tonumber(ARGV[2])
-local after = ARGV[3]
-local rows = { redis.call('ZCARD', KEYS[1]) }
+// One page of the board, newest activity first, from the cursor (its score and id; '' for the first
+// page): id, name, made at, last seen, progress for each session, and the live count first. Among
+// equal scores Redis orders by id (bytes), so those at the cursor's score up to its id were on the
+// page before (compared byte by byte: Lua's < follows the locale). limit + 1 rows are read to know
+// whether there is a page after. A session of the layout before is read where it is.
+const LIST = `${SESSION}
+sweep(${SWEEP_ON_READ})
+local limit = tonumber(ARGV[3])
+local after, afterId = ARGV[4], ARGV[5]
+local function listed (id)
+  for i = 1, math.max(#id, #afterId) do
+    local a, b = string.byte(id, i) or -1, string.byte(afterId, i) or -1
+    if a ~= b then return a > b end
+  end
+  return true
+end
+local floor = score(cutoff)
+local rows = { redis.call('ZCOUNT', lru, floor, '+inf') }
 local offset = 0
-local found = 0
-while found <= limit do
-  local batch = redis.call('ZREVRANGEBYSCORE', KEYS[1], after == '' and '+inf' or after, '-inf', 'WITHSCORES', 'LIMIT', offset, limit + 1)
+local count = 0
+while count <= limit do
+  local batch = redis.call('ZREVRANGEBYSCORE', lru, after == '' and '+inf' or after, floor, 'WITHSCORES', 'LIMIT', offset, limit + 1)
   if #batch == 0 then break end
   offset = offset + #batch / 2
   for i = 1, #batch, 2 do
-    local guid, score = batch[i], batch[i + 1]
-    if found <= limit and not (score == after and guid >= ARGV[4]) then
-      local v = redis.call('HMGET', ARGV[5] .. 's:' .. guid, 'a', 'c', 'p')
-      if v[3] then
-        found = found + 1
-        rows[#rows + 1] = guid
-        rows[#rows + 1] = v[1] or ''
-        rows[#rows + 1] = v[2] or ''
-        rows[#rows + 1] = score
-        rows[#rows + 1] = v[3]
+    local id, at = batch[i], batch[i + 1]
+    if count <= limit and not (at == after and listed(id)) then
+      local v = redis.call('HGET', sessions, id)
+      local a, c, p
+      if v then
+        local s = decode(v)
+        a, c, p = s.a, s.c, s.p
+      else
+        local old = redis.call('HMGET', prefix .. 's:' .. id, 'a', 'c', 'p')
+        a, c, p = old[1] or '', old[2] or '', old[3]
+      end
+      if p then
+        count = count + 1
+        rows[#rows + 1] = id
+        rows[#rows + 1] = a
+        rows[#rows + 1] = c
+        rows[#rows + 1] = at
+        rows[#rows + 1] = p
       end
     end
   end
 end
 return rows`
 
-// The live count and the count active within ARGV[2] ms.
-const COUNTS = `${NOW}${PRUNE}
-return { redis.call('ZCARD', KEYS[1]), redis.call('ZCOUNT', KEYS[1], string.format('%.0f', (now - tonumber(ARGV[2])) * ${PER_MS}), '+inf') }`
+// The live count and the count active within ARGV[3] ms.
+const COUNTS = `${SESSION}
+sweep(${SWEEP_ON_READ})
+return { redis.call('ZCOUNT', lru, score(cutoff), '+inf'), redis.call('ZCOUNT', lru, score((now - tonumber(ARGV[3])) * ${PER_MS}), '+inf') }`
 
-// The progress of the sessions ranked ARGV[1] to ARGV[2] in the activity index (a slice of it).
+// The progress of the sessions ranked ARGV[3] to ARGV[4] in the activity index, newest first (a
+// slice of the live ones, which rank above the expired).
 const PROGRESS = `
 local out = {}
-for _, guid in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[2])) do
-  out[#out + 1] = redis.call('HGET', ARGV[3] .. 's:' .. guid, 'p') or '0'
+for _, id in ipairs(redis.call('ZREVRANGE', KEYS[1], ARGV[3], ARGV[4])) do
+  local v = redis.call('HGET', KEYS[2], id)
+  out[#out + 1] = v and string.match(v, '^(-?%d+)') or redis.call('HGET', ARGV[2] .. 's:' .. id, 'p') or '0'
 end
 return out`
 
@@ -185,75 +295,81 @@ if n == 1 or left < 0 then
 end
 return {n, left}`
 
-// Many calls in one script: ARGV[1] the idle time, ARGV[2] the key prefix, ARGV[3] the journal's size,
-// then each call as its letter and its arguments (a session's keys are made here from its guid, so
-// that a call sends 36 characters rather than its keys):
-//   t guid         the lookup: the session's t, n, p, k, a (false when there is none); an unpinned
-//                  session's TTL starts again (its journal's too, once it is below the idle time: see
-//                  <prefix>j:), its activity score moves up
-//   n guid note bits  the note and, in the same step, the challenge it passes (bits, 0 for none):
+// Many calls in one script: ARGV[3] the journal's size, then each call as its letter and its
+// arguments, a session by its id (22 characters rather than its keys):
+//   t id           the lookup: the session's t, n, p, k, a (false when there is none); an unpinned
+//                  session's activity score moves up (and so its expiry), and its journal's TTL
+//                  starts again once it is below the idle time (see <prefix>j:)
+//   n id note bits  the note and, in the same step, the challenge it passes (bits, 0 for none):
 //                  1, or false when there is no session
-//   p guid bits    a challenge passed: 0
-//   r guid entry   a journal entry, kept only while the session lives and for as long as it does (see
+//   p id bits      a challenge passed: 0
+//   r id entry     a journal entry, kept only while the session lives and for as long as it does (see
 //                  <prefix>j:): 1, or 0 when the session has gone
-// KEYS[1] the activity index, whose highest score is read once for all the lookups.
 // One result per call, in order. Of the writes (each a line in the AOF, when Redis keeps one), a
-// note write makes four: the session's TTL and activity score at the lookup, the note, the entry.
-const BATCH = `${NOW}
-local last
-local idle, prefix, size = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local idleMs = tonumber(idle)
+// note write makes three: the activity score at the lookup, the note, the entry. A session is read
+// once per script however many of its calls are in it.
+const BATCH = `${SESSION}
+local size = tonumber(ARGV[3])
 local spare = idleMs + ${JOURNAL_SPARE_MS}
+local last
+local seen = {}
+local function get (id)
+  local s = seen[id]
+  if s == nil then
+    s = load(id) or false
+    seen[id] = s
+  end
+  return s
+end
 local out = {}
 local i = 4
 while i <= #ARGV do
-  local op, guid = ARGV[i], ARGV[i + 1]
-  local key = prefix .. 's:' .. guid
+  local op, id = ARGV[i], ARGV[i + 1]
+  local s = get(id)
   if op == 't' then
-    local v = redis.call('HMGET', key, 't', 'n', 'p', 'k', 'a')
-    if not v[1] then
+    if not s then
       out[#out + 1] = false
     else
-      if v[4] ~= '1' then
-        redis.call('PEXPIRE', key, idle)
+      if s.k ~= '1' then
         -- Even with no journal here (JOURNAL_SIZE=0): another instance may keep one.
-        local journal = prefix .. 'j:' .. guid
+        local journal = prefix .. 'j:' .. id
         local left = redis.call('PTTL', journal)
         if left ~= -2 and left < idleMs then redis.call('PEXPIRE', journal, spare) end
-        last = activity(KEYS[1], last)
-        redis.call('ZADD', KEYS[1], string.format('%.0f', last), guid)
+        last = activity(last)
+        s.score = last
+        redis.call('ZADD', lru, score(last), id)
       end
-      out[#out + 1] = v
+      out[#out + 1] = found(s)
     end
     i = i + 2
   elseif op == 'n' then
-    local p = redis.call('HGET', key, 'p')
-    if not p then
+    if not s then
       out[#out + 1] = false
     else
-      if ARGV[i + 3] ~= '0' then
-        redis.call('HSET', key, 'n', ARGV[i + 2], 'p', bit.bor(tonumber(p), tonumber(ARGV[i + 3])))
-      else
-        redis.call('HSET', key, 'n', ARGV[i + 2])
-      end
+      s.n = ARGV[i + 2]
+      if ARGV[i + 3] ~= '0' then s.p = tostring(bit.bor(tonumber(s.p), tonumber(ARGV[i + 3]))) end
+      redis.call('HSET', sessions, id, encode(s))
       out[#out + 1] = 1
     end
     i = i + 4
   elseif op == 'p' then
-    local p = redis.call('HGET', key, 'p')
-    if p then redis.call('HSET', key, 'p', bit.bor(tonumber(p), tonumber(ARGV[i + 2]))) end
+    if s then
+      s.p = tostring(bit.bor(tonumber(s.p), tonumber(ARGV[i + 2])))
+      redis.call('HSET', sessions, id, encode(s))
+    end
     out[#out + 1] = 0
     i = i + 3
   elseif op == 'r' then
-    local ttl = redis.call('PTTL', key)
-    if ttl == -2 then
+    if not s then
       out[#out + 1] = 0
     else
-      local journal = prefix .. 'j:' .. guid
+      local journal = prefix .. 'j:' .. id
       local length = redis.call('LPUSH', journal, ARGV[i + 2])
       if length > size + math.ceil(size / 4) then redis.call('LTRIM', journal, 0, size - 1) end
-      -- A new list takes the session's TTL and the spare; after that, lookups and restores renew it.
-      if length == 1 and ttl > 0 then redis.call('PEXPIRE', journal, ttl + ${JOURNAL_SPARE_MS}) end
+      -- A new list takes its session's time left and the spare; after that, lookups and restores renew it.
+      if length == 1 and s.k ~= '1' then
+        redis.call('PEXPIRE', journal, math.max(1, math.floor(s.score / ${PER_MS}) + spare - now))
+      end
       out[#out + 1] = 1
     end
     i = i + 3
@@ -268,17 +384,68 @@ type Found = [string, string, string, string | null, string | null]
 /** A call in a batch: its promise's ends, and whether it resolves once sent (see #call). */
 interface Caller { resolve: (result: unknown) => void, reject: (error: unknown) => void, sent: boolean }
 
+// Every script but countCreation takes the activity index, the sessions, the idle time and the prefix first.
+type Common = [lru: string, sessions: string, idleMs: number, prefix: string]
+
 interface Scripts {
-  batch (lru: string, idleMs: number, prefix: string, journalSize: number, ...calls: Array<string | number>): Promise<Array<Found | number | null>>
-  put (hash: string, lru: string, journal: string, guid: string, token: string, note: string, progress: number,
-    idleMs: number, max: number, pinned: string, prefix: string, onlyNew: string, name: string): Promise<number>
-  setName (hash: string, name: string): Promise<Found | null>
-  list (lru: string, idleMs: number, limit: number, afterScore: string, afterGuid: string, prefix: string): Promise<Array<string | number>>
-  counts (lru: string, idleMs: number, activeMs: number): Promise<[number, number]>
-  progress (lru: string, from: number, to: number, prefix: string): Promise<string[]>
-  journal (hash: string, journal: string, size: number): Promise<string[] | null>
-  probe (): Promise<number>
+  batch (...args: [...Common, journalSize: number, ...calls: Array<string | number>]): Promise<Array<Found | number | null>>
+  put (...args: [...Common, guid: string, id: string, token: string, note: string, progress: number, max: number, pinned: string, onlyNew: string, name: string]): Promise<number>
+  setName (...args: [...Common, guid: string, id: string, name: string]): Promise<Found | null>
+  migrate (...args: [...Common, guid: string, id: string]): Promise<number>
+  list (...args: [...Common, limit: number, afterScore: string, afterId: string]): Promise<Array<string | number>>
+  counts (...args: [...Common, activeMs: number]): Promise<[number, number]>
+  progress (...args: [...Common, from: number, to: number]): Promise<string[]>
+  journal (...args: [...Common, guid: string, id: string, size: number]): Promise<string[] | null>
+  probe (...args: Common): Promise<number>
   countCreation (key: string, windowMs: number): Promise<[number, number]>
+}
+
+/** The 64 characters of base64url, in the order Redis sorts bytes: ids sort as their guids do. */
+const SORTED64 = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'
+const SORTED64_VALUE = new Map([...SORTED64].map((char, value) => [char, value]))
+/** The two characters of each 12-bit value. */
+const PAIRS = Array.from({ length: 4096 }, (_, bits) => (SORTED64[bits >> 6] as string) + (SORTED64[bits & 63] as string))
+/** Each character's hex digit (0-15) in a lowercase UUID, -2 for its dashes, -1 for anything else. */
+const DIGIT = new Int8Array(128).fill(-1)
+for (let code = 0x30; code <= 0x39; code++) DIGIT[code] = code - 0x30
+for (let code = 0x61; code <= 0x66; code++) DIGIT[code] = code - 0x57
+DIGIT[0x2d] = -2
+
+/**
+ * A session's id in Redis: a lowercase UUID's 128 bits in 22 characters of SORTED64, three hex
+ * digits to two characters (the last two digits padded); any other guid, '=' and itself.
+ */
+export function sessionId (guid: string): string {
+  if (guid.length !== 36) return `=${guid}`
+  let id = ''
+  let bits = 0
+  let digits = 0
+  for (let i = 0; i < 36; i++) {
+    const code = guid.charCodeAt(i)
+    const digit = code < 128 ? DIGIT[code] as number : -1
+    // Dashes where a UUID has them, and only there.
+    if ((digit === -2) !== (i === 8 || i === 13 || i === 18 || i === 23) || digit === -1) return `=${guid}`
+    if (digit === -2) continue
+    bits = (bits << 4) | digit
+    if (++digits === 3) {
+      id += PAIRS[bits] as string
+      bits = 0
+      digits = 0
+    }
+  }
+  return id + (PAIRS[bits << 4] as string)
+}
+
+/** The guid of an id (see sessionId); a member of the index of the layout before is its guid already. */
+export function guidOf (id: string): string {
+  if (id.startsWith('=')) return id.slice(1)
+  if (id.length !== 22) return id
+  let hex = ''
+  for (let i = 0; i < 22; i += 2) {
+    const bits = ((SORTED64_VALUE.get(id[i] as string) as number) << 6) | (SORTED64_VALUE.get(id[i + 1] as string) as number)
+    hex += bits.toString(16).padStart(3, '0')
+  }
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
 }
 
 /** A Redis-store cursor: `r`, the activity score and the guid of the last session of the page before. */
@@ -342,15 +509,10 @@ export class RedisStore implements ChallengerStore {
       if (this.#responsive) this.#up()
       else this.probe()
     })
-    this.client.defineCommand('batch', { numberOfKeys: 1, lua: BATCH })
-    this.client.defineCommand('put', { numberOfKeys: 3, lua: PUT })
-    this.client.defineCommand('setName', { numberOfKeys: 1, lua: SET_NAME })
-    this.client.defineCommand('list', { numberOfKeys: 1, lua: LIST })
-    this.client.defineCommand('counts', { numberOfKeys: 1, lua: COUNTS })
-    this.client.defineCommand('progress', { numberOfKeys: 1, lua: PROGRESS })
-    this.client.defineCommand('journal', { numberOfKeys: 2, lua: JOURNAL })
-    this.client.defineCommand('probe', { numberOfKeys: 0, lua: PROBE })
+    const scripts = { batch: BATCH, put: PUT, setName: SET_NAME, migrate: MIGRATE, list: LIST, counts: COUNTS, progress: PROGRESS, journal: JOURNAL, probe: PROBE }
+    for (const [name, lua] of Object.entries(scripts)) this.client.defineCommand(name, { numberOfKeys: 2, lua })
     this.client.defineCommand('countCreation', { numberOfKeys: 1, lua: COUNT_CREATION })
+    this.#common = [`${this.#prefix}lru`, `${this.#prefix}sessions`, this.#idleMs, this.#prefix]
     this.#scheduleProbe()
   }
 
@@ -358,13 +520,8 @@ export class RedisStore implements ChallengerStore {
     return this.client as unknown as Scripts
   }
 
-  #key (guid: string): string {
-    return `${this.#prefix}s:${guid}`
-  }
-
-  #journalKey (guid: string): string {
-    return `${this.#prefix}j:${guid}`
-  }
+  /** What every script takes first (see Common). */
+  readonly #common: Common
 
   // False after a command timed out on a connection that still looks fine (a Redis that hangs),
   // until a command (a probe, most likely) gets through again.
@@ -453,7 +610,7 @@ export class RedisStore implements ChallengerStore {
     if (this.client.status !== 'ready') return
     // A probe command that Redis still holds is waited for again rather than joined by another, so
     // a long hang does not fill Redis's queue; its late answer is the sign that Redis is back.
-    this.#unanswered ??= this.#scripts.probe().then(() => { this.#answered() }, (error: unknown) => {
+    this.#unanswered ??= this.#scripts.probe(...this.#common).then(() => { this.#answered() }, (error: unknown) => {
       if (timedOut(error)) this.#stalled(this.#timeoutMs)
     }).finally(() => { this.#unanswered = undefined })
     let timer: NodeJS.Timeout | undefined
@@ -479,8 +636,8 @@ export class RedisStore implements ChallengerStore {
   }
 
   async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean): Promise<number> {
-    return await this.#run(() => this.#scripts.put(this.#key(record.guid), `${this.#prefix}lru`, this.#journalKey(record.guid), record.guid, record.token, record.note, record.progress, this.#idleMs, this.#maxSessions,
-      pinned ? '1' : '0', this.#prefix, onlyNew ? '1' : '0', record.name ?? ''))
+    return await this.#run(() => this.#scripts.put(...this.#common, record.guid, sessionId(record.guid), record.token, record.note, record.progress,
+      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', record.name ?? ''))
   }
 
   async create (name?: string): Promise<ChallengerRecord> {
@@ -513,7 +670,7 @@ export class RedisStore implements ChallengerStore {
     this.#calls = []
     this.#waiting = []
     // The command is written to the connection before #run first awaits: the sent calls are out.
-    this.#run(() => this.#scripts.batch(`${this.#prefix}lru`, this.#idleMs, this.#prefix, this.#journalSize, ...calls)).then(results => {
+    this.#run(() => this.#scripts.batch(...this.#common, this.#journalSize, ...calls)).then(results => {
       for (let i = 0; i < waiting.length; i++) {
         const caller = waiting[i] as Caller
         if (!caller.sent) caller.resolve(results[i])
@@ -525,29 +682,33 @@ export class RedisStore implements ChallengerStore {
   }
 
   async get (guid: string): Promise<ChallengerRecord | undefined> {
-    const found = await this.#call<Found | null>(false, 't', guid)
+    const id = sessionId(guid)
+    let found = await this.#call<Found | null>(false, 't', id)
+    // Not there: perhaps a session of the layout before, which is moved and looked up again.
+    if (found === null && await this.#run(() => this.#scripts.migrate(...this.#common, guid, id)) === 1) found = await this.#call<Found | null>(false, 't', id)
     return found === null ? undefined : recordOf(guid, found)
   }
 
   async setName (guid: string, name: string | undefined): Promise<ChallengerRecord | undefined> {
-    const found = await this.#run(() => this.#scripts.setName(this.#key(guid), name ?? ''))
+    const found = await this.#run(() => this.#scripts.setName(...this.#common, guid, sessionId(guid), name ?? ''))
     return found === null ? undefined : recordOf(guid, found)
   }
 
   async list (limit: number, cursor?: string): Promise<SessionPage> {
     let afterScore = ''
-    let afterGuid = ''
+    let afterId = ''
     if (cursor !== undefined) {
       const parts = REDIS_CURSOR.exec(decodeCursor(cursor))
       if (parts === null) throw new BadCursorError()
       afterScore = parts[1] as string
-      afterGuid = parts[2] as string
+      afterId = sessionId(parts[2] as string)
     }
-    const rows = await this.#run(() => this.#scripts.list(`${this.#prefix}lru`, this.#idleMs, limit, afterScore, afterGuid, this.#prefix))
+    const rows = await this.#run(() => this.#scripts.list(...this.#common, limit, afterScore, afterId))
     const sessions: SessionSummary[] = []
     const scores: string[] = []
     for (let i = 1; i < rows.length; i += 5) {
-      const [guid, name, made, score, progress] = rows.slice(i, i + 5) as [string, string, string, string, string]
+      const [id, name, made, score, progress] = rows.slice(i, i + 5) as [string, string, string, string, string]
+      const guid = guidOf(id)
       const lastSeen = Math.floor(Number(score) / PER_MS)
       // A session made before names and times were kept has no time of making: its last activity stands in.
       sessions.push({ guid, name: name === '' ? undefined : name, createdAt: made === '' ? lastSeen : Number(made), lastSeen, progress: Number(progress) })
@@ -563,17 +724,16 @@ export class RedisStore implements ChallengerStore {
   }
 
   async counts (activeMs: number): Promise<{ live: number, active: number }> {
-    const [live, active] = await this.#run(() => this.#scripts.counts(`${this.#prefix}lru`, this.#idleMs, activeMs))
+    const [live, active] = await this.#run(() => this.#scripts.counts(...this.#common, activeMs))
     return { live, active }
   }
 
   async summary (activeMs: number): Promise<ClassSummary> {
-    const lru = `${this.#prefix}lru`
     const { live, active } = await this.counts(activeMs)
     const passedBy = new Array<number>(32).fill(0)
     // A slice of the index at a time, so that no one script holds Redis for long.
     for (let from = 0; from < live; from += SUMMARY_SLICE) {
-      const slice = await this.#run(() => this.#scripts.progress(lru, from, from + SUMMARY_SLICE - 1, this.#prefix))
+      const slice = await this.#run(() => this.#scripts.progress(...this.#common, from, from + SUMMARY_SLICE - 1))
       for (const text of slice) {
         for (let bits = Number(text) | 0; bits !== 0; bits &= bits - 1) {
           const bit = 31 - Math.clz32(bits & -bits)
@@ -585,11 +745,11 @@ export class RedisStore implements ChallengerStore {
   }
 
   async setNote (guid: string, note: string, bits = 0): Promise<string | undefined> {
-    return await this.#call<number | null>(false, 'n', guid, note, bits) === null ? undefined : note
+    return await this.#call<number | null>(false, 'n', sessionId(guid), note, bits) === null ? undefined : note
   }
 
   async pass (guid: string, bits: number): Promise<void> {
-    await this.#call(false, 'p', guid, bits)
+    await this.#call(false, 'p', sessionId(guid), bits)
   }
 
   /**
@@ -599,11 +759,11 @@ export class RedisStore implements ChallengerStore {
    */
   async record (guid: string, entry: JournalEntry): Promise<void> {
     if (this.#journalSize === 0) return
-    await this.#call(true, 'r', guid, encodeEntry(entry))
+    await this.#call(true, 'r', sessionId(guid), encodeEntry(entry))
   }
 
   async journal (guid: string): Promise<JournalEntry[] | undefined> {
-    const entries = await this.#run(() => this.#scripts.journal(this.#key(guid), this.#journalKey(guid), this.#journalSize))
+    const entries = await this.#run(() => this.#scripts.journal(...this.#common, guid, sessionId(guid), this.#journalSize))
     return entries?.map(decodeEntry)
   }
 
