@@ -125,7 +125,7 @@ async function usedMemory (store: RedisStore): Promise<number> {
 
 async function measureRedis (sessions: number): Promise<RedisFigure> {
   const redis = await startRedis()
-  const store = new RedisStore({ url: redis.url, prefix: 'bench:', idleMs: 600_000, maxSessions: 1_000_000, commandTimeoutMs: 10_000 })
+  const store = new RedisStore({ url: redis.url, prefix: 'bench:', idleMs: 600_000, maxSessions: sessions + 1, commandTimeoutMs: 10_000 })
   try {
     await store.connected()
     // One session first, so that the scripts are loaded and the sessions' hash and the activity index
