@@ -150,8 +150,9 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
       return
     }
     // An unknown path is answered before the session is looked up: a learner's typo is worth a line.
+    // So is a note write answered (406, 413) before its session was (see lookUpWithNote).
     const guid = request.headers['x-challenger'] as string | undefined
-    if (route.url !== null || fastify.sessionGuidFor(guid) === null) {
+    if ((route.url !== null && !request.sessionDeferred) || fastify.sessionGuidFor(guid) === null) {
       done(null, payload)
       return
     }

@@ -3,16 +3,21 @@
 // here and nowhere else: its one session answers for every request, whatever X-CHALLENGER says,
 // is the only one a page shows or a restore may name (`fastify.sessionGuidFor`), and is made again
 // should it ever be missing.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../src/domain/catalogue.js'
 import { SINGLE_PLAYER_GUID } from '../src/domain/options.js'
-import { newToken, type ChallengerRecord } from '../src/domain/store.js'
+import { newToken, type ChallengerRecord, type ChallengerStore } from '../src/domain/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route works without its session: a store that cannot be reached is no error there. */
     sessionOptional?: boolean
+    /**
+     * The route's POST writes the session's note: with a store across the network, its session is
+     * looked up by the route's `lookUpWithNote` preHandler, together with the write (one round trip).
+     */
+    sessionWithNote?: boolean
   }
   interface FastifyInstance {
     /**
@@ -33,6 +38,14 @@ declare module 'fastify' {
     bitFor (trigger: Trigger): number
     /** The challenges whose trigger no route of this app has asked a bit for so far. */
     unreachableChallenges (): Challenge[]
+    /**
+     * The preHandler of a route with `config.sessionWithNote`, to run before its token is judged: a
+     * request whose lookup was left to it (`request.sessionDeferred`) is looked up here, and in the
+     * same step (ChallengerStore.getAndSetNote) the note `write` describes is stored when the token
+     * is the session's (`request.storedNote`). `write` gives undefined for a request that writes nothing
+     * whatever its token (no token, or a body that cannot be used).
+     */
+    lookUpWithNote (write: (request: FastifyRequest) => NoteWrite | undefined): preHandlerHookHandler
   }
   interface FastifyRequest {
     /** The session named by X-CHALLENGER; null when the header is absent or names no session. */
@@ -41,6 +54,10 @@ declare module 'fastify' {
     named: ChallengerRecord | null
     /** The progress bits this request has set so far. */
     passedBits: number
+    /** True while the session of a request to a `sessionWithNote` route is still to be looked up (lookUpWithNote). */
+    sessionDeferred: boolean
+    /** The note lookUpWithNote stored, as stored; null when it stored none. */
+    storedNote: string | null
     /**
      * Records a challenge on this request's session: `bit` is `fastify.bitFor(trigger)`,
      * looked up when the route is registered. Does nothing without a session or for bit 0.
@@ -49,6 +66,15 @@ declare module 'fastify' {
     pass (bit: number): Promise<void> | undefined
   }
 }
+
+/** What lookUpWithNote stores when `token` is the session's: `note`, and the progress bits `bits`. */
+export interface NoteWrite {
+  token: string
+  note: string
+  bits: number
+}
+
+type GetAndSetNote = NonNullable<ChallengerStore['getAndSetNote']>
 
 export interface SessionOptions {
   mode: 'multi' | 'single'
@@ -87,6 +113,8 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   fastify.decorateRequest('challenger', null)
   fastify.decorateRequest('named', null)
   fastify.decorateRequest('passedBits', 0)
+  fastify.decorateRequest('sessionDeferred', false)
+  fastify.decorateRequest('storedNote', null)
 
   const passNow = store.passNow?.bind(store)
   fastify.decorateRequest('pass', function (this: FastifyRequest, bit: number): Promise<void> | undefined {
@@ -96,6 +124,31 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
     if (passNow === undefined) return store.pass(this.challenger.guid, bit)
     passNow(this.challenger.guid, bit)
     return undefined
+  })
+
+  // A note write's lookup and write in one round trip (see lookUpWithNote): with a store across the
+  // network that can, in multi-player mode (single-player lookups may have to make the session first).
+  const getAndSetNote = single ? undefined : store.getAndSetNote?.bind(store)
+  fastify.decorate('lookUpWithNote', function (write: (request: FastifyRequest) => NoteWrite | undefined): preHandlerHookHandler {
+    return function lookUpWithNote (request, _reply, done) {
+      if (!request.sessionDeferred) {
+        done()
+        return
+      }
+      request.sessionDeferred = false
+      const guid = (request.headers['x-challenger'] as string).toLowerCase()
+      const wanted = write(request)
+      const lookup = wanted === undefined
+        ? fastify.findSession(guid)
+        : (getAndSetNote as GetAndSetNote)(guid, wanted.token, wanted.note, wanted.bits).then(found => {
+            if (found?.[1] === true) request.storedNote = wanted.note
+            return found?.[0]
+          })
+      lookup.then((record) => {
+        request.challenger = record ?? null
+        done()
+      }, done)
+    }
   })
 
   const getNow = single ? undefined : store.getNow?.bind(store)
@@ -108,6 +161,12 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
     // A store in this process answers at once: no promise.
     if (getNow !== undefined) {
       request.challenger = getNow((guid as string).toLowerCase()) ?? null
+      done()
+      return
+    }
+    // A note write: looked up with the write, once the body is read (lookUpWithNote).
+    if (getAndSetNote !== undefined && request.method === 'POST' && request.routeOptions.config.sessionWithNote === true) {
+      request.sessionDeferred = true
       done()
       return
     }

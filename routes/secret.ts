@@ -5,6 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { NAME_A_SESSION } from '../src/domain/messages.js'
+import { presentedToken } from '../src/domain/secrets.js'
 import type { ChallengerRecord } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
 import { noteXml, readNoteXml } from '../src/domain/xml.js'
@@ -58,14 +59,23 @@ function authorized (request: { challenger: ChallengerRecord | null }): Challeng
 
 const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) => {
   fastify.acceptBodies('json', { xml: readNoteXml })
+  // Challenges 33, 34, 37 and 38, by method and by how the token came.
+  const read = { 'x-auth-token': fastify.bitFor('GET /secret/note x-auth-token'), bearer: fastify.bitFor('GET /secret/note bearer') }
+  const written = { 'x-auth-token': fastify.bitFor('POST /secret/note x-auth-token'), bearer: fastify.bitFor('POST /secret/note bearer') }
+  // With a store across the network, a note write's session is looked up here, with the write that
+  // its token, if it is the session's, earns: the note as the handler below would store it. The
+  // token is still judged by tokenAuth next, and the body after it.
+  fastify.addHook('preHandler', fastify.lookUpWithNote(request => {
+    if (request.bodyError !== null || (request.validationError ?? null) !== null) return undefined
+    const found = presentedToken(request.headers.authorization, request.headers['x-auth-token'])
+    if (found === undefined) return undefined
+    return { token: found[0], note: truncate((request.body as { note: string }).note, options.noteMaxLength), bits: written[found[1]] }
+  }))
   // Challenges 31, 32, 35 and 36: the refusals, by method.
   fastify.addHook('preHandler', fastify.tokenAuth({
     GET: { missing: 'GET /secret/note no-token', wrong: 'GET /secret/note wrong-token' },
     POST: { missing: 'POST /secret/note no-token', wrong: 'POST /secret/note wrong-token' }
   }))
-  // Challenges 33, 34, 37 and 38, by method and by how the token came.
-  const read = { 'x-auth-token': fastify.bitFor('GET /secret/note x-auth-token'), bearer: fastify.bitFor('GET /secret/note bearer') }
-  const written = { 'x-auth-token': fastify.bitFor('POST /secret/note x-auth-token'), bearer: fastify.bitFor('POST /secret/note bearer') }
   const setNoteNow = fastify.challengers.setNoteNow?.bind(fastify.challengers)
 
   const refused = {
@@ -94,7 +104,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
 
   fastify.post('/secret/note', {
     onRequest: fastify.requireAcceptable,
-    config: { xml: noteXml, takesToken: true },
+    config: { xml: noteXml, takesToken: true, sessionWithNote: true },
     schema: {
       summary: 'Write your secret note (challenges 34, 35, 36, 38)',
       security: security.note,
@@ -115,6 +125,11 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
     const bit = written[request.tokenSource as TokenSource]
     const bits = (session.progress & bit) === 0 ? bit : 0
     request.passedBits |= bits
+    // Stored already, with the lookup: nothing left to write.
+    if (request.storedNote !== null) {
+      reply.send({ note: request.storedNote })
+      return undefined
+    }
     const note = truncate(request.body.note, options.noteMaxLength)
     // The note as answered: a body to send, so that Fastify sends it once, even while an
     // asynchronous onSend hook (the journal's, with Redis) still runs.

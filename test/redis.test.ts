@@ -136,6 +136,13 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(await s.get(grace), { guid: grace, token: 'd'.repeat(32), note: 'restored', progress: 1, name: undefined })
       t.equal(await c.zscore(lru, sessionId(grace)), null, 'and stays pinned')
       t.equal(await s.get('44444444-4444-4444-8444-444444444444'), undefined, 'nothing to move: no session')
+      // Moved by a note write's lookup too (getAndSetNote), which then writes as usual.
+      const dora = '55555555-5555-4555-8555-555555555555'
+      await c.hset(`${keyPrefix}s:${dora}`, 't', 'e'.repeat(32), 'n', 'old', 'p', '1', 'k', '0', 'c', String(now))
+      await c.pexpire(`${keyPrefix}s:${dora}`, 600_000)
+      t.same(await s.getAndSetNote(dora, 'e'.repeat(32), 'new', 2), [{ guid: dora, token: 'e'.repeat(32), note: 'old', progress: 1, name: undefined }, true])
+      t.same(await s.get(dora), { guid: dora, token: 'e'.repeat(32), note: 'new', progress: 3, name: undefined })
+      t.equal(await s.getAndSetNote('44444444-4444-4444-8444-444444444444', 'e'.repeat(32), 'new', 2), undefined)
       t.same((await c.keys(`${keyPrefix}s:*`)), [], 'nothing left of the layout before')
     })
 
@@ -327,6 +334,72 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await sessions.probe()
       t.equal(sessions.available(), true, 'a probe while it answers changes nothing')
       t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201)
+    })
+
+    t.test('a note write is one round trip with Redis, and every /secret/note answer, progress and journal line is the in-memory store\'s', async t => {
+      const apps: Record<'memory' | 'redis', FastifyInstance> = {
+        memory: createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { creationRateLimit: 0, noteMaxLength: 10 } }),
+        redis: createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: await ready(store()), creationRateLimit: 0, noteMaxLength: 10 } })
+      }
+      const seen: Record<string, unknown[]> = { memory: [], redis: [] }
+      for (const [kind, app] of Object.entries(apps)) {
+        t.teardown(() => app.close())
+        const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+        const token = (await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, authorization: basic('admin', 'password') } })).headers['x-auth-token'] as string
+        const other = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+        const own = { 'x-challenger': guid }
+        const xml = { 'content-type': 'application/xml', accept: 'application/xml' }
+        const steps: Array<{ headers: Record<string, string>, payload?: string }> = [
+          { headers: { ...own, ...json }, payload: '{"note":"no token"}' },
+          { headers: { ...own, ...json, 'x-auth-token': 'wrong' }, payload: '{"note":"wrong"}' },
+          { headers: { ...own, ...json, authorization: 'Bearer wrong' }, payload: '{"note":"wrong"}' },
+          { headers: { ...own, ...json, 'x-auth-token': token }, payload: '{"note":' },
+          { headers: { ...own, ...json, 'x-auth-token': token }, payload: '{"note":5}' },
+          { headers: { ...own, ...json, 'x-auth-token': 'wrong' }, payload: '{"note":5}' },
+          { headers: { ...own, 'content-type': 'text/plain', 'x-auth-token': token }, payload: 'a note' },
+          { headers: { ...own, ...json, 'x-auth-token': token, accept: 'text/plain' }, payload: '{"note":"not acceptable"}' },
+          { headers: { 'x-challenger': other, ...json, 'x-auth-token': token }, payload: '{"note":"not theirs"}' },
+          { headers: { 'x-challenger': '00000000-0000-4000-8000-00000000dead', ...json, 'x-auth-token': token }, payload: '{"note":"no one"}' },
+          { headers: { ...json, 'x-auth-token': token }, payload: '{"note":"no session"}' },
+          { headers: { ...own, ...json, 'x-auth-token': token }, payload: '{"note":"hello"}' },
+          { headers: { ...own, ...xml, authorization: `Bearer ${token}` }, payload: '<secretnote><note>a note longer than ten</note></secretnote>' },
+          { headers: { ...own, ...json, 'x-auth-token': token }, payload: '{"note":"again"}' }
+        ]
+        for (const step of steps) {
+          const res = await app.inject({ method: 'POST', url: '/secret/note', ...step })
+          seen[kind]?.push([res.statusCode, res.body])
+        }
+        for (const who of [guid, other]) {
+          seen[kind]?.push((await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': who, 'x-auth-token': token } })).body)
+          const journal = (await app.inject({ method: 'GET', url: `/challenger/${who}/requests` })).json().requests as Array<Record<string, unknown>>
+          seen[kind]?.push(journal.map(({ at, ...entry }) => entry))
+          seen[kind]?.push((await app.inject({ method: 'GET', url: '/challenges', headers: { 'x-challenger': who } })).json())
+        }
+      }
+      t.same(seen.redis, seen.memory)
+      t.same((seen.memory as unknown[]).slice(0, 14).map(step => (step as [number])[0]), [401, 403, 403, 400, 400, 403, 415, 406, 403, 401, 401, 200, 200, 200],
+        'the token judged before the body, as the reference does')
+      t.same(((seen.memory as unknown[])[15] as Array<{ status: number }>).map(entry => entry.status), [200, 200, 200, 200, 406, 415, 403, 400, 400, 403, 403, 401, 201, 201],
+        'every request to the session in its journal, newest first, the 406 too')
+      t.match((seen.memory as unknown[])[12], [200, /"note":"a note lon"|<note>a note lon<\/note>/], 'truncated to the note length')
+
+      // One script per note write once the journal is off (its entry is a call of its own, sent and not waited for).
+      const quiet = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: await ready(new RedisStore({ url: redis.url, prefix: prefix(), maxSessions: 100, idleMs: 600_000, journalSize: 0, probeIntervalMs: 3_600_000 })), creationRateLimit: 0 } })
+      t.teardown(() => quiet.close())
+      const guid = (await quiet.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+      const token = (await quiet.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, authorization: basic('admin', 'password') } })).headers['x-auth-token'] as string
+      const reader = await ready(store())
+      t.teardown(() => reader.close())
+      const client = reader.client
+      const scripts = async (): Promise<number> => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0)
+      const before = await scripts()
+      const written = await quiet.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, ...json, 'x-auth-token': token }, payload: { note: 'one trip' } })
+      t.equal(written.statusCode, 200)
+      t.equal(await scripts() - before, 1, 'the lookup and the write in one script')
+      const refused = await quiet.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, ...json, 'x-auth-token': 'wrong' }, payload: { note: 'not stored' } })
+      t.equal(refused.statusCode, 403)
+      t.equal(await scripts() - before, 3, 'a refusal: the lookup, then its challenge')
+      t.same((await quiet.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })).json(), { note: 'one trip' })
     })
 
     t.test('two instances on one Redis behave as one service', async t => {

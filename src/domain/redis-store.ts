@@ -302,6 +302,9 @@ return {n, left}`
 //                  starts again once it is below the idle time (see <prefix>j:)
 //   n id note bits  the note and, in the same step, the challenge it passes (bits, 0 for none):
 //                  1, or false when there is no session
+//   w id token note bits  t, and n when the token is the session's (by Lua's string equality: strings are
+//                  interned, so it compares two references, not the token's characters one by one):
+//                  1 or 0 (written or not) then what t gives, or false when there is no session
 //   p id bits      a challenge passed: 0
 //   r id entry     a journal entry, kept only while the session lives and for as long as it does (see
 //                  <prefix>j:): 1, or 0 when the session has gone
@@ -321,6 +324,22 @@ local function get (id)
   end
   return s
 end
+-- The lookup's activity: an unpinned session's score moves up, its journal's TTL is renewed when low.
+local function touch (id, s)
+  if s.k == '1' then return end
+  -- Even with no journal here (JOURNAL_SIZE=0): another instance may keep one.
+  local journal = prefix .. 'j:' .. id
+  local left = redis.call('PTTL', journal)
+  if left ~= -2 and left < idleMs then redis.call('PEXPIRE', journal, spare) end
+  last = activity(last)
+  s.score = last
+  redis.call('ZADD', lru, score(last), id)
+end
+local function write (id, s, note, bits)
+  s.n = note
+  if bits ~= '0' then s.p = tostring(bit.bor(tonumber(s.p), tonumber(bits))) end
+  redis.call('HSET', sessions, id, encode(s))
+end
 local out = {}
 local i = 4
 while i <= #ARGV do
@@ -330,25 +349,27 @@ while i <= #ARGV do
     if not s then
       out[#out + 1] = false
     else
-      if s.k ~= '1' then
-        -- Even with no journal here (JOURNAL_SIZE=0): another instance may keep one.
-        local journal = prefix .. 'j:' .. id
-        local left = redis.call('PTTL', journal)
-        if left ~= -2 and left < idleMs then redis.call('PEXPIRE', journal, spare) end
-        last = activity(last)
-        s.score = last
-        redis.call('ZADD', lru, score(last), id)
-      end
+      touch(id, s)
       out[#out + 1] = found(s)
     end
     i = i + 2
+  elseif op == 'w' then
+    if not s then
+      out[#out + 1] = false
+    else
+      touch(id, s)
+      local was = found(s)
+      local written = s.t == ARGV[i + 2]
+      if written then write(id, s, ARGV[i + 3], ARGV[i + 4]) end
+      table.insert(was, 1, written and 1 or 0)
+      out[#out + 1] = was
+    end
+    i = i + 5
   elseif op == 'n' then
     if not s then
       out[#out + 1] = false
     else
-      s.n = ARGV[i + 2]
-      if ARGV[i + 3] ~= '0' then s.p = tostring(bit.bor(tonumber(s.p), tonumber(ARGV[i + 3]))) end
-      redis.call('HSET', sessions, id, encode(s))
+      write(id, s, ARGV[i + 2], ARGV[i + 3])
       out[#out + 1] = 1
     end
     i = i + 4
@@ -742,6 +763,17 @@ export class RedisStore implements ChallengerStore {
       }
     }
     return { live, active, passedBy }
+  }
+
+  async getAndSetNote (guid: string, token: string, note: string, bits: number): Promise<[ChallengerRecord, boolean] | undefined> {
+    const found = await this.#call<[number, ...Found] | null>(false, 'w', sessionId(guid), token, note, bits)
+    if (found === null) {
+      // Perhaps a session of the layout before (see get): moved, then looked up again.
+      if (await this.#run(() => this.#scripts.migrate(...this.#common, guid, sessionId(guid))) === 0) return undefined
+      return await this.getAndSetNote(guid, token, note, bits)
+    }
+    const [written, ...session] = found
+    return [recordOf(guid, session), written === 1]
   }
 
   async setNote (guid: string, note: string, bits = 0): Promise<string | undefined> {

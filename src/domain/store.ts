@@ -79,6 +79,13 @@ export interface ChallengerStore {
   /** Sets the progress bits in `bits`; a session that is gone is left gone. */
   pass (guid: string, bits: number): Promise<void>
   /**
+   * `get`, and in the same step (one round trip for a networked store) `setNote(guid, note, bits)` when
+   * `token` is the session's: the session as it was found, before the write, and whether the note
+   * was written; undefined when there is no session. For a store across the network (one in this
+   * process answers at once without it).
+   */
+  getAndSetNote? (guid: string, token: string, note: string, bits: number): Promise<[ChallengerRecord, boolean] | undefined>
+  /**
    * Puts `record` in place of the session with its guid: 'replaced' when that session was live,
    * 'created' when it was not. A pinned session never expires and does not count toward capacity.
    * With `ifAbsent`, a live session is left as it is (and 'replaced' says it was there).
