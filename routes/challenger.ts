@@ -21,6 +21,8 @@ export interface ChallengerOptions {
 
 const Location = header('Where the session is: /challenger/{guid}')
 const RetryAfter = header('Seconds until this address may create a session again')
+/** The creation limit's window: creationRateLimit sessions per address per minute. */
+const CREATION_WINDOW_MS = 60_000
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -57,21 +59,28 @@ function countingIn (challengers: ChallengerStore): { store?: FastifyRateLimitSt
 
 const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify, options) => {
   fastify.documentAs('sessions')
+  const most = options.creationRateLimit
+  /** The 429 of a client over the creation limit, with the seconds until its window ends. */
+  const refuseCreation = (reply: FastifyReply, seconds: number): void => {
+    reply.header('retry-after', String(seconds)).fail(429, `This address has created ${most} sessions in the last minute: try again in ${seconds} s`)
+  }
   /** Whether this request may create a session; when not, the 429 has been sent. */
   let mayCreate = async (_request: FastifyRequest, _reply: FastifyReply): Promise<boolean> => true
-  if (options.creationRateLimit > 0) {
+  if (most > 0) {
     // A store that counts (Redis) is where the counts live, so that the limit holds across instances.
     await fastify.register(rateLimit, { global: false, ...countingIn(fastify.challengers) })
     // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64).
-    const check = fastify.createRateLimit({ max: options.creationRateLimit, timeWindow: 60_000, keyGenerator: request => clientKey(request.ip) })
+    const check = fastify.createRateLimit({ max: most, timeWindow: CREATION_WINDOW_MS, keyGenerator: request => clientKey(request.ip) })
     mayCreate = async (request, reply) => {
       const verdict = await check(request).catch((error: unknown) => { throw new StoreUnavailableError(error) })
       if (verdict.isAllowed || !verdict.isExceeded) return true
-      reply.header('retry-after', String(verdict.ttlInSeconds))
-        .fail(429, `This address has created ${options.creationRateLimit} sessions in the last minute: try again in ${verdict.ttlInSeconds} s`)
+      refuseCreation(reply, verdict.ttlInSeconds)
       return false
     }
   }
+  // A store across the network counts the creation, makes the session and records its challenge
+  // in one step: one round trip (the counts are the ones the rate limit above keeps there).
+  const createCounted = fastify.challengers.createCounted?.bind(fastify.challengers)
   const takeAnyBody = (): true => true
   const location = (guid: string): string => `${fastify.prefix}/challenger/${guid}`
 
@@ -113,8 +122,19 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         let session = request.challenger
         // In single-player mode the one session already exists: it is handed out, not made.
         if (session === null) {
-          if (!await mayCreate(request, reply)) return reply
-          session = await fastify.challengers.create(name)
+          if (createCounted !== undefined) {
+            const made = await createCounted(name, created, most > 0 ? { client: clientKey(request.ip), windowMs: CREATION_WINDOW_MS, max: most } : undefined)
+            if ('msLeft' in made) {
+              refuseCreation(reply, Math.ceil(made.msLeft / 1000))
+              return reply
+            }
+            // Made with its challenge passed: request.pass below has nothing left to write.
+            session = made
+            request.passedBits |= created
+          } else {
+            if (!await mayCreate(request, reply)) return reply
+            session = await fastify.challengers.create(name)
+          }
           request.challenger = session
         } else if (name !== undefined) {
           await fastify.challengers.setName?.(session.guid, name)

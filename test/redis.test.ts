@@ -391,7 +391,11 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const reader = await ready(store())
       t.teardown(() => reader.close())
       const client = reader.client
-      const scripts = async (): Promise<number> => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0)
+      // Scripts run, whichever way ioredis sent them (EVALSHA, or EVAL the first time on a connection).
+      const scripts = async (): Promise<number> => {
+        const stats = await client.info('commandstats')
+        return ['eval', 'evalsha'].reduce((sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0)
+      }
       const before = await scripts()
       const written = await quiet.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, ...json, 'x-auth-token': token }, payload: { note: 'one trip' } })
       t.equal(written.statusCode, 200)
@@ -400,6 +404,25 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(refused.statusCode, 403)
       t.equal(await scripts() - before, 3, 'a refusal: the lookup, then its challenge')
       t.same((await quiet.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })).json(), { note: 'one trip' })
+
+      // A creation: the count, the session and its challenge in one script, counted where the rate
+      // limit counts (a restore that creates takes its own check, in the same count).
+      const limited = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: await ready(new RedisStore({ url: redis.url, prefix: prefix(), maxSessions: 100, idleMs: 600_000, journalSize: 0, probeIntervalMs: 3_600_000 })), creationRateLimit: 2 } })
+      t.teardown(() => limited.close())
+      await limited.ready()
+      const beforeCreation = await scripts()
+      const made = await limited.inject({ method: 'POST', url: '/challenger' })
+      t.equal(made.statusCode, 201)
+      t.equal(await scripts() - beforeCreation, 1, 'a creation in one script')
+      const status = (await limited.inject({ method: 'GET', url: `/challenger/${made.headers['x-challenger'] as string}` })).json().challengeStatus as Record<string, boolean>
+      t.same(Object.keys(status).filter(id => status[id]), ['01'], 'made with challenge 01 passed')
+      t.equal((await limited.inject({ method: 'PUT', url: '/challenger/00000000-0000-4000-8000-00000000beef', headers: json, payload: {} })).statusCode, 201)
+      const over = await limited.inject({ method: 'POST', url: '/challenger' })
+      t.equal(over.statusCode, 429, 'the third creation of the minute')
+      const seconds = Number(over.headers['retry-after'])
+      t.ok(seconds > 0 && seconds <= 60, `retry after ${seconds} s`)
+      t.same(over.json(), { errorMessages: [`This address has created 2 sessions in the last minute: try again in ${seconds} s`] })
+      t.equal((await limited.inject({ method: 'PUT', url: '/challenger/00000000-0000-4000-8000-00000000f00d', headers: json, payload: {} })).statusCode, 429, 'and the fourth, by a restore')
     })
 
     t.test('two instances on one Redis behave as one service', async t => {

@@ -32,7 +32,7 @@
 // within about 2 s of a hang even when no request runs into it, and 204 again once it is over.
 import { Redis } from 'ioredis'
 import { decodeEntry, encodeEntry, type JournalEntry } from './journal.js'
-import type { ChallengerRecord, ChallengerStore, ClassSummary, CreationCount, SessionPage, SessionSummary, StoreStatus } from './store.js'
+import type { ChallengerRecord, ChallengerStore, ClassSummary, CreationCount, CreationLimit, SessionPage, SessionSummary, StoreStatus } from './store.js'
 import { BadCursorError, decodeCursor, encodeCursor, newGuid, newToken, StoreUnavailableError } from './store.js'
 
 export { StoreUnavailableError } from './store.js'
@@ -171,10 +171,30 @@ const PROBE = `${SESSION}
 sweep(${SWEEP_ON_READ})
 return 1`
 
+// One more creation in a client's window (a key of its own, with the window's TTL), which the first one
+// opens: the count and the window's time left. (The keys and counts are @fastify/rate-limit's Redis
+// store's, which counted here before.)
+const COUNT = `
+local function count (key, window)
+  local n = redis.call('INCR', key)
+  local left = redis.call('PTTL', key)
+  if n == 1 or left < 0 then
+    redis.call('PEXPIRE', key, window)
+    left = tonumber(window)
+  end
+  return n, left
+end`
+
 // ARGV[3] the guid, ARGV[4] its id, ARGV[5] token, ARGV[6] note, ARGV[7] progress, ARGV[8] the most
-// sessions, ARGV[9] '1' to pin, ARGV[10] '1' to refuse a live one (-1), ARGV[11] the name.
-// 1 when it replaced a live session, 0 when it made one.
-const PUT = `${SESSION}
+// sessions, ARGV[9] '1' to pin, ARGV[10] '1' to refuse a live one (-1), ARGV[11] the name; ARGV[12]
+// a client's count to add one to ('' for none), ARGV[13] its window, ARGV[14] the most it may reach.
+// 1 when it replaced a live session, 0 when it made one, {-2, the window's time left} when the
+// client's count went over (nothing else done).
+const PUT = `${SESSION}${COUNT}
+if ARGV[12] ~= '' then
+  local n, left = count(ARGV[12], ARGV[13])
+  if n > tonumber(ARGV[14]) then return { -2, left } end
+end
 sweep(${SWEEP_ON_CREATE})
 local id = ARGV[4]
 local s = find(ARGV[3], id)
@@ -284,16 +304,10 @@ for _, id in ipairs(redis.call('ZREVRANGE', KEYS[1], ARGV[3], ARGV[4])) do
 end
 return out`
 
-// One more creation in the client's window, which the first one opens; the count and the window's
-// time left. (The keys and counts are @fastify/rate-limit's Redis store's, which counted here before.)
-const COUNT_CREATION = `
-local n = redis.call('INCR', KEYS[1])
-local left = redis.call('PTTL', KEYS[1])
-if n == 1 or left < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  left = tonumber(ARGV[1])
-end
-return {n, left}`
+// One more creation in the client's window (see COUNT).
+const COUNT_CREATION = `${COUNT}
+local n, left = count(KEYS[1], ARGV[1])
+return { n, left }`
 
 // Many calls in one script: ARGV[3] the journal's size, then each call as its letter and its
 // arguments, a session by its id (22 characters rather than its keys):
@@ -410,7 +424,8 @@ type Common = [lru: string, sessions: string, idleMs: number, prefix: string]
 
 interface Scripts {
   batch (...args: [...Common, journalSize: number, ...calls: Array<string | number>]): Promise<Array<Found | number | null>>
-  put (...args: [...Common, guid: string, id: string, token: string, note: string, progress: number, max: number, pinned: string, onlyNew: string, name: string]): Promise<number>
+  put (...args: [...Common, guid: string, id: string, token: string, note: string, progress: number, max: number, pinned: string, onlyNew: string, name: string,
+    counted: string, windowMs: number, most: number]): Promise<number | [number, number]>
   setName (...args: [...Common, guid: string, id: string, name: string]): Promise<Found | null>
   migrate (...args: [...Common, guid: string, id: string]): Promise<number>
   list (...args: [...Common, limit: number, afterScore: string, afterId: string]): Promise<Array<string | number>>
@@ -656,16 +671,25 @@ export class RedisStore implements ChallengerStore {
     return this.client.status === 'ready' && this.#responsive
   }
 
-  async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean): Promise<number> {
+  async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean, limit?: CreationLimit): Promise<number | [number, number]> {
     return await this.#run(() => this.#scripts.put(...this.#common, record.guid, sessionId(record.guid), record.token, record.note, record.progress,
-      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', record.name ?? ''))
+      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', record.name ?? '',
+      limit === undefined ? '' : this.#rateKey(limit.client), limit?.windowMs ?? 0, limit?.max ?? 0))
+  }
+
+  #rateKey (client: string): string {
+    return `${this.#prefix}rate:${client}`
   }
 
   async create (name?: string): Promise<ChallengerRecord> {
-    const record = { guid: newGuid(), token: newToken(), note: '', progress: 0, name }
+    return await this.createCounted(name, 0) as ChallengerRecord
+  }
+
+  async createCounted (name: string | undefined, progress: number, limit?: CreationLimit): Promise<ChallengerRecord | { msLeft: number }> {
+    const record = { guid: newGuid(), token: newToken(), note: '', progress, name }
     // A guid of 122 random bits is never taken; onlyNew makes sure of it all the same.
-    await this.#put(record, false, true)
-    return record
+    const result = await this.#put(record, false, true, limit)
+    return Array.isArray(result) ? { msLeft: result[1] } : record
   }
 
   /** The calls of this turn of the event loop, and the callers waiting for their results. */
@@ -800,7 +824,7 @@ export class RedisStore implements ChallengerStore {
   }
 
   async countCreation (client: string, windowMs: number): Promise<CreationCount> {
-    const [count, msLeft] = await this.#run(() => this.#scripts.countCreation(`${this.#prefix}rate:${client}`, windowMs))
+    const [count, msLeft] = await this.#run(() => this.#scripts.countCreation(this.#rateKey(client), windowMs))
     return { count, msLeft }
   }
 

@@ -65,6 +65,13 @@ export class BadCursorError extends Error {
   }
 }
 
+/** Creations allowed to a client (an address) in a window, for createCounted. */
+export interface CreationLimit {
+  client: string
+  windowMs: number
+  max: number
+}
+
 export interface ChallengerStore {
   /** A new session with a fresh guid and token (and `name`, if given). At capacity, the least recently used one makes room. */
   create (name?: string): Promise<ChallengerRecord>
@@ -78,6 +85,13 @@ export interface ChallengerStore {
   setNote (guid: string, note: string, bits?: number): Promise<string | undefined>
   /** Sets the progress bits in `bits`; a session that is gone is left gone. */
   pass (guid: string, bits: number): Promise<void>
+  /**
+   * `create`, with the progress bits `progress` and, in the same step (one round trip for a networked
+   * store), one more creation counted for `limit.client` as `countCreation` counts it: the new
+   * session; or, when that makes more than `limit.max` in the client's window, no session and the
+   * window's time left. For a store across the network (one in this process answers at once without it).
+   */
+  createCounted? (name: string | undefined, progress: number, limit?: CreationLimit): Promise<ChallengerRecord | { msLeft: number }>
   /**
    * `get`, and in the same step (one round trip for a networked store) `setNote(guid, note, bits)` when
    * `token` is the session's: the session as it was found, before the write, and whether the note
