@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fas
 import fp from 'fastify-plugin'
 import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../src/domain/catalogue.js'
 import { SINGLE_PLAYER_GUID } from '../src/domain/options.js'
-import { newToken, type ChallengerRecord, type ChallengerStore } from '../src/domain/store.js'
+import { newToken, type ChallengerRecord } from '../src/domain/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -43,9 +43,10 @@ declare module 'fastify' {
      * request whose lookup was left to it (`request.sessionDeferred`) is looked up here, and in the
      * same step (ChallengerStore.getAndSetNote) the note `write` describes is stored when the token
      * is the session's (`request.storedNote`). `write` gives undefined for a request that writes nothing
-     * whatever its token (no token, or a body that cannot be used).
+     * whatever its token (no token, or a body that cannot be used). Undefined where every lookup is
+     * made at onRequest (a store in this process, or single-player mode): no hook to add.
      */
-    lookUpWithNote (write: (request: FastifyRequest) => NoteWrite | undefined): preHandlerHookHandler
+    lookUpWithNote (write: (request: FastifyRequest) => NoteWrite | undefined): preHandlerHookHandler | undefined
   }
   interface FastifyRequest {
     /** The session named by X-CHALLENGER; null when the header is absent or names no session. */
@@ -73,8 +74,6 @@ export interface NoteWrite {
   note: string
   bits: number
 }
-
-type GetAndSetNote = NonNullable<ChallengerStore['getAndSetNote']>
 
 export interface SessionOptions {
   mode: 'multi' | 'single'
@@ -129,7 +128,8 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   // A note write's lookup and write in one round trip (see lookUpWithNote): with a store across the
   // network that can, in multi-player mode (single-player lookups may have to make the session first).
   const getAndSetNote = single ? undefined : store.getAndSetNote?.bind(store)
-  fastify.decorate('lookUpWithNote', function (write: (request: FastifyRequest) => NoteWrite | undefined): preHandlerHookHandler {
+  fastify.decorate('lookUpWithNote', function (write: (request: FastifyRequest) => NoteWrite | undefined): preHandlerHookHandler | undefined {
+    if (getAndSetNote === undefined) return undefined
     return function lookUpWithNote (request, _reply, done) {
       if (!request.sessionDeferred) {
         done()
@@ -140,10 +140,10 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
       const wanted = write(request)
       const lookup = wanted === undefined
         ? fastify.findSession(guid)
-        : (getAndSetNote as GetAndSetNote)(guid, wanted.token, wanted.note, wanted.bits).then(found => {
-            if (found?.[1] === true) request.storedNote = wanted.note
-            return found?.[0]
-          })
+        : getAndSetNote(guid, wanted.token, wanted.note, wanted.bits).then(found => {
+          if (found?.[1] === true) request.storedNote = wanted.note
+          return found?.[0]
+        })
       lookup.then((record) => {
         request.challenger = record ?? null
         done()

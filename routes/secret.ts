@@ -65,12 +65,13 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   // With a store across the network, a note write's session is looked up here, with the write that
   // its token, if it is the session's, earns: the note as the handler below would store it. The
   // token is still judged by tokenAuth next, and the body after it.
-  fastify.addHook('preHandler', fastify.lookUpWithNote(request => {
+  const lookUp = fastify.lookUpWithNote(request => {
     if (request.bodyError !== null || (request.validationError ?? null) !== null) return undefined
     const found = presentedToken(request.headers.authorization, request.headers['x-auth-token'])
     if (found === undefined) return undefined
     return { token: found[0], note: truncate((request.body as { note: string }).note, options.noteMaxLength), bits: written[found[1]] }
-  }))
+  })
+  if (lookUp !== undefined) fastify.addHook('preHandler', lookUp)
   // Challenges 31, 32, 35 and 36: the refusals, by method.
   fastify.addHook('preHandler', fastify.tokenAuth({
     GET: { missing: 'GET /secret/note no-token', wrong: 'GET /secret/note wrong-token' },

@@ -262,7 +262,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(await s.client.pttl(journal), -1, 'a pinned session\'s journal has no TTL, as the session has none')
     })
 
-    t.test('a journal entry is on its way once written to Redis\'s connection: it does not wait for the answer', async t => {
+    t.test('a journal entry and a challenge passed are on their way once written to Redis\'s connection: they do not wait for the answer', async t => {
       const s = await ready(new RedisStore({ url: redis.url, prefix: 'sent:', maxSessions: 100, idleMs: 600_000, commandTimeoutMs: 10_000, probeIntervalMs: 3_600_000 }))
       t.teardown(() => s.close())
       const a = await s.create()
@@ -275,9 +275,13 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const lookup = s.get(a.guid)
       const first = await Promise.race([s.record(a.guid, entry).then(() => 'the entry, sent'), lookup.then(() => 'the lookup, answered')])
       t.equal(first, 'the entry, sent')
+      // So is a challenge passed: a request waits for its lookup alone.
+      const passed = await Promise.race([s.pass(a.guid, 8).then(() => 'the pass, sent'), lookup.then(() => 'the lookup, answered')])
+      t.equal(passed, 'the pass, sent')
       await admin.client.call('CLIENT', 'UNPAUSE')
       t.equal((await lookup)?.token, a.token, 'the batch ran once Redis went on')
       t.match(await s.journal(a.guid), [{ path: '/heartbeat', status: 204 }], 'and the entry with it')
+      t.equal((await s.get(a.guid))?.progress, 8, 'and the pass')
     })
 
     t.test('a batch that fails fails each call that waits for it, and not an entry already sent', async t => {
@@ -402,7 +406,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(await scripts() - before, 1, 'the lookup and the write in one script')
       const refused = await quiet.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, ...json, 'x-auth-token': 'wrong' }, payload: { note: 'not stored' } })
       t.equal(refused.statusCode, 403)
-      t.equal(await scripts() - before, 3, 'a refusal: the lookup, then its challenge')
+      t.equal(await scripts() - before, 3, 'a refusal: the lookup, then its challenge (sent, not waited for)')
       t.same((await quiet.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })).json(), { note: 'one trip' })
 
       // A creation: the count, the session and its challenge in one script, counted where the rate

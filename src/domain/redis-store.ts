@@ -804,8 +804,14 @@ export class RedisStore implements ChallengerStore {
     return await this.#call<number | null>(false, 'n', sessionId(guid), note, bits) === null ? undefined : note
   }
 
+  /**
+   * Resolves once the bits are on their way, as record() does: written to Redis's connection, in this
+   * turn's batch, ahead of anything the learner can ask any instance after the answer; so a request
+   * that passes a challenge after its lookup waits for one round trip, not two. Never rejects: bits
+   * lost with their batch (Redis gone at that very moment, after it answered the lookup) fail nothing.
+   */
   async pass (guid: string, bits: number): Promise<void> {
-    await this.#call(false, 'p', sessionId(guid), bits)
+    await this.#call(true, 'p', sessionId(guid), bits)
   }
 
   /**

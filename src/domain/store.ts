@@ -83,7 +83,11 @@ export interface ChallengerStore {
    * is meant for a session that `get` has just found live in the same request.
    */
   setNote (guid: string, note: string, bits?: number): Promise<string | undefined>
-  /** Sets the progress bits in `bits`; a session that is gone is left gone. */
+  /**
+   * Sets the progress bits in `bits`; a session that is gone is left gone. A store across the network
+   * may resolve once the write is sent, in order ahead of any later call (as `record` does), rather
+   * than once it is done.
+   */
   pass (guid: string, bits: number): Promise<void>
   /**
    * `create`, with the progress bits `progress` and, in the same step (one round trip for a networked
