@@ -142,8 +142,10 @@ interface Row {
   baseline: Round
   /** The lowest acceptable service/baseline req/s ratio; none for context rows. */
   target?: number
-  /** The ratio: the median of the ratios of the rounds that ran side by side (pairRow), or of the two medians (BENCH_AGAINST). */
+  /** The ratio: the median of the ratios of the rounds that ran side by side (pairRow). */
   ratio: number
+  /** The lowest and the highest of those ratios: how far this machine moved the row within one run. */
+  range: [number, number]
 }
 
 /** The processes of one pass, and the loads to run on them: for each load, its targets (A, B, …). */
@@ -187,7 +189,8 @@ async function onFreshProcesses (names: string[], open: () => Promise<Pass>): Pr
 function pairRow (scenario: string, logger: string, [a, b]: Round[][], target?: number): Row {
   const mine = a as Round[]
   const theirs = b as Round[]
-  return { scenario, logger, service: medianRound(mine), baseline: medianRound(theirs), target, ratio: median(mine.map((r, j) => r.rps / (theirs[j] as Round).rps)) }
+  const ratios = mine.map((r, j) => r.rps / (theirs[j] as Round).rps)
+  return { scenario, logger, service: medianRound(mine), baseline: medianRound(theirs), target, ratio: median(ratios), range: [Math.min(...ratios), Math.max(...ratios)] }
 }
 
 /** The four scenarios of issue 15 (servers.ts), each with its target. */
@@ -208,12 +211,13 @@ function table (head: string[], body: string[][]): string {
 
 function formatRows (rows: Row[], sides: [string, string]): string {
   const head = ['scenario', 'logger', `${sides[0]} req/s`, `${sides[1]} req/s`, 'ratio', 'target', 'met',
-    'p50 ms', 'p99 ms', 'CPU µs/req', 'ratio CPU']
+    'pairs from–to', 'p50 ms', 'p99 ms', 'CPU µs/req', 'ratio CPU']
   const body = rows.map(r => {
     const ratio = r.ratio
     return [
       r.scenario, r.logger, thousands(r.service.rps), thousands(r.baseline.rps), ratio.toFixed(3),
       r.target === undefined ? '' : `≥ ${r.target.toFixed(2)}`, r.target === undefined ? '' : met(ratio >= r.target),
+      `${r.range[0].toFixed(3)}–${r.range[1].toFixed(3)}`,
       `${ms(r.service.p50)} / ${ms(r.baseline.p50)}`, `${ms(r.service.p99)} / ${ms(r.baseline.p99)}`,
       `${r.service.cpu.toFixed(1)} / ${r.baseline.cpu.toFixed(1)}`, (r.baseline.cpu / r.service.cpu).toFixed(3)
     ]
@@ -460,6 +464,8 @@ Legend
   code happened to be compiled for, for its whole life), each running A B then B A after a 1 s warm-up of each;
   the ratio is the median of the 2 × BENCH_PAIRS pairs' ratios (each pair ran side by side in time, so a burst
   of noise on the shared machine slows both), the other figures the medians of each side's rounds.
+- pairs from–to: the lowest and the highest of those pairs' ratios, how far the machine moved the row within
+  the run (two builds of the same code give a range around 1.0 as wide as the machine's noise).
 - context and floor rows: Fastify + cors ÷ bare Fastify, bare Fastify ÷ node:http (no targets).
 - p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
 - scale: in each of BENCH_PAIRS passes, one fresh service per size (MAX_SESSIONS=1000000), filled with POST
