@@ -4,18 +4,20 @@
 // BENCH_SECONDS (default 10) after a 1 s warm-up. Its CPU time per request comes from /proc over the
 // measured load, and is shared out by the profile's samples of that time (the last BENCH_SECONDS of the
 // profile: the server stops as soon as the load does). The service runs at LOG_LEVEL=silent, the
-// baseline with logger: false. Printed per scenario: CPU µs per request by origin on both sides, then
+// baseline with logger: false. The load generator spins as npm run bench's does (BENCH_SPIN=0: not). Printed per scenario: CPU µs per request by origin on both sides, then
 // the functions that cost the service the most more than they cost the baseline.
 import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { cpuMicros, createSessions, here, pin, running, scenarioRequests, start, startService, stop, type Server } from './servers.js'
+import { cpuMicros, createSessions, here, pin, running, scenarioRequests, spinWhile, start, startService, stop, type Server } from './servers.js'
 import { setting } from './settings.js'
 
 const seconds = setting('BENCH_SECONDS', 10)
 const TOP = 15
+// As in npm run bench: the load generator's event loop never sleeps during the measured load (servers.ts, spinWhile).
+const spinLoad = process.env.BENCH_SPIN !== '0'
 
 interface ProfileNode { id: number, callFrame: { functionName: string, url: string, lineNumber: number }, children?: number[] }
 interface Profile { nodes: ProfileNode[], samples: number[], timeDeltas: number[], startTime: number, endTime: number }
@@ -68,7 +70,7 @@ interface Measured { cpuPerRequest: number, rps: number, byFunction: Map<string,
 async function measure (server: Server, requests: autocannon.Request[], dir: string): Promise<Measured> {
   await autocannon({ url: server.url, connections: 50, duration: 1, requests })
   const before = cpuMicros(server.child.pid) as number
-  const result = await autocannon({ url: server.url, connections: 50, duration: seconds, requests })
+  const result = await spinWhile(spinLoad, async () => await autocannon({ url: server.url, connections: 50, duration: seconds, requests }))
   const after = cpuMicros(server.child.pid) as number
   if (result.errors + result.timeouts + result.non2xx > 0) throw new Error(`${server.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`)
   await stop(server)
@@ -106,7 +108,7 @@ function report (name: string, service: Measured, baseline: Measured): string {
 let exitCode = 0
 const dirs: string[] = []
 try {
-  if (pin) execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
+  if (pin) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
   process.stdout.write(`node ${process.version}, ${seconds} s of load per side, 50 connections, ` + (pin ? 'servers on core 0, load on core 1' : 'not pinned') + '\n\n')
   const profiled = (): string[] => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'))

@@ -4,7 +4,8 @@
 // memory per idle session (heap and Redis). It prints Markdown tables and asserts nothing on timings;
 // it exits non-zero only when a server fails to start or a request errors.
 // Settings: BENCH_SECONDS (per round, default 5), BENCH_PAIRS (default 3), BENCH_CONNECTIONS
-// (default 50), BENCH_PIPELINING (default 1), BENCH_PIN (default 1: with two or more cores and
+// (default 50), BENCH_PIPELINING (default 1), BENCH_SPIN (default 1: the load generator's event loop
+// never sleeps during a round, see spinWhile; 0 lets it), BENCH_PIN (default 1: with two or more cores and
 // taskset, the servers run on core 0 and the load generator on core 1), BENCH_LOGGERS (default
 // silent,info: the service's log levels to measure, each against the baseline's matching logger;
 // BENCH_INFO_BASELINE, default info, see LOGGER_PAIRS),
@@ -19,13 +20,15 @@ import { execFileSync, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import type { MemoryReport } from './memory.js'
 import { hasRedis, startRedis, type RedisServer } from './redis.js'
-import { cpuMicros, createSessions, here, noteBody, pin, rotating, running, scenarioRequests, start, startService, stop, type Server, type Session } from './servers.js'
+import { cpuMicros, createSessions, here, noteBody, pin, rotating, running, scenarioRequests, spinWhile, start, startService, stop, type Server, type Session } from './servers.js'
 import { setting } from './settings.js'
 
 const seconds = setting('BENCH_SECONDS', 5)
 const pairs = setting('BENCH_PAIRS', 3)
 const connections = setting('BENCH_CONNECTIONS', 50)
 const pipelining = setting('BENCH_PIPELINING', 1)
+// The load generator keeps its core busy during a round (see spinWhile), unless BENCH_SPIN=0.
+const spinLoad = process.env.BENCH_SPIN !== '0'
 const withScale = process.env.BENCH_SCALE !== '0'
 const scaleOnly = process.env.BENCH_SCALE === 'only'
 const withMemory = process.env.BENCH_MEMORY !== '0'
@@ -73,6 +76,8 @@ function progress (line: string): void {
 interface Target {
   server: Server
   requests: autocannon.Request[]
+  /** false: the load generator does not spin for this target (the Redis row: redis-server needs the CPU). */
+  spin?: boolean
 }
 
 interface Round {
@@ -85,13 +90,13 @@ interface Round {
 
 async function round (target: Target, duration: number): Promise<Round> {
   const cpuBefore = cpuMicros(target.server.child.pid)
-  const result = await autocannon({
+  const result = await spinWhile(spinLoad && target.spin !== false, async () => await autocannon({
     url: target.server.url,
     connections,
     pipelining,
     duration,
     requests: target.requests
-  })
+  }))
   const bad = result.errors + result.timeouts + result.non2xx
   if (bad > 0) {
     throw new Error(`${target.server.name} ${target.requests[0]?.method} ${target.requests[0]?.path}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`)
@@ -269,8 +274,8 @@ async function redisRow (level: string, url: string): Promise<Row> {
     return {
       servers: [withRedis, inMemory],
       loads: [[
-        { server: withRedis, requests: rotating('POST', '/secret/note', redisSessions, noteBody) },
-        { server: inMemory, requests: rotating('POST', '/secret/note', memorySessions, noteBody) }
+        { server: withRedis, requests: rotating('POST', '/secret/note', redisSessions, noteBody), spin: false },
+        { server: inMemory, requests: rotating('POST', '/secret/note', memorySessions, noteBody), spin: false }
       ]]
     }
   })
@@ -479,8 +484,8 @@ Legend
 
 let exitCode = 0
 try {
-  if (pin) execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
-  process.stdout.write(`node ${process.version}, ${seconds} s rounds, ${pairs} pairs, ${connections} connections, pipelining ${pipelining}, ` +
+  if (pin) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
+  process.stdout.write(`node ${process.version}, ${seconds} s rounds, ${pairs} pairs, ${connections} connections, pipelining ${pipelining}, ${spinLoad ? 'load generator spinning (not for Redis)' : 'load generator not spinning'}, ` +
     (pin ? 'servers on core 0, load on core 1' : 'not pinned') + `, log levels ${loggers.join(', ')}\n\n`)
   if (costsOnly.length > 0) {
     process.stdout.write(await mainCosts())

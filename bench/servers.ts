@@ -153,3 +153,25 @@ export function scenarioRequests (sessions: Session[]): Array<[string, autocanno
 
 /** Servers on core 0 and the load generator on core 1 (with two or more cores and taskset, unless BENCH_PIN=0). */
 export const pin = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && hasTaskset()
+
+/**
+ * Runs `work` with the load generator's event loop kept from sleeping: a pending setImmediate makes
+ * libuv poll without waiting, so its core never idles. An idle core must be woken by the server's
+ * core for each answer, and on a virtual machine that wake-up is an interrupt between virtual CPUs
+ * that can cost more than the answer itself: on the PVM guest of BENCHMARKS.md a server a little
+ * slower than the load generator woke it for 0.85 to 0.94 of its answers and one a little faster
+ * for 0.17 to 0.25, so a small difference in cost became a large one in req/s. Spinning, neither
+ * does (no wake-up of the client core counted in /proc/interrupts), and the rounds measure the
+ * servers. No callback per request: the load generator's work per answer is unchanged.
+ */
+export async function spinWhile<T> (spin: boolean, work: () => Promise<T>): Promise<T> {
+  if (!spin) return await work()
+  let spinning = true
+  const turn = (): void => { if (spinning) setImmediate(turn) }
+  turn()
+  try {
+    return await work()
+  } finally {
+    spinning = false
+  }
+}
