@@ -4,20 +4,19 @@
 // BENCH_SECONDS (default 10) after a 1 s warm-up. Its CPU time per request comes from /proc over the
 // measured load, and is shared out by the profile's samples of that time (the last BENCH_SECONDS of the
 // profile: the server stops as soon as the load does). The service runs at LOG_LEVEL=silent, the
-// baseline with logger: false. The load generator spins as npm run bench's does (BENCH_SPIN=0: not). Printed per scenario: CPU µs per request by origin on both sides, then
-// the functions that cost the service the most more than they cost the baseline.
+// baseline with logger: false. The load generator spins as npm run bench's does (BENCH_SPIN=0: it
+// does not). Printed per scenario: CPU µs per request by origin on both sides, then the functions
+// that cost the service the most more than they cost the baseline.
 import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { cpuMicros, createSessions, here, pin, running, scenarioRequests, spinWhile, start, startService, stop, type Server } from './servers.js'
+import { cpuMicros, createSessions, here, pin, running, scenarioRequests, spinLoad, spinWhile, start, startService, stop, type Server } from './servers.js'
 import { setting } from './settings.js'
 
 const seconds = setting('BENCH_SECONDS', 10)
 const TOP = 15
-// As in npm run bench: the load generator's event loop never sleeps during the measured load (servers.ts, spinWhile).
-const spinLoad = process.env.BENCH_SPIN !== '0'
 
 interface ProfileNode { id: number, callFrame: { functionName: string, url: string, lineNumber: number }, children?: number[] }
 interface Profile { nodes: ProfileNode[], samples: number[], timeDeltas: number[], startTime: number, endTime: number }

@@ -20,15 +20,13 @@ import { execFileSync, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import type { MemoryReport } from './memory.js'
 import { hasRedis, startRedis, type RedisServer } from './redis.js'
-import { cpuMicros, createSessions, here, noteBody, pin, rotating, running, scenarioRequests, spinWhile, start, startService, stop, type Server, type Session } from './servers.js'
+import { cpuMicros, createSessions, here, noteBody, pin, rotating, running, scenarioRequests, spinLoad, spinWhile, start, startService, stop, type Server, type Session } from './servers.js'
 import { setting } from './settings.js'
 
 const seconds = setting('BENCH_SECONDS', 5)
 const pairs = setting('BENCH_PAIRS', 3)
 const connections = setting('BENCH_CONNECTIONS', 50)
 const pipelining = setting('BENCH_PIPELINING', 1)
-// The load generator keeps its core busy during a round (see spinWhile), unless BENCH_SPIN=0.
-const spinLoad = process.env.BENCH_SPIN !== '0'
 const withScale = process.env.BENCH_SCALE !== '0'
 const scaleOnly = process.env.BENCH_SCALE === 'only'
 const withMemory = process.env.BENCH_MEMORY !== '0'

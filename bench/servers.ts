@@ -154,6 +154,9 @@ export function scenarioRequests (sessions: Session[]): Array<[string, autocanno
 /** Servers on core 0 and the load generator on core 1 (with two or more cores and taskset, unless BENCH_PIN=0). */
 export const pin = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && hasTaskset()
 
+/** The load generator's event loop never sleeps during a measured load (spinWhile), unless BENCH_SPIN=0. */
+export const spinLoad = process.env.BENCH_SPIN !== '0'
+
 /**
  * Runs `work` with the load generator's event loop kept from sleeping: a pending setImmediate makes
  * libuv poll without waiting, so its core never idles. An idle core must be woken by the server's
