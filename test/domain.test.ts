@@ -54,6 +54,16 @@ t.test('safeEqual', async t => {
   t.ok(safeEqual('wörd', 'wörd'))
   t.notOk(safeEqual('wörd', 'word'))
   t.notOk(safeEqual('abc\u0000', 'abc'))
+  t.notOk(safeEqual('ab', 'ab\u0000'), 'a shorter given is not padded into a match')
+  t.ok(safeEqual('', ''))
+  t.notOk(safeEqual('a', ''))
+  t.ok(safeEqual('k🔑y', 'k🔑y'))
+  t.notOk(safeEqual('k🔑y', 'k🔒y'))
+  const long = 'x'.repeat(300) + 'end'
+  t.ok(safeEqual(long, long), 'a secret longer than the scratch space grows it')
+  t.notOk(safeEqual(long.slice(0, -1) + 'E', long))
+  t.ok(safeEqual('abc', 'abc'), 'and a short one still compares after it')
+  t.notOk(safeEqual('abd', 'abc'))
 })
 
 t.test('resolveOptions merges defaults without touching the caller and refuses bad values', async t => {
