@@ -437,7 +437,7 @@ async function memoryReport (flags: string[], args: string[] = []): Promise<Memo
 
 async function memory (): Promise<string> {
   progress('memory per idle session')
-  // The bytes without the optimizing compilers (the same in every run; see bench/memory.ts), the
+  // The bytes without the optimizing compilers (steady from run to run; see bench/memory.ts), the
   // expiry's time and the same bytes for context with them.
   const report = await memoryReport(['--no-opt', '--no-maglev'])
   const compiled = await memoryReport([], ['--no-redis'])
