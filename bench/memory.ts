@@ -5,8 +5,8 @@
 //   with the optimizing compilers, the code they make (and drop) while the sessions are created lands on
 //   the same heap, and moved the 1,000 figure between 227 and 258 bytes from run to run; without them
 //   it is 237 every time (and the others move by 2 bytes at most), and the figure at 1,000,000
-//   sessions is the same with them and without. The sessions'
-//   objects and strings are the same either way; the timing (expiry µs) comes from a run with them.
+//   sessions is the same with them and without. The sessions' objects and strings are the same
+//   either way; the timing (expiry µs) comes from a run with them.
 //   With --no-redis, no Redis figure.
 // - Redis: used_memory from INFO memory before and after creating BENCH_REDIS_SESSIONS sessions
 //   (default 100,000) through the service's RedisStore, on a throwaway redis-server (when installed).
