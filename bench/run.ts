@@ -9,7 +9,8 @@
 // taskset, the servers run on core 0 and the load generator on core 1), BENCH_LOGGERS (default
 // silent,info: the service's log levels to measure, each against the baseline's matching logger;
 // BENCH_INFO_BASELINE, default info, see LOGGER_PAIRS),
-// BENCH_SCALE (default 1; 0 skips the 1,000 / 100,000 / 1,000,000 session table, only runs it alone), BENCH_MEMORY
+// BENCH_SCALE (default 1; 0 skips the 1,000 / 100,000 / 1,000,000 session table, only runs it alone),
+// BENCH_SCALE_SETTLE (default 10: seconds of unmeasured heartbeats after each filling of that table), BENCH_MEMORY
 // (default 1; 0 skips memory per session), BENCH_REDIS_SESSIONS (default 100,000), BENCH_AGAINST
 // (another build's dist/src/server.js: this build against that one, scenario by scenario, and
 // nothing else), BENCH_THIS_ENV (with BENCH_AGAINST: settings for this build only, such as
@@ -66,6 +67,8 @@ const JOURNAL_BYTES = 1000
 /** Session counts of the scale table, and the authorized sessions the measured requests rotate over. */
 const SCALE_SIZES = [1_000, 100_000, 1_000_000]
 const ROTATION = 200
+/** Seconds of unmeasured heartbeats after each filling of the scale table (BENCH_SCALE_SETTLE). */
+const SCALE_SETTLE = setting('BENCH_SCALE_SETTLE', 10)
 
 function progress (line: string): void {
   process.stderr.write(`bench: ${line}\n`)
@@ -377,41 +380,60 @@ async function mainAgainst (): Promise<string> {
   return (settings === '' ? '' : `This build with ${settings}\n\n`) + formatRows(rows, ['this build', 'earlier build'])
 }
 
+/** Sends `amount` requests of `request` to `server` (filling or warming it), failing on any error. */
+async function send (server: Server, what: string, amount: number, request: autocannon.Request): Promise<void> {
+  if (amount <= 0) return
+  const result = await autocannon({ url: server.url, connections, pipelining, amount, requests: [request] })
+  if (result.errors + result.timeouts + result.non2xx > 0 || result.requests.total !== amount) {
+    throw new Error(`${what} ${server.name}: ${result.requests.total} requests, ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`)
+  }
+}
+
 /**
- * Heartbeat and note POST with 1,000, 100,000 and 1,000,000 live sessions: in each pass one fresh
- * service per size (MAX_SESSIONS=1000000, LOG_LEVEL=info), filled over HTTP with POST /challenger,
- * measured in turn (A B C, then C B A) rotating over ROTATION authorized sessions; the medians over
- * the passes.
+ * Heartbeat and note POST with 1,000, 100,000 and 1,000,000 live sessions (LOG_LEVEL=info,
+ * MAX_SESSIONS=1000000), in BENCH_PAIRS passes. Each pass is one fresh service: it gets ROTATION
+ * authorized sessions and a warm-up of as many heartbeats as the largest size, then is filled with
+ * POST /challenger to each size in turn and measured there: BENCH_SCALE_SETTLE seconds (default 10)
+ * of unmeasured heartbeats, then for each load a 1 s warm-up and two rounds, rotating over the
+ * authorized sessions. Without the settling, the note write measured right after the filling to
+ * 1,000,000 ran 21% below its figure at 1,000 (the filling's garbage and heap growth, 2026-11-26); with it, not. One process for every size: a fresh process keeps,
+ * for its whole life, a speed of its own (eight processes of one build gave 60,000 or 75,000
+ * heartbeats a second, 2026-11-26), which separate processes per size turned into spread; in one
+ * process only the sessions change. req/s: the median of each size's rounds over the passes.
  */
 async function scale (): Promise<string> {
   const loads = [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const
-  const rounds = await onFreshProcesses(loads.map(([name]) => `scale: ${name} at ${SCALE_SIZES.map(thousands).join(', ')} sessions`), async () => {
-    const filled: Array<{ server: Server, sessions: Session[] }> = []
-    for (const size of SCALE_SIZES) {
-      // Sessions idle for an hour before they expire, so none of the filling ends during the run.
-      const server = await startService(`service, ${thousands(size)} sessions`, 'info', { MAX_SESSIONS: '1000000', SESSION_IDLE_MS: '3600000' })
-      progress(`filling ${server.name}`)
-      const began = Date.now()
-      const result = await autocannon({ url: server.url, connections, pipelining, amount: size - ROTATION, requests: [{ method: 'POST', path: '/challenger' }] })
-      if (result.errors + result.timeouts + result.non2xx > 0 || result.requests.total !== size - ROTATION) {
-        throw new Error(`filling ${server.name}: ${result.requests.total} requests, ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`)
+  const rounds: Round[][][] = loads.map(() => SCALE_SIZES.map(() => []))
+  const largest = Math.max(...SCALE_SIZES)
+  for (let pass = 0; pass < pairs; pass++) {
+    // Sessions idle for an hour before they expire, so none of the filling ends during the run.
+    const server = await startService('service', 'info', { MAX_SESSIONS: String(largest), SESSION_IDLE_MS: '3600000' })
+    try {
+      const sessions = await createSessions(server.url, ROTATION)
+      // A process that has served fewer requests runs slower (its young generation has not grown, its
+      // code is less optimized): before the first size, as many as the largest filling will take.
+      await send(server, 'warming', largest, { method: 'GET', path: '/heartbeat' })
+      let live = ROTATION
+      for (const [k, size] of SCALE_SIZES.entries()) {
+        progress(`scale: filling to ${thousands(size)} sessions, processes ${pass + 1} of ${pairs}`)
+        await send(server, 'filling', size - live, { method: 'POST', path: '/challenger' })
+        live = size
+        // The filling's garbage and heap growth settle before the measured rounds (unmeasured).
+        await round({ server, requests: rotating('GET', '/heartbeat', sessions) }, SCALE_SETTLE)
+        for (const [i, [name, method, path, body]] of loads.entries()) {
+          const target = { server, requests: rotating(method, path, sessions, body) }
+          await round(target, 1)
+          for (let r = 0; r < 2; r++) {
+            const measured = await round(target, seconds)
+            ;(rounds[i]?.[k] as Round[]).push(measured)
+            progress(`scale: ${thousands(size)} sessions, ${name}: ${thousands(measured.rps)} req/s, ${measured.cpu.toFixed(1)} µs`)
+          }
+        }
       }
-      // Every service then has the same history, whatever its size: as many requests served as the
-      // largest filling took. A process that has served fewer runs slower (its young generation has not
-      // grown, its code is less optimized): the 1,000-session service ran 10–15% below the others.
-      const more = Math.max(...SCALE_SIZES) - size
-      if (more > 0) {
-        const warm = await autocannon({ url: server.url, connections, pipelining, amount: more, requests: [{ method: 'GET', path: '/heartbeat' }] })
-        if (warm.errors + warm.timeouts + warm.non2xx > 0) throw new Error(`warming ${server.name}: ${warm.errors} errors, ${warm.timeouts} timeouts, ${warm.non2xx} non-2xx answers`)
-      }
-      filled.push({ server, sessions: await createSessions(server.url, ROTATION) })
-      progress(`filled ${server.name} in ${((Date.now() - began) / 1000).toFixed(1)} s`)
+    } finally {
+      await stop(server)
     }
-    return {
-      servers: filled.map(({ server }) => server),
-      loads: loads.map(([, method, path, body]) => filled.map(({ server, sessions }) => ({ server, requests: rotating(method, path, sessions, body) })))
-    }
-  })
+  }
   const [heartbeat, note] = rounds.map(load => load.map(medianRound)) as [Round[], Round[]]
   const spread = (figures: Round[]): number => Math.max(...figures.map(r => r.rps)) / Math.min(...figures.map(r => r.rps)) - 1
   const body = SCALE_SIZES.map((size, i) => [
@@ -480,9 +502,11 @@ Legend
   the run (two builds of the same code give a range around 1.0 as wide as the machine's noise).
 - context and floor rows: Fastify + cors ÷ bare Fastify, bare Fastify ÷ node:http (no targets).
 - p50, p99: autocannon's latency at the given connections, in whole milliseconds (service / baseline).
-- scale: in each of BENCH_PAIRS passes, one fresh service per size (MAX_SESSIONS=1000000), filled with POST
-  /challenger, then sent GET /heartbeat until it has answered as many requests as the largest (the same history
-  for each), requests rotating over ${ROTATION} authorized sessions, A B C then C B A; req/s the median of
+- scale: in each of BENCH_PAIRS passes, one fresh service (MAX_SESSIONS=1000000) with ${ROTATION} authorized sessions,
+  warmed with as many heartbeats as the largest size, then filled with POST /challenger to each size in turn and
+  measured there (BENCH_SCALE_SETTLE s of unmeasured heartbeats, default 10, then for each load a 1 s warm-up and
+  two rounds rotating over those sessions): one process for every size,
+  so that only the sessions differ (a fresh process has a speed of its own for its whole life); req/s the median of
   each size's rounds; spread = fastest ÷ slowest − 1.
 - heap: in-process MemoryStore, heapUsed + arrayBuffers (a journal's integers are an Int32Array) after a full gc and an unmeasured first
   round; the 1,000 figure is over twenty stores of 1,000 alive together. The bytes come from node --no-opt --no-maglev: with
