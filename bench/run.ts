@@ -395,11 +395,12 @@ async function send (server: Server, what: string, amount: number, request: auto
  * authorized sessions and a warm-up of as many heartbeats as the largest size, then is filled with
  * POST /challenger to each size in turn and measured there: BENCH_SCALE_SETTLE seconds (default 10)
  * of unmeasured heartbeats, then for each load a 1 s warm-up and two rounds, rotating over the
- * authorized sessions. Without the settling, the note write measured right after the filling to
- * 1,000,000 ran 21% below its figure at 1,000 (the filling's garbage and heap growth, 2026-11-26); with it, not. One process for every size: a fresh process keeps,
- * for its whole life, a speed of its own (eight processes of one build gave 60,000 or 75,000
- * heartbeats a second, 2026-11-26), which separate processes per size turned into spread; in one
- * process only the sessions change. req/s: the median of each size's rounds over the passes.
+ * authorized sessions. req/s: the median of each size's rounds over the passes.
+ * One process for every size: a fresh process keeps a speed of its own for its whole life (see
+ * npm run bench:processes), which separate processes per size turned into spread; in one process
+ * only the sessions change. The settling: measured right after the filling to 1,000,000, the note
+ * write ran 21% below its figure at 1,000 (the filling's garbage and heap growth, 2026-11-26);
+ * settled, it did not.
  */
 async function scale (): Promise<string> {
   const loads = [['GET /heartbeat', 'GET', '/heartbeat', undefined], ['POST /secret/note', 'POST', '/secret/note', noteBody]] as const
