@@ -1,20 +1,24 @@
 // Comparison of secrets without a timing side channel.
 import { timingSafeEqual } from 'node:crypto'
 
-/** Scratch space for safeEqual's two sides, one UTF-16 code unit per element; grown to the longest secret compared. */
-let wanted = new Uint16Array(64)
-let gotten = new Uint16Array(64)
+/**
+ * Scratch space for safeEqual's two sides, one UTF-16 code unit per element, as long as the last
+ * secret compared: the session tokens, 32 units, nearly always.
+ */
+let wanted = new Uint16Array(32)
+let gotten = new Uint16Array(32)
 
 /**
  * Whether `given` equals `expected`, in time that depends only on the length of `expected`: the
  * first `expected.length` code units of each are copied into buffers of that length (a missing unit
  * of a shorter `given` as 0), compared by `timingSafeEqual` with no early exit, and the lengths
- * compared after. The buffers are reused: a comparison allocates nothing but two views, where a
- * `Buffer` per side cost 0.86 µs against 0.22 (node 20, a 32-character token).
+ * compared after. The buffers are reused while the secrets compared keep one length: a comparison
+ * then allocates nothing, where a `Buffer` per side cost 0.86 µs against 0.22 (node 20, a
+ * 32-character token), and two views of longer buffers about 0.1 µs more.
  */
 export function safeEqual (given: string, expected: string): boolean {
   const length = expected.length
-  if (length > wanted.length) {
+  if (length !== wanted.length) {
     wanted = new Uint16Array(length)
     gotten = new Uint16Array(length)
   }
@@ -22,7 +26,7 @@ export function safeEqual (given: string, expected: string): boolean {
     wanted[i] = expected.charCodeAt(i)
     gotten[i] = given.charCodeAt(i) | 0
   }
-  return timingSafeEqual(gotten.subarray(0, length), wanted.subarray(0, length)) && given.length === length
+  return timingSafeEqual(gotten, wanted) && given.length === length
 }
 
 const BEARER = /^bearer +(\S+) *$/i
