@@ -89,36 +89,20 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     // A JSON body may name the learner; any other body is dropped, as the reference ignores it.
     fastify.acceptBodies('optional-json')
 
-    fastify.post('/challenger', {
-      schema: {
-        summary: 'Create a session (challenge 01), or check that yours is live',
-        description: 'A JSON body `{"name": "Ada"}` names the new session, for the class board; any other body is ignored.',
-        body: NewSession,
-        response: {
-          200: noBody('The session in X-CHALLENGER is live'),
-          201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location }),
-          400: failure('A JSON body whose name is not 1 to 40 characters, or has control characters'),
-          404: failure('No live session by the id in X-CHALLENGER'),
-          413: failure('A body over the body limit'),
-          415: failure('A Content-Type header that is not a valid media type'),
-          429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
-        }
-      },
-      // Any body is taken (see the schema's description): only a JSON object's name is looked at,
-      // by checkName in the handler. The schema is for the OpenAPI document; checked here, it would
-      // fail on every request without a body and build an Error with its stack for nothing (measured:
-      // about a sixth of the creation's CPU time).
-      validatorCompiler: () => takeAnyBody
-    }, async (request, reply) => {
+    /** The name a JSON body gives the new session (none: undefined), or why it cannot be a name. */
+    const nameIn = (body: unknown): { name?: string } | { refused: string } => {
+      if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'name' in body) return checkName(body.name)
+      return {}
+    }
+    const answerCreated = (reply: FastifyReply, guid: string): FastifyReply =>
+      reply.header('x-challenger', guid).header('location', location(guid)).code(201).send()
+
+    const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const named = request.headers['x-challenger']
       if (named === undefined || named === '') {
-        const body: unknown = request.body
-        let name: string | undefined
-        if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'name' in body) {
-          const checked = checkName(body.name)
-          if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
-          name = checked.name
-        }
+        const given = nameIn(request.body)
+        if ('refused' in given) return reply.fail(400, `Invalid request: ${given.refused}`)
+        const name = given.name
         let session = request.challenger
         // In single-player mode the one session already exists: it is handed out, not made.
         if (session === null) {
@@ -140,13 +124,51 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
           await fastify.challengers.setName?.(session.guid, name)
         }
         await request.pass(created)
-        return reply.headers({ 'x-challenger': session.guid, location: location(session.guid) }).code(201).send()
+        return answerCreated(reply, session.guid)
       }
       if (request.challenger === null) {
         return reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
       }
       return reply.code(200).send()
-    })
+    }
+    // With a store in this process and no creation limit to consult, the usual creation (no
+    // X-CHALLENGER, no name or a good one) is made at once, without a promise; the rest is handle's.
+    const createNow = createCounted === undefined && most === 0 ? fastify.challengers.createNow?.bind(fastify.challengers) : undefined
+    const createAtOnce = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
+      const named = request.headers['x-challenger']
+      // In single-player mode the one session already exists (request.challenger): it is handed out, not made.
+      if (createNow === undefined || (named !== undefined && named !== '') || request.challenger !== null) return handle(request, reply)
+      const given = nameIn(request.body)
+      if ('refused' in given) return handle(request, reply)
+      const session = createNow(given.name)
+      request.challenger = session
+      const passing = request.pass(created)
+      if (passing !== undefined) return passing.then(async () => { await answerCreated(reply, session.guid) })
+      answerCreated(reply, session.guid)
+      return undefined
+    }
+
+    fastify.post('/challenger', {
+      schema: {
+        summary: 'Create a session (challenge 01), or check that yours is live',
+        description: 'A JSON body `{"name": "Ada"}` names the new session, for the class board; any other body is ignored.',
+        body: NewSession,
+        response: {
+          200: noBody('The session in X-CHALLENGER is live'),
+          201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location }),
+          400: failure('A JSON body whose name is not 1 to 40 characters, or has control characters'),
+          404: failure('No live session by the id in X-CHALLENGER'),
+          413: failure('A body over the body limit'),
+          415: failure('A Content-Type header that is not a valid media type'),
+          429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
+        }
+      },
+      // Any body is taken (see the schema's description): only a JSON object's name is looked at,
+      // by checkName in the handler. The schema is for the OpenAPI document; checked here, it would
+      // fail on every request without a body and build an Error with its stack for nothing (measured:
+      // about a sixth of the creation's CPU time).
+      validatorCompiler: () => takeAnyBody
+    }, createAtOnce)
     fastify.allowOnly('/challenger', ['POST', 'OPTIONS'])
   }
 
