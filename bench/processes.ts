@@ -5,24 +5,16 @@
 // line per process: req/s and server CPU µs per request of each round. Rounds of one process agree
 // with each other; processes of one build need not (2026-11-26: 60,000 or 75,000 heartbeats a
 // second). That is why every row of npm run bench is measured on several fresh processes.
-import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
-import { cpuMicros, here, pin, spinLoad, spinWhile, start, startService, stop, type Server } from './servers.js'
+import { connections, here, pin, round, start, startService, stop, type Server } from './servers.js'
 import { setting } from './settings.js'
 
 const count = setting('BENCH_PROCESSES', 8)
 const seconds = setting('BENCH_SECONDS', 3)
-const connections = setting('BENCH_CONNECTIONS', 50)
 
 async function measure (server: Server, guid: string, duration: number): Promise<string> {
-  const before = cpuMicros(server.child.pid)
-  const result = await spinWhile(spinLoad, async () => await autocannon({
-    url: `${server.url}/heartbeat`, connections, duration, headers: { 'x-challenger': guid }
-  }))
-  if (result.errors + result.timeouts + result.non2xx > 0) throw new Error(`${server.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`)
-  const after = cpuMicros(server.child.pid)
-  const cpu = before === undefined || after === undefined ? NaN : (after - before) / result.requests.total
-  return `${Math.round(result.requests.average).toLocaleString('en-US')} req/s ${cpu.toFixed(1)} µs`
+  const { rps, cpu } = await round({ server, requests: [{ method: 'GET', path: '/heartbeat', headers: { 'x-challenger': guid } }] }, duration)
+  return `${Math.round(rps).toLocaleString('en-US')} req/s ${cpu.toFixed(1)} µs`
 }
 
 const kinds: Array<[string, () => Promise<Server>]> = [

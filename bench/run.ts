@@ -21,13 +21,11 @@ import { execFileSync, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import type { MemoryReport } from './memory.js'
 import { hasRedis, startRedis, type RedisServer } from './redis.js'
-import { cpuMicros, createSessions, here, noteBody, pin, rotating, running, scenarioRequests, spinLoad, spinWhile, start, startService, stop, type Server, type Session } from './servers.js'
+import { connections, createSessions, here, noteBody, pin, pipelining, rotating, round, running, scenarioRequests, spinLoad, start, startService, stop, type Round, type Server, type Session, type Target } from './servers.js'
 import { setting } from './settings.js'
 
 const seconds = setting('BENCH_SECONDS', 5)
 const pairs = setting('BENCH_PAIRS', 3)
-const connections = setting('BENCH_CONNECTIONS', 50)
-const pipelining = setting('BENCH_PIPELINING', 1)
 const withScale = process.env.BENCH_SCALE !== '0'
 const scaleOnly = process.env.BENCH_SCALE === 'only'
 const withMemory = process.env.BENCH_MEMORY !== '0'
@@ -72,39 +70,6 @@ const SCALE_SETTLE = setting('BENCH_SCALE_SETTLE', 10)
 
 function progress (line: string): void {
   process.stderr.write(`bench: ${line}\n`)
-}
-
-interface Target {
-  server: Server
-  requests: autocannon.Request[]
-  /** false: the load generator does not spin for this target (the Redis row: redis-server needs the CPU). */
-  spin?: boolean
-}
-
-interface Round {
-  rps: number
-  p50: number
-  p99: number
-  /** Server CPU time per request, in microseconds. */
-  cpu: number
-}
-
-async function round (target: Target, duration: number): Promise<Round> {
-  const cpuBefore = cpuMicros(target.server.child.pid)
-  const result = await spinWhile(spinLoad && target.spin !== false, async () => await autocannon({
-    url: target.server.url,
-    connections,
-    pipelining,
-    duration,
-    requests: target.requests
-  }))
-  const bad = result.errors + result.timeouts + result.non2xx
-  if (bad > 0) {
-    throw new Error(`${target.server.name} ${target.requests[0]?.method} ${target.requests[0]?.path}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`)
-  }
-  const cpuAfter = cpuMicros(target.server.child.pid)
-  const cpu = cpuBefore === undefined || cpuAfter === undefined ? NaN : (cpuAfter - cpuBefore) / result.requests.total
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu }
 }
 
 function median (values: number[]): number {

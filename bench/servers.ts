@@ -1,12 +1,13 @@
 // The servers of the bench scripts: each in its own process on 127.0.0.1 (pinned to core 0 when
 // BENCH_PIN allows), the sessions they are measured with, and the static requests that rotate over them.
-import type autocannon from 'autocannon'
+import autocannon from 'autocannon'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { NOTE } from './note.js'
+import { setting } from './settings.js'
 
 export const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url))
 
@@ -177,4 +178,42 @@ export async function spinWhile<T> (spin: boolean, work: () => Promise<T>): Prom
   } finally {
     spinning = false
   }
+}
+
+/** The load generator's connections and pipelining, for every measured load (BENCH_CONNECTIONS, BENCH_PIPELINING). */
+export const connections = setting('BENCH_CONNECTIONS', 50)
+export const pipelining = setting('BENCH_PIPELINING', 1)
+
+export interface Target {
+  server: Server
+  requests: autocannon.Request[]
+  /** false: the load generator does not spin for this target (the Redis row: redis-server needs the CPU). */
+  spin?: boolean
+}
+
+export interface Round {
+  rps: number
+  p50: number
+  p99: number
+  /** Server CPU time per request, in microseconds. */
+  cpu: number
+}
+
+/** One measured load of `duration` seconds on `target`: its req/s, latency and server CPU time per request. Throws on any failed request. */
+export async function round (target: Target, duration: number): Promise<Round> {
+  const cpuBefore = cpuMicros(target.server.child.pid)
+  const result = await spinWhile(spinLoad && target.spin !== false, async () => await autocannon({
+    url: target.server.url,
+    connections,
+    pipelining,
+    duration,
+    requests: target.requests
+  }))
+  const bad = result.errors + result.timeouts + result.non2xx
+  if (bad > 0) {
+    throw new Error(`${target.server.name} ${target.requests[0]?.method} ${target.requests[0]?.path}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`)
+  }
+  const cpuAfter = cpuMicros(target.server.child.pid)
+  const cpu = cpuBefore === undefined || cpuAfter === undefined ? NaN : (cpuAfter - cpuBefore) / result.requests.total
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu }
 }
