@@ -194,3 +194,39 @@ t.test('the board\'s cursor holds across thousands of touches (its marks are com
   t.same(older.sessions.length, 0)
   t.equal(older.next, null)
 })
+
+t.test('the session found last stands for its guid only while it is live', async t => {
+  const time = fakeTime()
+  const store = new MemoryStore({ idleMs: IDLE, maxSessions: 2, now: time.now, every: time.every })
+  const a = await store.create()
+  t.ok(await store.get(a.guid), 'found: the calls that follow name it')
+  t.equal(store.setNoteNow(a.guid, 'kept'), 'kept')
+  store.passNow(a.guid, 4)
+  t.equal((await store.get(a.guid))?.progress, 4)
+  // Made to make room: the session found last is gone, and calls by its guid find nothing.
+  await store.create()
+  await store.create()
+  t.equal(store.size, 2)
+  t.equal(store.setNoteNow(a.guid, 'lost'), undefined, 'evicted: no note kept')
+  store.passNow(a.guid, 8)
+  t.equal(await store.journal(a.guid), undefined)
+
+  // Found, then expired: gone on the next lookup, and with it the shortcut.
+  const b = await store.create()
+  t.ok(await store.get(b.guid))
+  time.advance(IDLE)
+  t.equal(await store.get(b.guid), undefined)
+  t.equal(store.setNoteNow(b.guid, 'late'), undefined, 'expired: no note kept')
+
+  // A pinned session found, then replaced by restore: the calls reach the new record.
+  const pinned = { guid: '00000000-0000-4000-8000-000000000001', token: 'f'.repeat(32), note: 'old', progress: 1 }
+  await store.restore(pinned, { pinned: true })
+  t.equal((await store.get(pinned.guid))?.note, 'old')
+  await store.restore({ ...pinned, note: 'new', progress: 2 }, { pinned: true })
+  t.equal(store.setNoteNow(pinned.guid, 'newer', 16), 'newer')
+  t.same(await store.get(pinned.guid), { ...pinned, note: 'newer', progress: 18, name: undefined }, 'the replacement was written, not the record it replaced')
+
+  // Closed: nothing is found.
+  await store.close()
+  t.equal(store.setNoteNow(pinned.guid, 'closed'), undefined)
+})

