@@ -15,13 +15,14 @@
 // (another build's dist/src/server.js: this build against that one, scenario by scenario, and
 // nothing else), BENCH_THIS_ENV (with BENCH_AGAINST: settings for this build only, such as
 // JOURNAL_SIZE=0 against a build from before the journal; comma-separated NAME=value), BENCH_COSTS
-// (journal, metrics or both: only those on/off rows, at each log level, and nothing else).
+// (journal, metrics or both: only those on/off rows, at each log level, and nothing else),
+// BENCH_NODE_FLAGS (node flags for every server, service and baselines alike; default none).
 import autocannon from 'autocannon'
 import { execFileSync, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import type { MemoryReport } from './memory.js'
 import { hasRedis, startRedis, type RedisServer } from './redis.js'
-import { connections, createSessions, here, noteBody, pin, pipelining, rotating, round, running, scenarioRequests, spinLoad, start, startService, stop, type Round, type Server, type Session, type Target } from './servers.js'
+import { connections, createSessions, here, noteBody, pin, pipelining, rotating, round, nodeFlags, running, scenarioRequests, spinLoad, start, startService, stop, type Round, type Server, type Session, type Target } from './servers.js'
 import { setting } from './settings.js'
 
 const seconds = setting('BENCH_SECONDS', 5)
@@ -486,7 +487,8 @@ let exitCode = 0
 try {
   if (pin) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
   process.stdout.write(`node ${process.version}, ${seconds} s rounds, ${pairs} pairs, ${connections} connections, pipelining ${pipelining}, ${spinLoad ? 'load generator spinning (not for Redis)' : 'load generator not spinning'}, ` +
-    (pin ? 'servers on core 0, load on core 1' : 'not pinned') + `, log levels ${loggers.join(', ')}\n\n`)
+    (pin ? 'servers on core 0, load on core 1' : 'not pinned') + `, log levels ${loggers.join(', ')}` +
+    (nodeFlags.length > 0 ? `, every server run with node ${nodeFlags.join(' ')}` : '') + '\n\n')
   if (costsOnly.length > 0) {
     process.stdout.write(await mainCosts())
   } else if (scaleOnly) {

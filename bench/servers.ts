@@ -48,12 +48,19 @@ async function freePort (): Promise<number> {
 }
 
 /**
+ * Node flags for every server a bench script starts, service and baselines alike (BENCH_NODE_FLAGS,
+ * space-separated; default none): `--max-semi-space-size=64` measures them all with a larger young
+ * generation. The load generator is not given them.
+ */
+export const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(flag => flag !== '')
+
+/**
  * Starts the server script `script` with node on a free port (PORT, HOST) and resolves once it
  * answers HTTP (at LOG_LEVEL=silent the service says nothing, so its output cannot tell).
  */
 export async function start (name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Server> {
   const port = await freePort()
-  const args = [...nodeArgs, script]
+  const args = [...nodeFlags, ...nodeArgs, script]
   const [command, argv] = pin ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args]
   const child = spawn(command, argv, { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] })
   const server = { name, url: `http://127.0.0.1:${port}`, child }
