@@ -226,14 +226,6 @@ t.test('the session found last stands for its guid only while it is live', async
   t.equal(store.setNoteNow(pinned.guid, 'newer', 16), 'newer')
   t.same(await store.get(pinned.guid), { ...pinned, note: 'newer', progress: 18, name: undefined }, 'the replacement was written, not the record it replaced')
 
-  // Made last, then made room for: gone, shortcut and all.
-  const one = new MemoryStore({ maxSessions: 1, now: time.now, every: time.every })
-  const x = await one.create()
-  t.equal(one.setNoteNow(x.guid, 'made'), 'made', 'the session just made is written')
-  await one.create()
-  t.equal(one.setNoteNow(x.guid, 'gone'), undefined, 'made room for: no note kept')
-  await one.close()
-
   // Closed: nothing is found.
   await store.close()
   t.equal(store.setNoteNow(pinned.guid, 'closed'), undefined)
