@@ -54,3 +54,72 @@ t.test('REDIS_PREFIX is refused with its own name when the option would refuse i
   refused(t, { REDIS_PREFIX: 'has space' }, 'REDIS_PREFIX must be up to 100 characters without spaces')
   refused(t, { REDIS_PREFIX: 'x'.repeat(101) }, 'REDIS_PREFIX must be up to 100 characters without spaces')
 })
+
+t.test('TRUST_PROXY ranges that together take in every client are refused like true, in one line', async t => {
+  const everyone = (value: string, family: string) => `TRUST_PROXY=${value} takes in every ${family} client, so any client's X-Forwarded-For is trusted, as with true; ` +
+    'set the number of proxies in front (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5,10.0.1.0/24)'
+  const refusedAs: Array<[string, 'IPv4' | 'IPv6']> = [
+    // /0 would stop start-up with proxy-addr's stack trace ("invalid range on address").
+    ['0.0.0.0/0', 'IPv4'],
+    ['10.0.0.0/0', 'IPv4'],
+    ['1.2.3.4/00', 'IPv4'],
+    ['::/0', 'IPv6'],
+    ['::%eth0/0', 'IPv6'],
+    // Two halves, and halves written as IPv4-mapped IPv6 ranges, alone or mixed with IPv4.
+    ['0.0.0.0/1,128.0.0.0/1', 'IPv4'],
+    ['128.0.0.0/1,0.0.0.0/1', 'IPv4'],
+    ['::ffff:0:0/96', 'IPv4'],
+    ['::ffff:0.0.0.0/97,::ffff:128.0.0.0/97', 'IPv4'],
+    ['0.0.0.0/1,::ffff:128.0.0.0/97', 'IPv4'],
+    // Host bits are ignored (proxy-addr matches the prefix): 127.255.0.1/1 is 0.0.0.0/1.
+    ['127.255.0.1/1,200.0.0.0/1', 'IPv4'],
+    // Overlaps, and ranges inside others, do not hide the union.
+    ['10.0.0.0/8,0.0.0.0/2,64.0.0.0/2,10.1.0.0/16,128.0.0.0/1', 'IPv4'],
+    ['0.0.0.0/1,0.0.0.0/1,128.0.0.0/1,128.0.0.0/2', 'IPv4'],
+    // Only multicast and reserved space left out: no client can connect from there.
+    ['0.0.0.0/1,128.0.0.0/2,192.0.0.0/3', 'IPv4'],
+    ['::/1,8000::/1', 'IPv6'],
+    // ::/1 holds ::ffff:0:0/96: every IPv4 client, counted as IPv4 (proxy-addr before 5.1 matched them against it).
+    ['::/1', 'IPv4'],
+    ['::/1,8000::/2,c000::/3,e000::/4,f000::/5,f800::/6,fc00::/7,fe00::/8', 'IPv6']
+  ]
+  // Every IPv6 address but the IPv4-mapped ones (::ffff:0:0/96): the 96 ranges beside it, one per prefix length.
+  const mapped = 0xffffn << 32n
+  const beside = Array.from({ length: 96 }, (_, i) => {
+    const host = BigInt(127 - i)
+    const prefix = ((mapped ^ (1n << host)) >> host) << host
+    return `${prefix.toString(16).padStart(32, '0').match(/.{4}/g)?.join(':')}/${i + 1}`
+  })
+  refusedAs.push([beside.join(','), 'IPv6'])
+  for (const [value, family] of refusedAs) refused(t, { TRUST_PROXY: value }, everyone(value, family))
+  refused(t, { TRUST_PROXY: '0.0.0.0/1, 128.0.0.0/1' }, everyone('0.0.0.0/1,128.0.0.0/1', 'IPv4'))
+
+  const kept = [
+    // A gap of a block, or of one address (0.0.0.0), leaves some client out: these trust only some.
+    '0.0.0.0/1,128.0.0.0/2,192.0.0.0/4',
+    '0.0.0.0/2,128.0.0.0/1',
+    '0.0.0.1/32,0.0.0.2/31,0.0.0.4/30,0.0.0.8/29,0.0.0.16/28,0.0.0.32/27,0.0.0.64/26,0.0.0.128/25,0.0.1.0/24,0.0.2.0/23,0.0.4.0/22,0.0.8.0/21,0.0.16.0/20,0.0.32.0/19,0.0.64.0/18,0.0.128.0/17,0.1.0.0/16,0.2.0.0/15,0.4.0.0/14,0.8.0.0/13,0.16.0.0/12,0.32.0.0/11,0.64.0.0/10,0.128.0.0/9,1.0.0.0/8,2.0.0.0/7,4.0.0.0/6,8.0.0.0/5,16.0.0.0/4,32.0.0.0/3,64.0.0.0/2,128.0.0.0/1',
+    '::ffff:0:0/97',
+    '2000::/3,4000::/2,8000::/2,c000::/3,e000::/4,f000::/5,f800::/6,fc00::/7,fe00::/8',
+    '10.0.0.5,10.1.0.0/16,::1,fd00::/8,loopback,linklocal,uniquelocal',
+    '::ffff:10.0.0.5',
+    'fe80::1%eth0',
+    // The same 96 ranges but one: a /64 of native IPv6 clients is left out.
+    beside.filter((_, i) => i !== 63).join(',')
+  ]
+  for (const value of kept) t.equal(configFromEnv({ TRUST_PROXY: value }).trustProxy, value, value)
+  // A zone proxy-addr cannot read would stop start-up with its stack trace.
+  for (const bad of ['fe80::1%eth-0', 'fe80::1%a.b']) {
+    refused(t, { TRUST_PROXY: bad }, `TRUST_PROXY must be false, a number of proxies (1 to 100), or proxy addresses or CIDRs separated by commas, got ${JSON.stringify(bad)}`)
+  }
+})
+
+t.test('SHUTDOWN_DRAIN_MS is a whole number of milliseconds, 0 for no drain, and stays out when unset', async t => {
+  t.notOk('shutdownDrainMs' in configFromEnv({}))
+  t.equal(configFromEnv({ SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs, 0)
+  t.equal(configFromEnv({ SHUTDOWN_DRAIN_MS: '15000' }).shutdownDrainMs, 15_000)
+  t.equal(configFromEnv({ SHUTDOWN_DRAIN_MS: '2147483647' }).shutdownDrainMs, 2 ** 31 - 1)
+  for (const bad of ['-1', '5s', '2147483648']) {
+    refused(t, { SHUTDOWN_DRAIN_MS: bad }, `SHUTDOWN_DRAIN_MS must be a whole number from 0 to 2147483647, got ${JSON.stringify(bad)}`)
+  }
+})

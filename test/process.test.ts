@@ -73,6 +73,16 @@ t.test('the process exits 1 with one line naming a bad variable', async t => {
   t.equal(output().stderr.split('\n').filter(line => line.startsWith('api-challenges:')).join('\n'), 'api-challenges: BODY_LIMIT must be a whole number from 1 to 104857600, got "lots"')
 })
 
+t.test('TRUST_PROXY ranges that trust every client stop start-up with one line and exit 1, like true', async t => {
+  // 0.0.0.0/0 used to reach proxy-addr, whose "invalid range" error ended the process with a stack trace.
+  const { child, output } = startProcess({ PORT: '0', TRUST_PROXY: '0.0.0.0/0' })
+  const [code] = await once(child, 'exit')
+  t.equal(code, 1)
+  t.equal(output().stderr, 'api-challenges: TRUST_PROXY=0.0.0.0/0 takes in every IPv4 client, so any client\'s X-Forwarded-For is trusted, as with true; ' +
+    'set the number of proxies in front (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5,10.0.1.0/24)\n')
+  t.equal(output().stdout, '', 'nothing logged: no server was made')
+})
+
 t.test('an uncaught exception is logged, the server closes and the process exits 1', async t => {
   const crash = fileURLToPath(new URL('fixtures/crash-on-input.ts', import.meta.url))
   const child = spawn(process.execPath, [...process.execArgv, '--import', crash, serverFile], {

@@ -1,6 +1,7 @@
 // The environment of `npm start`, read in one place and turned into server and app options.
 // A bad value stops start-up with one line that names the variable.
 import { isIP } from 'node:net'
+import { everyClientOf, NAMED_RANGES } from './address-ranges.js'
 import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, CREDENTIAL_RULES, type ApiChallengesOptions } from './options.js'
 
 /**
@@ -29,6 +30,8 @@ export interface ServerConfig {
   keepAliveTimeout?: number
   /** Human log lines (pino-pretty) instead of JSON lines. Default false. */
   prettyLogs?: boolean
+  /** Milliseconds SIGTERM drains before the close (Connection: close, the heartbeat 503); 0: none. Default 5 s. */
+  shutdownDrainMs?: number
   app: ApiChallengesOptions
 }
 
@@ -36,7 +39,8 @@ export const serverDefaults = Object.freeze({
   maxConnectionsPerClient: 256,
   headersTimeout: 10_000,
   requestTimeout: 30_000,
-  keepAliveTimeout: 5_000
+  keepAliveTimeout: 5_000,
+  shutdownDrainMs: 5_000
 })
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -94,30 +98,37 @@ function adminToken (env: Env): string | undefined {
   return raw
 }
 
-const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+const TRUST_EXAMPLES = 'set the number of proxies in front (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5,10.0.1.0/24)'
 
 /** An address, a CIDR (address/bits) or one of proxy-addr's names. */
 function proxyAddress (entry: string): boolean {
-  if (PROXY_NAMES.includes(entry)) return true
-  const [address, bits, extra] = entry.split('/')
-  const family = isIP(address as string)
+  if (NAMED_RANGES.has(entry)) return true
+  const [address = '', bits, extra] = entry.split('/')
+  const family = isIP(address)
   if (family === 0 || extra !== undefined) return false
+  // A zone (fe80::1%eth0) that proxy-addr cannot read would stop start-up with a stack trace.
+  if (/%(?![0-9a-z]+$)/i.test(address)) return false
   return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
 }
 
 function trustProxy (env: Env): TrustProxy {
   const raw = nonEmpty(env, 'TRUST_PROXY')
   if (raw === undefined || raw === 'false' || raw === '0') return false
-  if (raw === 'true') {
-    throw new ConfigError('TRUST_PROXY=true trusts any client\'s X-Forwarded-For; set the number of proxies in front (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5,10.0.1.0/24)')
-  }
+  if (raw === 'true') throw new ConfigError(`TRUST_PROXY=true trusts any client's X-Forwarded-For; ${TRUST_EXAMPLES}`)
   if (/^\d+$/.test(raw)) {
     const hops = Number(raw)
     if (hops <= 100) return hops
   }
   const entries = raw.split(',').map(entry => entry.trim())
-  if (entries.every(proxyAddress)) return entries.join(',')
-  throw new ConfigError(`TRUST_PROXY must be false, a number of proxies (1 to 100), or proxy addresses or CIDRs separated by commas, got ${JSON.stringify(raw)}`)
+  if (!entries.every(proxyAddress)) {
+    throw new ConfigError(`TRUST_PROXY must be false, a number of proxies (1 to 100), or proxy addresses or CIDRs separated by commas, got ${JSON.stringify(raw)}`)
+  }
+  // Ranges that together take in every client (0.0.0.0/0, or 0.0.0.0/1,128.0.0.0/1) are true by another name.
+  const everyone = everyClientOf(entries)
+  if (everyone !== undefined) {
+    throw new ConfigError(`TRUST_PROXY=${entries.join(',')} takes in every ${everyone} client, so any client's X-Forwarded-For is trusted, as with true; ${TRUST_EXAMPLES}`)
+  }
+  return entries.join(',')
 }
 
 function mode (env: Env): 'multi' | 'single' | undefined {
@@ -165,7 +176,9 @@ export function configFromEnv (env: Env): ServerConfig {
     // Unset, these stay out, and createServer's defaults apply.
     ...defined({
       maxConnectionsPerClient: integer(env, 'MAX_CONNECTIONS_PER_CLIENT', 0, 1_000_000),
-      maxConnections: integer(env, 'MAX_CONNECTIONS', 0, 1_000_000)
+      maxConnections: integer(env, 'MAX_CONNECTIONS', 0, 1_000_000),
+      // setTimeout's own limit, about 24 days.
+      shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 2 ** 31 - 1)
     }),
     // Unset variables leave the app's own defaults in force.
     app: defined(app)
