@@ -46,7 +46,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(formats)
   await fastify.register(errors, options)
   await fastify.register(acceptable)
-  await fastify.register(shutdown)
+  await fastify.register(shutdown, options)
   await fastify.register(cors)
   await fastify.register(headers)
   await fastify.register(methodGuard)

@@ -6,7 +6,7 @@ import app, { MemoryStore, type ApiChallengesOptions } from '../src/app.js'
 
 // The names a host may pass, in the order the message lists them.
 const listed = 'the options are username, password, realm, noteMaxLength, bodyLimit, mode, sessionIdleMs, maxSessions, ' +
-  "journalSize, creationRateLimit, redisUrl, redisKeyPrefix, docs, adminToken, store, and Fastify's own prefix, logLevel, logSerializers, name"
+  "journalSize, creationRateLimit, redisUrl, redisKeyPrefix, docs, adminToken, store, drainSignal, and Fastify's own prefix, logLevel, logSerializers, name"
 
 // Registering with keys the options type does not know, as a JavaScript host can.
 const loose = app as FastifyPluginAsync<Record<string, unknown>>
@@ -74,7 +74,9 @@ t.test('Fastify\'s own keys and every option of ours are accepted together, and 
     redisKeyPrefix: 'course:',
     docs: false,
     adminToken: 'an-instructor-token-0123',
-    store: new MemoryStore()
+    store: new MemoryStore(),
+    // Not aborted: test/shutdown.test.ts drains.
+    drainSignal: new AbortController().signal
   }
   // `name` is avvio's, outside Fastify's RegisterOptions type, hence the loose plugin type.
   await host.register(loose, { ...every, prefix: '/practice', logLevel: 'error', logSerializers: { req: () => 'r' }, name: 'practice' })

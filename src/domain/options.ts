@@ -51,6 +51,12 @@ export interface ApiChallengesOptions {
    * and maxSessions), closed with the app. A store passed here brings its own expiry and capacity.
    */
   store?: ChallengerStore
+  /**
+   * Once this signal aborts, the service drains before its host closes it: every answer carries
+   * `Connection: close` and `GET /heartbeat` says 503, so that clients and load balancers move
+   * away while the connections are still served. (npm start aborts it on SIGTERM.)
+   */
+  drainSignal?: AbortSignal
 }
 
 /** The package's version, named in the OpenAPI document: package.json's, the nearest above this file. */
@@ -85,7 +91,7 @@ function credential (name: 'username' | 'password', value: unknown): string {
 /** The fixed guid of the one session in single-player mode. */
 export const SINGLE_PLAYER_GUID = '00000000-0000-4000-8000-000000000001'
 
-export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'redisUrl' | 'adminToken'>> & { store?: ChallengerStore, redisUrl?: string, adminToken?: string }
+export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'redisUrl' | 'adminToken' | 'drainSignal'>> & { store?: ChallengerStore, redisUrl?: string, adminToken?: string, drainSignal?: AbortSignal }
 
 /** The shortest admin token accepted: 16 characters. */
 export const MIN_ADMIN_TOKEN = 16
@@ -143,6 +149,13 @@ function oneOf<T extends string | boolean> (name: string, value: unknown, allowe
   return value as T
 }
 
+function abortSignal (name: string, value: unknown): AbortSignal {
+  if (!(value instanceof AbortSignal)) {
+    throw new TypeError(`api-challenges: option ${name} must be an AbortSignal, got ${value instanceof AbortController ? 'an AbortController (pass its signal)' : typeof value}`)
+  }
+  return value
+}
+
 // Every option's name, in the order of the interface. `satisfies` makes an option added to the
 // interface but not here (or the reverse) a type error, so the list cannot fall behind.
 const optionNames = Object.keys({
@@ -160,7 +173,8 @@ const optionNames = Object.keys({
   redisKeyPrefix: true,
   docs: true,
   adminToken: true,
-  store: true
+  store: true,
+  drainSignal: true
 } satisfies Record<keyof ApiChallengesOptions, true>)
 
 // Keys that reach the plugin in the same object but are not ours: Fastify reads prefix, logLevel
@@ -229,6 +243,7 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     // Never the value in the message: it is a secret.
     adminToken: merged.adminToken === undefined ? undefined : adminToken(merged.adminToken),
     redisKeyPrefix: text('redisKeyPrefix', merged.redisKeyPrefix, /^[^\s]{0,100}$/, 'up to 100 characters without spaces'),
-    store: merged.store
+    store: merged.store,
+    drainSignal: merged.drainSignal === undefined ? undefined : abortSignal('drainSignal', merged.drainSignal)
   }
 }
