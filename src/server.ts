@@ -154,20 +154,20 @@ export function startupMessage (address: string, config: ServerConfig): [Record<
 export const REPEATED_SIGNAL_MS = 500
 
 /**
- * What SIGINT and SIGTERM do. The first begins the graceful close (`begin`); the same signal again
+ * What SIGINT and SIGTERM do. The first begins the graceful close (`begin`, told which); the same signal again
  * within REPEATED_SIGNAL_MS is a repeat of it and does nothing; any other, or the same one later,
  * exits at once with 1. A close that began otherwise (an error, SIGHUP: `began`) makes the next
  * SIGINT or SIGTERM exit at once. The clock and the exit are passed in, so that every case can be
  * tested in one process (test/server.test.ts); test/process.test.ts sends the real signals.
  */
-export function shutdownSignals (log: FastifyBaseLogger, begin: () => void, exit: (code: number) => void, now: () => number = () => performance.now()) {
+export function shutdownSignals (log: FastifyBaseLogger, begin: (signal: string) => void, exit: (code: number) => void, now: () => number = () => performance.now()) {
   let closing: { signal: string, at: number } | undefined
   return {
     onSignal (signal: string): void {
       if (closing === undefined) {
         closing = { signal, at: now() }
         log.info({ signal }, 'closing')
-        begin()
+        begin(signal)
       } else if (signal !== closing.signal || now() - closing.at >= REPEATED_SIGNAL_MS) {
         log.error({ signal }, `second ${signal}, exiting`)
         exit(1)
@@ -186,10 +186,28 @@ export function logClosing (log: FastifyBaseLogger, { signal, err }: { signal?: 
   else if (signal !== undefined) log.info({ signal }, 'closing')
 }
 
-/** Closes `fastify` gracefully on SIGINT/SIGTERM (and close-with-grace's other signals and crashes). */
-function closeGracefully (fastify: FastifyInstance): void {
-  const signals = shutdownSignals(fastify.log, () => { grace.close() }, code => process.exit(code))
+/**
+ * Closes `fastify` gracefully on SIGINT/SIGTERM (and close-with-grace's other signals and crashes).
+ * SIGTERM, an orchestrator's or a load balancer host's, first drains for `drainMs` (`drain` tells the
+ * app): the listener and the idle keep-alive connections stay open, and every answer says
+ * Connection: close, so that clients move on without a request lost to a reset. SIGINT, Ctrl-C at
+ * a terminal, closes at once.
+ */
+function closeGracefully (fastify: FastifyInstance, drain: AbortController, drainMs: number): void {
+  let draining: NodeJS.Timeout | undefined
+  const begin = (signal: string): void => {
+    if (signal !== 'SIGTERM' || drainMs === 0) {
+      grace.close()
+      return
+    }
+    drain.abort()
+    fastify.log.info({ drainMs }, `draining for ${drainMs} ms: every answer says Connection: close, the heartbeat 503; then the server closes`)
+    draining = setTimeout(() => { grace.close() }, drainMs)
+  }
+  const signals = shutdownSignals(fastify.log, begin, code => process.exit(code))
   const grace = closeWithGrace({ delay: 10_000, skip: ['SIGINT', 'SIGTERM'] }, async ({ signal, err }) => {
+    // A drain cut short (an error, SIGHUP) ends here: the close is under way.
+    clearTimeout(draining)
     logClosing(fastify.log, { signal, err })
     // Begun by an error or another signal (SIGHUP, …): from here on a SIGINT or SIGTERM exits at
     // once. (Begun by onSignal, the close is known already.)
@@ -215,7 +233,9 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
   }
   // A person at a terminal reads the log; anything else (a file, a collector) gets JSON lines.
   config.prettyLogs = process.stdout.isTTY === true
-  const fastify = createServer(config)
+  // SIGTERM aborts it (closeGracefully), and the app, which knows it as an option, drains.
+  const drain = new AbortController()
+  const fastify = createServer({ ...config, app: { ...config.app, drainSignal: drain.signal } })
   let address: string
   try {
     address = await fastify.listen({ port: config.port, host: config.host })
@@ -224,7 +244,7 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
     await fastify.close()
     return undefined
   }
-  closeGracefully(fastify)
+  closeGracefully(fastify, drain, config.shutdownDrainMs ?? serverDefaults.shutdownDrainMs)
   const [fields, message] = startupMessage(address, config)
   fastify.log.info(fields, message)
   return fastify

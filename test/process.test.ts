@@ -7,14 +7,17 @@ import { connect, createServer as createNetServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { root, serverFile, startProcess, waitForReady } from './processes.js'
-import { listenerClosed } from './sockets.js'
+import { begun, listenerClosed } from './sockets.js'
 
-// A dozen processes, two of them npm start, which builds the TypeScript first (15 s or more
+// Fifteen processes, two of them npm start, which builds the TypeScript first (15 s or more
 // here, each time): more than tap's 30 s per file.
-t.setTimeout(180_000)
+t.setTimeout(240_000)
+
+// SIGTERM drains first (5 s by default): where the close itself is tested, without the drain.
+const NO_DRAIN = { SHUTDOWN_DRAIN_MS: '0' }
 
 t.test('the process listens, says where, and closes gracefully on SIGTERM', async t => {
-  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
+  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN })
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', () => {
       const found = /ready: curl -i -X POST (http:\/\/127\.0\.0\.1:\d+)\/challenger/.exec(output().stdout)
@@ -46,7 +49,7 @@ t.test('the process listens, says where, and closes gracefully on SIGTERM', asyn
 })
 
 t.test('LOG_LEVEL=debug logs one line per request, at debug, once it is answered', async t => {
-  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'debug' })
+  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'debug', ...NO_DRAIN })
   t.teardown(() => child.kill('SIGKILL'))
   const port = Number(await waitForReady(child))
   t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
@@ -130,7 +133,7 @@ async function requestInFlight (port: number) {
 
 /** A server process with a note write held half-sent when SIGTERM arrives, once its listener has closed. */
 async function signalledDuringRequest () {
-  const { child } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
+  const { child } = startProcess({ PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN })
   const port = Number(await waitForReady(child))
   const inFlight = await requestInFlight(port)
   const exited = once(child, 'exit')
@@ -162,7 +165,7 @@ t.test('a second signal during the graceful close exits at once', async t => {
 })
 
 t.test('the same signal twice at once (the terminal and npm both pass on Ctrl-C) is one graceful close', async t => {
-  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
+  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN })
   const port = Number(await waitForReady(child))
   const inFlight = await requestInFlight(port)
   const exited = once(child, 'exit')
@@ -194,7 +197,7 @@ t.test('Ctrl-C on npm start (the whole process group) is one graceful shutdown',
 
 t.test('SIGTERM to npm alone (npm start) closes the server gracefully', { timeout: 120_000 }, async t => {
   // detached: a group of its own, so that nothing but the kill below reaches it.
-  const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   let out = ''
   npm.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
   const port = Number(await waitForReady(npm))
@@ -258,6 +261,7 @@ t.test('at a terminal the log is for a person (pino-pretty), and Ctrl-C there cl
   t.match(text, /^ {4}mode: "multi-player/m)
   t.match(text, /^ {4}store: "memory/m)
   t.match(text, /INFO: closing\n {4}signal: "SIGINT"/)
+  t.notMatch(text, /draining/, 'Ctrl-C closes at once, without a drain')
 })
 
 t.test('SIGHUP (the terminal closed) closes gracefully too', async t => {
@@ -267,4 +271,62 @@ t.test('SIGHUP (the terminal closed) closes gracefully too', async t => {
   const [code] = await once(child, 'exit')
   t.equal(code, 0, 'a graceful close')
   t.match(output().stdout, /"signal":"SIGHUP"[^\n]*"msg":"closing"/)
+})
+
+/** A keep-alive connection that has had one answer and sits idle; `send` writes a request and resolves with what came back once the connection closed. */
+async function idleKeepAlive (port: number) {
+  const socket = connect(port, '127.0.0.1')
+  socket.setEncoding('utf8')
+  let answer = ''
+  let failure: string | undefined
+  socket.on('data', (chunk: string) => { answer += chunk })
+  socket.on('error', (error: NodeJS.ErrnoException) => { failure = error.code })
+  // Not once(): it would reject on a reset, which is counted here instead.
+  const closed = new Promise(resolve => socket.once('close', resolve))
+  socket.write('GET /heartbeat HTTP/1.1\r\nHost: x\r\n\r\n')
+  while (!answer.includes('\r\n\r\n')) await once(socket, 'data')
+  const first = answer
+  answer = ''
+  return {
+    first,
+    send: async (request: string) => {
+      socket.write(request)
+      await closed
+      return { answer, failure }
+    }
+  }
+}
+
+t.test('SIGTERM drains: a note write on each of 32 idle keep-alive connections is answered with Connection: close, the heartbeat is 503, then exit 0', async t => {
+  const DRAIN_MS = 3_000
+  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: String(DRAIN_MS) })
+  t.teardown(() => child.kill('SIGKILL'))
+  const port = Number(await waitForReady(child))
+  const guid = (await fetch(`http://127.0.0.1:${port}/challenger`, { method: 'POST' })).headers.get('x-challenger') as string
+  const token = (await fetch(`http://127.0.0.1:${port}/secret/token`, { method: 'POST', headers: { 'x-challenger': guid, authorization: 'Basic ' + Buffer.from('admin:password').toString('base64') } })).headers.get('x-auth-token') as string
+  const connections = await Promise.all(Array.from({ length: 32 }, async () => await idleKeepAlive(port)))
+  t.equal(connections.filter(({ first }) => /^HTTP\/1\.1 204 No Content\r\n/.test(first) && !/\r\nconnection: close\r\n/i.test(first)).length, 32, 'each kept alive after its first answer')
+
+  const exited = once(child, 'exit')
+  const sent = performance.now()
+  child.kill('SIGTERM')
+  // No sleep: the drain has begun once it is said (or the process has ended, as it did at once before).
+  while (!output().stdout.includes('"msg":"draining') && child.exitCode === null) await Promise.race([once(child.stdout, 'data'), exited])
+  t.match(output().stdout, /"drainMs":3000,"msg":"draining for 3000 ms/)
+
+  const body = '{"note":"sent during the drain"}'
+  const write = `POST /secret/note HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: ${guid}\r\nX-AUTH-TOKEN: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+  const heartbeat = begun(port, 'GET /heartbeat HTTP/1.1\r\nHost: x\r\n\r\n').finish('')
+  const results = await Promise.all(connections.map(async ({ send }) => await send(write)))
+  t.same(results.map(({ answer, failure }) => failure ?? answer.split('\r\n')[0]), Array(32).fill('HTTP/1.1 200 OK'), 'each answered, none reset')
+  t.equal(results.filter(({ answer }) => /\r\nconnection: close\r\n/i.test(answer) && answer.endsWith(body)).length, 32, 'each with Connection: close and the note')
+  const beat = await heartbeat
+  t.match(beat, /^HTTP\/1\.1 503 Service Unavailable\r\n/, 'a new connection is still taken, and the heartbeat sends traffic elsewhere')
+  t.match(beat, /\r\nconnection: close\r\n/i)
+
+  const [code] = await exited
+  t.equal(code, 0)
+  // Load only makes it later; a timer may fire a millisecond early.
+  const took = performance.now() - sent
+  t.ok(took >= DRAIN_MS - 50, `closed after the drain: ${Math.round(took)} ms after SIGTERM`)
 })

@@ -448,3 +448,10 @@ t.test('the logger as LOG_LEVEL sets it: none at silent, one for every request a
   t.same(await logs('info'), { level: 'info', same: true }, 'info: the server\'s logger serves every request')
   t.same(await logs('debug'), { level: 'debug', same: false }, 'debug: a logger of its own for each request')
 })
+
+t.test('the close a signal begins is told which signal it was (SIGTERM drains first, SIGINT does not)', async t => {
+  const { log } = keptLog()
+  const begun: string[] = []
+  for (const signal of ['SIGTERM', 'SIGINT']) shutdownSignals(log, name => { begun.push(name) }, () => {}).onSignal(signal)
+  t.same(begun, ['SIGTERM', 'SIGINT'])
+})
