@@ -2,16 +2,19 @@
 // GET /challenger/{guid}/requests over the app: what is recorded and what never is.
 import t from 'tap'
 import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, type RequestFacts } from '../src/domain/catalogue.js'
-import { decodeEntry, encodeEntry, Journals, journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
+import { decodeEntry, encodeEntry, JOURNAL_TEXT_BYTES, Journals, journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
 import { MemoryStore, type ChallengerStore } from '../src/domain/store.js'
 import { basic, build, newSession } from './helper.js'
 import { fakeTime } from './clock.js'
 
-/** One journal of `size` entries in a store of journals of its own. */
+/** The session whose journals the unit tests keep. */
+const GUID = '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b'
+
+/** One journal of `size` entries in a store of journals of its own, for the session GUID. */
 function journalOf (size: number): { add: (entry: JournalEntry) => void, entries: () => JournalEntry[] } {
   const journals = new Journals(size)
   const journal = journals.open()
-  return { add: entry => { journals.add(journal, entry) }, entries: () => journals.entries(journal) }
+  return { add: entry => { journals.add(journal, entry, GUID) }, entries: () => journals.entries(journal, GUID) }
 }
 
 const base: RequestFacts = { method: 'GET', status: 200, contentType: null, override: null, authorization: 'none', namedSession: true }
@@ -140,19 +143,19 @@ t.test('journals share chunks; a closed one\'s number serves again, empty', asyn
   const journals = new Journals(2)
   const numbers = Array.from({ length: 300 }, () => journals.open())
   t.same(numbers.slice(0, 3), [0, 1, 2])
-  journals.add(299, entry({ status: 201 }))
-  journals.add(0, entry({ status: 202, path: '/odd/path' }))
-  t.same(journals.entries(299).map(e => e.status), [201], 'in the second chunk')
-  t.same(journals.entries(0).map(e => [e.status, e.path]), [[202, '/odd/path']])
+  journals.add(299, entry({ status: 201 }), GUID)
+  journals.add(0, entry({ status: 202, path: '/odd/path' }), GUID)
+  t.same(journals.entries(299, GUID).map(e => e.status), [201], 'in the second chunk')
+  t.same(journals.entries(0, GUID).map(e => [e.status, e.path]), [[202, '/odd/path']])
   journals.close(0)
   t.equal(journals.open(), 0, 'the number is reused')
-  t.same(journals.entries(0), [], 'and starts empty')
-  journals.add(0, entry({ status: 203, path: '/secret/note' }))
-  t.same(journals.entries(0).map(e => [e.status, e.path]), [[203, '/secret/note']], 'no path left over from before')
-  t.same(journals.entries(1), [])
+  t.same(journals.entries(0, GUID), [], 'and starts empty')
+  journals.add(0, entry({ status: 203, path: '/secret/note' }), GUID)
+  t.same(journals.entries(0, GUID).map(e => [e.status, e.path]), [[203, '/secret/note']], 'no path left over from before')
+  t.same(journals.entries(1, GUID), [])
   for (let i = 0; i < 300; i++) journals.close(i)
   t.equal(journals.open(), 0, 'all closed: the chunks went, numbering starts again')
-  t.same(journals.entries(0), [])
+  t.same(journals.entries(0, GUID), [])
 })
 
 t.test('a journal keeps the newest entries, newest first, however many come', async t => {
@@ -168,6 +171,131 @@ t.test('a journal keeps the newest entries, newest first, however many come', as
   // A method outside Node's list (none reaches the service) is kept as the first of the list, not lost.
   journal.add(entry({ method: 'BREW' }))
   t.equal(journal.entries()[0]?.method, 'ACL')
+})
+
+/** A stranger's text: `length` characters, unique for `n`. */
+const hostile = (start: string, n: number, length = 200): string => `${start}${n}-`.padEnd(length, 'abcdefghijklmnopqrstuvwxyz0123456789')
+
+/**
+ * The UTF-8 bytes a journal's text area spends on the texts of `entries`, each with its length
+ * byte: all but none, "…" (a text pushed out) and the `known` ones, which take none.
+ */
+function textBytes (entries: JournalEntry[], known: string[] = []): number {
+  const own = entries.flatMap(e => [e.path, e.contentType]).filter(text => text !== null && text !== '…' && !known.includes(text)) as string[]
+  return own.reduce((sum, text) => sum + Buffer.byteLength(text) + 1, 0)
+}
+
+t.test('a journal keeps its texts within its area: the newest whole, older ones pushed out read "…"', async t => {
+  const journal = journalOf(20)
+  for (let n = 0; n < 20; n++) journal.add(entry({ path: hostile('/', n), contentType: hostile('application/x-', n) }))
+  const list = journal.entries()
+  t.equal(list.length, 20)
+  t.same([list[0]?.path, list[0]?.contentType], [hostile('/', 19), hostile('application/x-', 19)], 'the newest, whole (200 bytes each)')
+  t.ok(textBytes(list) <= 20 * JOURNAL_TEXT_BYTES, `${textBytes(list)} bytes of texts, at most ${20 * JOURNAL_TEXT_BYTES}`)
+  const firstLost = list.findIndex(e => e.path === '…' || e.contentType === '…')
+  t.ok(firstLost > 0, 'older texts were pushed out')
+  t.ok(list.slice(firstLost + 1).every(e => e.path === '…' && e.contentType === '…'), 'and every one older than the first pushed out')
+  t.same(list.map(e => e.status), Array(20).fill(415), 'the entries themselves are all there')
+
+  // A text longer than 255 bytes is cut at a character, with "…"; a journal of 1 still keeps both of its texts whole.
+  const small = journalOf(1)
+  small.add(entry({ path: '/' + '€'.repeat(300), contentType: 'application/' + 'x'.repeat(250) }))
+  t.same(small.entries().map(e => [e.path, e.contentType]), [[`/${'€'.repeat(83)}…`, `application/${'x'.repeat(240)}…`]])
+  t.equal(Buffer.byteLength(small.entries()[0]?.path as string), 253)
+
+  // Any mix of lengths, over and over: each text is as sent or "…", the kept ones the newest, and within the area.
+  knownText('/heartbeat')
+  const mixed = journalOf(5)
+  const sent: Array<[string, string | null]> = []
+  let seed = 7
+  const next = (): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed }
+  for (let n = 0; n < 400; n++) {
+    const path = next() % 3 === 0 ? '/heartbeat' : hostile('/', n, 5 + next() % 120)
+    const type = next() % 2 === 0 ? null : hostile('type/', n, 5 + next() % 120)
+    mixed.add(entry({ path, contentType: type }))
+    sent.unshift([path, type])
+    const list = mixed.entries()
+    let lost = false
+    for (const [i, e] of list.entries()) {
+      const [path, type] = sent[i] as [string, string | null]
+      if (e.path === '…' || e.contentType === '…') lost = true
+      else if (lost && (path !== '/heartbeat' || type !== null)) t.fail(`entry ${i} after ${n}: a text kept older than one pushed out`)
+      t.ok((e.path === path || (lost && e.path === '…')) && (e.contentType === type || (lost && e.contentType === '…')), `entry ${i} after ${n}`)
+    }
+    if (textBytes(list, ['/heartbeat']) > 512) t.fail(`after ${n}: ${textBytes(list, ['/heartbeat'])} bytes`)
+  }
+})
+
+t.test('a route\'s path with the session\'s own id takes no text: it is read back with the id', async t => {
+  knownText('/challenger/:guid')
+  const journals = new Journals(20)
+  const journal = journals.open()
+  journals.add(journal, entry({ path: `/challenger/${GUID}`, contentType: null }), GUID)
+  for (let n = 0; n < 19; n++) journals.add(journal, entry({ path: hostile('/', n), contentType: hostile('application/x-', n) }), GUID)
+  const list = journals.entries(journal, GUID)
+  t.equal(list[19]?.path, `/challenger/${GUID}`, 'the oldest, behind texts pushed out, still whole')
+  t.equal(list[18]?.path, '…')
+  // Another session's id, or the id in capitals, is text of its own; so is a path the route does not have.
+  const other = '0b1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f'
+  journals.add(journal, entry({ path: `/challenger/${other}` }), GUID)
+  journals.add(journal, entry({ path: `/challenger/${GUID.toUpperCase()}` }), GUID)
+  journals.add(journal, entry({ path: `/challenger/${GUID}/nope` }), GUID)
+  t.same(journals.entries(journal, GUID).slice(0, 3).map(e => e.path), [`/challenger/${GUID}/nope`, `/challenger/${GUID.toUpperCase()}`, `/challenger/${other}`])
+  // A closed journal's area goes with it: its number starts again with no texts.
+  journals.close(journal)
+  const again = journals.open()
+  journals.add(again, entry({ path: '/fresh' }), GUID)
+  t.same(journals.entries(again, GUID).map(e => e.path), ['/fresh'])
+})
+
+t.test('an entry for Redis is cut as the journal plugin cuts it, whoever made it', async t => {
+  const decoded = decodeEntry(encodeEntry(entry({ path: hostile('/', 1, 5000), contentType: hostile('application/x-', 1, 5000) })))
+  t.equal(decoded.path, `${hostile('/', 1, 5000).slice(0, MAX_JOURNAL_TEXT - 1)}…`)
+  t.equal(decoded.contentType, `${hostile('application/x-', 1, 5000).slice(0, MAX_JOURNAL_TEXT - 1)}…`)
+  t.ok(encodeEntry(entry({ path: hostile('/', 1, 5000), contentType: hostile('application/x-', 1, 5000) })).length < 2 * MAX_JOURNAL_TEXT + 100)
+  t.equal(decodeEntry(encodeEntry(entry({ path: '/secret/notes', contentType: null }))).path, '/secret/notes')
+})
+
+t.test('over a socket, a stranger\'s journals stay within their area, and a learner\'s typos read as sent', async t => {
+  const app = await build(t, { creationRateLimit: 0 })
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  const create = async (): Promise<string> => {
+    const res = await fetch(`${address}/challenger`, { method: 'POST' })
+    await res.arrayBuffer()
+    return res.headers.get('x-challenger') as string
+  }
+  const send = async (guid: string, path: string, contentType?: string): Promise<number> => {
+    const res = await fetch(`${address}${path}`, { headers: { 'x-challenger': guid, ...(contentType === undefined ? {} : { 'content-type': contentType }) } })
+    await res.arrayBuffer()
+    return res.status
+  }
+  const journal = async (guid: string): Promise<JournalEntry[]> => (await (await fetch(`${address}/challenger/${guid}/requests`)).json()).requests
+
+  for (let s = 0; s < 3; s++) {
+    const guid = await create()
+    for (let n = 0; n < 20; n++) t.equal(await send(guid, hostile(`/${s}-`, n), hostile(`application/x-${s}-`, n)), 404)
+    const list = await journal(guid)
+    t.equal(list.length, 20)
+    t.ok(list.every(e => e.path.length <= MAX_JOURNAL_TEXT && (e.contentType?.length ?? 0) <= MAX_JOURNAL_TEXT), 'each text cut')
+    t.ok(textBytes(list) <= 20 * JOURNAL_TEXT_BYTES, `${textBytes(list)} bytes of texts kept, at most ${20 * JOURNAL_TEXT_BYTES}`)
+    t.same([list[0]?.path, list[0]?.contentType], [journalText(hostile(`/${s}-`, 19)), journalText(hostile(`application/x-${s}-`, 19))], 'the newest, as the journal cuts it')
+    // The stranger's own typo after all that: kept as sent.
+    t.equal(await send(guid, '/secret/notes'), 404)
+    t.equal((await journal(guid))[0]?.path, '/secret/notes')
+  }
+
+  // A learner's twenty requests: typos, odd types, the session's own URL, all read back as sent.
+  const learner = await create()
+  const sent: Array<[string, string | null]> = []
+  const typos = ['/secret/notes', '/heartbeats', '/challenge', '/secret/note/1', '/Challenges', '/secret/token/', '/challenger/']
+  for (let n = 0; n < 20; n++) {
+    const [path, type] = n % 3 === 0 ? [typos[n / 3] as string, 'application/vnd.api+json'] : n % 3 === 1 ? [`/challenger/${learner}`, undefined] : ['/heartbeat', undefined]
+    await send(learner, path, type)
+    sent.unshift([path, type ?? null])
+  }
+  const list = await journal(learner)
+  t.same(list.map(e => [e.path, e.contentType]), sent)
+  t.equal(textBytes(list, [`/challenger/${learner}`, '/heartbeat']), typos.reduce((sum, typo) => sum + typo.length + 1 + 'application/vnd.api+json'.length + 1, 0), 'the session\'s own URL takes no room')
 })
 
 t.test('the view: ISO time, ids, the sentence', async t => {
@@ -355,10 +483,10 @@ t.test('what the journal records at the edges', async t => {
   await app.inject({ method: 'PATCH', url: '/heartbeat', headers: { 'x-challenger': guid, 'content-type': '' } })
   t.equal((await newest()).contentType, null)
   await app.inject({ method: 'PATCH', url: '/heartbeat', headers: { 'x-challenger': guid, 'content-type': `text/${'x'.repeat(300)}` } })
-  t.equal((await newest()).contentType.length, 200)
+  t.equal((await newest()).contentType.length, MAX_JOURNAL_TEXT)
   const long = await app.inject({ method: 'GET', url: `/${'p'.repeat(300)}`, headers: { 'x-challenger': guid } })
   t.equal(long.statusCode, 404)
-  t.match(await newest(), { status: 404, path: /^\/p{198}…$/, hint: null })
+  t.match(await newest(), { status: 404, path: new RegExp(`^/p{${MAX_JOURNAL_TEXT - 2}}…$`), hint: null })
 
   // An unknown session on an unknown path: nobody's journal.
   const before = (await app.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).json().requests

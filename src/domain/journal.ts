@@ -1,17 +1,26 @@
 // A session's journal: the last requests the service saw for it, newest first, each with what it
 // passed and, for a near miss, why it missed. Entries are kept packed, four integers each in one
-// Int32Array per session (strings only for a path or type the service does not know in advance),
-// and unpacked only when the journal is read. Nothing here knows HTTP: the journal plugin gathers the facts.
+// Int32Array per session, and the few texts the service cannot know in advance (a 404's path, an
+// unusual Content-Type) as bytes in a bounded area of their own per journal; unpacked only when the
+// journal is read. Nothing here knows HTTP: the journal plugin gathers the facts.
 import { nearMissSays, passedIds, type SeenRequest } from './catalogue.js'
 import type { TokenVerdict } from './challenge-list.js'
 import { EVERY_METHOD } from './methods.js'
+import { CHUNK, Slab } from './slab.js'
 
 /** Entries kept per session by default; 0 turns the journal off. */
 export const DEFAULT_JOURNAL_SIZE = 20
 /** The most entries a session may keep (JOURNAL_SIZE above it is refused at start-up). */
 export const MAX_JOURNAL_SIZE = 100
 /** A path or a Content-Type longer than this is cut, with … at the end: both are the client's. */
-export const MAX_JOURNAL_TEXT = 200
+export const MAX_JOURNAL_TEXT = 100
+/**
+ * Bytes (UTF-8) of texts of its own a journal keeps, per entry it holds: 640 for a journal of 20
+ * (at least 512, so that the newest entry's path and type always fit whole).
+ * The newest texts are kept; an older one pushed out reads as "…". A learner's typo'd path takes
+ * a dozen bytes; a stranger's 100-character paths cannot make a journal any larger.
+ */
+export const JOURNAL_TEXT_BYTES = 32
 
 export type TokenSource = 'x-auth-token' | 'bearer'
 
@@ -58,11 +67,12 @@ export function journalText (text: string): string {
 //   0: seconds since 2026 (34 years of them)
 //   1: milliseconds (10 bits) | method (7 bits) << 10 | token (3 bits) << 17 | status (10 bits) << 20
 //   2: the progress bits it set
-//   3: hint + 1 (16 bits) | path (8 bits) << 16 | content type (7 bits) << 24
+//   3: hint + 1 (16 bits) | path (8 bits) << 16 | content type (7 bits) << 24 | own guid (1 bit) << 31
 // Paths and content types are codes into one table of strings the service knows in advance (its
 // routes' paths, registered as they are made, and the usual media types): 0 is none, 1 is "another
-// one", kept as a string beside the integers, only for the entries that have one (a 404's path, a
-// /challenger/{guid} path, an unusual type).
+// one", kept as bytes in the journal's text area (see Journals), only for the entries that have one
+// (a 404's path, an unusual type). A route's path with the session's own id in it (GET
+// /challenger/{guid}) is the route's code with the "own guid" bit: no text of its own.
 const EPOCH = Date.UTC(2026, 0, 1)
 const TOKENS: ReadonlyArray<[TokenVerdict, TokenSource] | [TokenVerdict] | []> = [
   [], ['missing'], ['valid', 'x-auth-token'], ['valid', 'bearer'], ['wrong', 'x-auth-token'], ['wrong', 'bearer']
@@ -70,6 +80,9 @@ const TOKENS: ReadonlyArray<[TokenVerdict, TokenSource] | [TokenVerdict] | []> =
 const METHOD_CODES = new Map(EVERY_METHOD.map((method, code) => [method, code]))
 const NONE = 0
 const OTHER = 1
+const OWN_GUID = 1 << 31
+/** How a route's path names its session (routes/challenger.ts): replaced by the session's id when read. */
+const GUID_PARAM = ':guid'
 const TEXTS: string[] = ['', '']
 const TEXT_CODES = new Map<string, number>()
 
@@ -105,6 +118,14 @@ function textCode (text: string | null): number {
   return text === null ? NONE : TEXT_CODES.get(text) ?? OTHER
 }
 
+/** The code of a route's path that `path` is with `guid` in place of :guid, or OTHER. */
+function guidPathCode (path: string, guid: string): number {
+  const at = path.indexOf(guid)
+  if (at === -1) return OTHER
+  const code = TEXT_CODES.get(path.slice(0, at) + GUID_PARAM + path.slice(at + guid.length))
+  return code === undefined ? OTHER : code | OWN_GUID
+}
+
 function tokenCode (entry: JournalEntry): number {
   if (entry.token === undefined) return 0
   if (entry.token === 'missing') return 1
@@ -112,57 +133,85 @@ function tokenCode (entry: JournalEntry): number {
 }
 
 const INTS = 4
-/** Journals per chunk of a slab: 256 journals of 20 entries are 82 KB. */
-const CHUNK = 256
+/** The longest text kept, in bytes: its length is one byte (a 100-character text in Latin-1, as HTTP's are, is at most 200). */
+const MAX_TEXT_BYTES = 255
+
+/** Bytes of texts in the text area of a journal of `size`: room for the newest entry's two texts whole, however small the journal. */
+function textRoom (size: number): number {
+  return Math.max(size * JOURNAL_TEXT_BYTES, 2 * (MAX_TEXT_BYTES + 1))
+}
+
+/** An idle session of the memory store, in bytes: npm run bench measures 237 to 258 of heap. */
+const SESSION_BYTES = 300
+
+/**
+ * The most memory a session of the memory store can take with a full journal of `size` entries,
+ * every one with a path and a type of its own (a stranger's): the session, its entries, its text
+ * area and the Map entry that finds the area. 1,330 bytes at the default 20; bench/hostile-journals.ts
+ * measures 1,170 to 1,190 bytes of RSS per session.
+ */
+export function worstSessionBytes (size: number): number {
+  return size === 0 ? SESSION_BYTES : SESSION_BYTES + 4 * (1 + size * INTS) + 2 + textRoom(size) + 64
+}
+/** Bytes of "…" in UTF-8, which ends a text cut to fit. */
+const ELLIPSIS_BYTES = 3
+/** Where a text is made before it is copied into a journal's area: one for the whole process. */
+const scratch = Buffer.alloc(MAX_TEXT_BYTES + 4)
 
 /**
  * The journals of one store, all of one size, in shared Int32Array chunks: a session holds only
  * its journal's number, and no object, array or buffer of its own (a buffer per session would cost
  * more in bookkeeping than its 320 bytes of entries). Each journal is a count of the entries ever
  * added, then `size` entries, newest overwriting oldest. Numbers of released journals are reused.
+ *
+ * A journal whose entries have texts of their own (OTHER) has a text area too, in shared chunks
+ * of bytes: two bytes saying how many are used, then `size` × JOURNAL_TEXT_BYTES bytes (at least
+ * 512) of texts, oldest first, each its UTF-8 bytes then its length in one byte (so that they are
+ * read from the newest back). A new text that does not fit pushes the oldest bytes out; an entry
+ * whose text was pushed out shows "…". So a journal never holds more than its area, whatever the
+ * client sends.
  */
 export class Journals {
   readonly #size: number
   readonly #stride: number
-  readonly #chunks: Int32Array[] = []
-  readonly #free: number[] = []
-  #made = 0
-  /** Path and content type of entries whose are not known strings, by journal: rare. */
-  readonly #texts = new Map<number, Array<string | null>>()
+  readonly #ints: Slab<Int32Array>
+  /** The Int32Array chunks of #ints, kept at hand for add. */
+  readonly #chunks: readonly Int32Array[]
+  readonly #texts: Slab<Buffer>
+  /** The bytes of a text area after its two of length. */
+  readonly #room: number
+  /** Text areas, by journal: only journals with texts of their own have one. */
+  readonly #areas = new Map<number, number>()
 
   constructor (size: number) {
     this.#size = size
     this.#stride = 1 + size * INTS
+    this.#room = textRoom(size)
+    this.#ints = new Slab(this.#stride, units => new Int32Array(units))
+    this.#chunks = this.#ints.chunks
+    this.#texts = new Slab(2 + this.#room, units => Buffer.alloc(units))
   }
 
   /** A new, empty journal's number. */
   open (): number {
-    const reused = this.#free.pop()
-    const journal = reused ?? this.#made++
-    const chunk = Math.floor(journal / CHUNK)
-    if (chunk === this.#chunks.length) this.#chunks.push(new Int32Array(CHUNK * this.#stride))
-    const [ints, at] = this.#place(journal)
-    ints[at] = 0
+    const journal = this.#ints.open()
+    this.#ints.chunk(journal)[this.#ints.start(journal)] = 0
     return journal
   }
 
-  /** Gives the journal back: its number will serve another session. With none left open, the chunks go. */
+  /** Gives the journal back: its number will serve another session. */
   close (journal: number): void {
-    this.#texts.delete(journal)
-    this.#free.push(journal)
-    if (this.#free.length === this.#made) {
-      this.#chunks.length = 0
-      this.#free.length = 0
-      this.#made = 0
+    const area = this.#areas.get(journal)
+    if (area !== undefined) {
+      this.#areas.delete(journal)
+      this.#texts.close(area)
     }
+    this.#ints.close(journal)
   }
 
-  #place (journal: number): [Int32Array, number] {
-    return [this.#chunks[Math.floor(journal / CHUNK)] as Int32Array, (journal % CHUNK) * this.#stride]
-  }
-
-  add (journal: number, entry: JournalEntry): void {
-    // #place's work, without its array: this runs on every request.
+  /** Adds `entry` to the journal of the session `guid`. */
+  add (journal: number, entry: JournalEntry, guid: string): void {
+    // Slab's chunk and start, inlined: this runs on every request.
     const ints = this.#chunks[Math.floor(journal / CHUNK)] as Int32Array
     const base = (journal % CHUNK) * this.#stride
     const added = ints[base] as number
@@ -170,65 +219,112 @@ export class Journals {
     const at = base + 1 + slot * INTS
     const since = entry.at - EPOCH
     const seconds = Math.floor(since / 1000)
-    const path = textCode(entry.path)
+    let path = textCode(entry.path)
+    if (path === OTHER) path = guidPathCode(entry.path, guid)
     const type = textCode(entry.contentType)
     ints[at] = seconds
     ints[at + 1] = (since - seconds * 1000) | (METHOD_CODES.get(entry.method) ?? 0) << 10 | tokenCode(entry) << 17 | (entry.status & 1023) << 20
     ints[at + 2] = entry.passed
-    ints[at + 3] = ((entry.hint + 1) & 0xffff) | path << 16 | type << 24
-    // Most journals have no text of their own: no lookup for them while no journal has one.
-    let texts = this.#texts.size === 0 ? undefined : this.#texts.get(journal)
-    if (path === OTHER || type === OTHER || texts !== undefined) {
-      if (texts === undefined) {
-        texts = new Array<string | null>(this.#size * 2).fill(null)
-        this.#texts.set(journal, texts)
-      }
-      texts[slot * 2] = path === OTHER ? entry.path : null
-      texts[slot * 2 + 1] = type === OTHER ? entry.contentType : null
-    }
+    ints[at + 3] = ((entry.hint + 1) & 0xffff) | (path & 255) << 16 | type << 24 | (path & OWN_GUID)
+    // Most entries have no text of their own: nothing more for them.
+    if (path === OTHER) this.#keep(journal, entry.path)
+    if (type === OTHER) this.#keep(journal, entry.contentType as string)
     // The count stays below twice the size: from `size` on the journal is full, and count % size
     // is the next slot, so stepping back from 2 × size to size changes neither.
     ints[base] = added + 1 === 2 * this.#size ? this.#size : added + 1
   }
 
-  #entry (journal: number, slot: number): JournalEntry {
-    const [ints, base] = this.#place(journal)
-    const at = base + 1 + slot * INTS
-    const word = ints[at + 1] as number
-    const last = ints[at + 3] as number
-    const [token, tokenSource] = TOKENS[(word >> 17) & 7] as [TokenVerdict?, TokenSource?]
-    const texts = this.#texts.get(journal)
-    // An entry with a text of its own (OTHER) always has it kept in `texts`.
-    const text = (code: number, which: number): string | null =>
-      code === NONE ? null : code === OTHER ? (texts as Array<string | null>)[slot * 2 + which] as string : TEXTS[code] as string
-    return {
-      at: EPOCH + (ints[at] as number) * 1000 + (word & 1023),
-      method: EVERY_METHOD[(word >> 10) & 127] as string,
-      // A path is never null: it is a known text or one of its own.
-      path: text((last >> 16) & 255, 0) as string,
-      status: (word >> 20) & 1023,
-      ...(token === undefined ? {} : { token }),
-      ...(tokenSource === undefined ? {} : { tokenSource }),
-      contentType: text((last >> 24) & 127, 1),
-      passed: ints[at + 2] as number,
-      hint: (last & 0xffff) - 1
+  /** Puts `text` at the end of the journal's text area, cut to MAX_TEXT_BYTES, pushing the oldest bytes out as needed. */
+  #keep (journal: number, text: string): void {
+    let area = this.#areas.get(journal)
+    if (area === undefined) {
+      area = this.#texts.open()
+      this.#areas.set(journal, area)
+      this.#texts.chunk(area).writeUInt16LE(0, this.#texts.start(area))
     }
+    // Whole characters only: with 4 bytes to spare (the longest character), more than
+    // MAX_TEXT_BYTES written means it does not fit, and it is written again, shorter, with "…" after it.
+    let length = scratch.write(text, 0, MAX_TEXT_BYTES + 4, 'utf8')
+    if (length > MAX_TEXT_BYTES) {
+      const kept = scratch.write(text, 0, MAX_TEXT_BYTES - ELLIPSIS_BYTES, 'utf8')
+      length = kept + scratch.write('…', kept, 'utf8')
+    }
+    const bytes = this.#texts.chunk(area)
+    const start = this.#texts.start(area)
+    const texts = start + 2
+    let used = bytes.readUInt16LE(start)
+    const over = used + length + 1 - this.#room
+    if (over > 0) {
+      bytes.copyWithin(texts, texts + over, texts + used)
+      used -= over
+    }
+    scratch.copy(bytes, texts + used, 0, length)
+    bytes[texts + used + length] = length
+    bytes.writeUInt16LE(used + length + 1, start)
   }
 
-  /** The journal's entries, newest first. */
-  entries (journal: number): JournalEntry[] {
-    const [ints, base] = this.#place(journal)
+  /** The journal's entries, newest first, its own paths with `guid` in them. */
+  entries (journal: number, guid: string): JournalEntry[] {
+    const ints = this.#ints.chunk(journal)
+    const base = this.#ints.start(journal)
     const added = ints[base] as number
     const count = Math.min(added, this.#size)
+    const area = this.#areas.get(journal)
+    const bytes = area === undefined ? undefined : this.#texts.chunk(area)
+    const texts = area === undefined ? 0 : this.#texts.start(area) + 2
+    // Where the text before this one ends, from the newest back; -1 once one was found pushed out.
+    let end = bytes === undefined ? -1 : texts + bytes.readUInt16LE(texts - 2)
+    const own = (): string => {
+      if (end <= texts) return '…'
+      const length = (bytes as Buffer)[end - 1] as number
+      const start = end - 1 - length
+      if (start < texts) {
+        end = -1
+        return '…'
+      }
+      end = start
+      return (bytes as Buffer).toString('utf8', start, start + length)
+    }
+    const text = (code: number): string | null => code === NONE ? null : TEXTS[code] as string
     const out: JournalEntry[] = []
-    for (let i = 1; i <= count; i++) out.push(this.#entry(journal, (added - i) % this.#size))
+    for (let i = 1; i <= count; i++) {
+      const at = base + 1 + ((added - i) % this.#size) * INTS
+      const word = ints[at + 1] as number
+      const last = ints[at + 3] as number
+      const [token, tokenSource] = TOKENS[(word >> 17) & 7] as [TokenVerdict?, TokenSource?]
+      const pathCode = (last >> 16) & 255
+      const typeCode = (last >> 24) & 127
+      // The type's bytes came after the path's: read back, it comes first.
+      const contentType = typeCode === OTHER ? own() : text(typeCode)
+      // A path is never null: it is a known text, a route's with the session's id, or one of its own.
+      const path = pathCode === OTHER ? own() : last < 0 ? (TEXTS[pathCode] as string).replace(GUID_PARAM, guid) : TEXTS[pathCode] as string
+      out.push({
+        at: EPOCH + (ints[at] as number) * 1000 + (word & 1023),
+        method: EVERY_METHOD[(word >> 10) & 127] as string,
+        path,
+        status: (word >> 20) & 1023,
+        ...(token === undefined ? {} : { token }),
+        ...(tokenSource === undefined ? {} : { tokenSource }),
+        contentType,
+        passed: ints[at + 2] as number,
+        hint: (last & 0xffff) - 1
+      })
+    }
     return out
   }
 }
 
-/** An entry as a short string, for a store across the network (its strings in full: codes are per process). */
+/** `text` cut to MAX_JOURNAL_TEXT characters when longer; null stays null. Cheap for a text that fits. */
+function cut (text: string | null): string | null {
+  return text === null || text.length <= MAX_JOURNAL_TEXT ? text : `${text.slice(0, MAX_JOURNAL_TEXT - 1)}…`
+}
+
+/**
+ * An entry as a short string, for a store across the network (its strings in full: codes are per
+ * process), its path and type cut as the journal plugin cuts them, whoever made the entry.
+ */
 export function encodeEntry (entry: JournalEntry): string {
-  return JSON.stringify([entry.at, entry.method, entry.path, entry.status, tokenCode(entry), entry.contentType, entry.passed, entry.hint])
+  return JSON.stringify([entry.at, entry.method, cut(entry.path), entry.status, tokenCode(entry), cut(entry.contentType), entry.passed, entry.hint])
 }
 
 export function decodeEntry (text: string): JournalEntry {

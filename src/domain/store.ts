@@ -546,13 +546,13 @@ export class MemoryStore implements ChallengerStore {
     const session = this.#named(guid)
     if (session === undefined || journals === null) return
     if (session.journal === -1) session.journal = journals.open()
-    journals.add(session.journal, entry)
+    journals.add(session.journal, entry, session.guid)
   }
 
   async journal (guid: string): Promise<JournalEntry[] | undefined> {
     const session = this.#named(guid)
     if (session === undefined) return undefined
-    return session.journal === -1 ? [] : (this.#journals as Journals).entries(session.journal)
+    return session.journal === -1 ? [] : (this.#journals as Journals).entries(session.journal, session.guid)
   }
 
   async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
