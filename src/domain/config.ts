@@ -2,7 +2,8 @@
 // A bad value stops start-up with one line that names the variable.
 import { isIP } from 'node:net'
 import { everyClientOf, NAMED_RANGES } from './address-ranges.js'
-import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, CREDENTIAL_RULES, type ApiChallengesOptions } from './options.js'
+import { MAX_JOURNAL_SIZE } from './journal.js'
+import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, CREDENTIAL_RULES, defaults, heapLimit, journalMemory, megabytes, type ApiChallengesOptions } from './options.js'
 
 /**
  * Which X-Forwarded-For hops to believe (Fastify's trustProxy): none (false), the last `n` (the
@@ -144,6 +145,19 @@ function flag (env: Env, name: string): boolean | undefined {
   throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`)
 }
 
+/** In memory, MAX_SESSIONS full journals of a stranger's requests must fit in the heap limit (see journalMemory). */
+function journalFits (app: ApiChallengesOptions): void {
+  if (app.redisUrl !== undefined) return
+  const sessions = app.maxSessions ?? defaults.maxSessions
+  const size = app.journalSize ?? defaults.journalSize
+  const limit = heapLimit()
+  const excess = journalMemory(sessions, size, limit)
+  if (excess === undefined) return
+  throw new ConfigError(`JOURNAL_SIZE=${size} with MAX_SESSIONS=${sessions}: full journals of a stranger's requests could take ${megabytes(excess.bytes)}, ` +
+    `more than this process's heap limit of ${megabytes(limit)}; set JOURNAL_SIZE to at most ${excess.largest} (0: no journal), ` +
+    'lower MAX_SESSIONS, or raise the limit (NODE_OPTIONS=--max-old-space-size=<MiB>)')
+}
+
 export function configFromEnv (env: Env): ServerConfig {
   const logLevel = nonEmpty(env, 'LOG_LEVEL') ?? 'info'
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -158,7 +172,7 @@ export function configFromEnv (env: Env): ServerConfig {
     mode: mode(env),
     sessionIdleMs: integer(env, 'SESSION_IDLE_MS', 1, 2 ** 31 - 1),
     maxSessions: integer(env, 'MAX_SESSIONS', 1, 100_000_000),
-    journalSize: integer(env, 'JOURNAL_SIZE', 0, 100),
+    journalSize: integer(env, 'JOURNAL_SIZE', 0, MAX_JOURNAL_SIZE),
     creationRateLimit: integer(env, 'CREATION_RATE_LIMIT', 0, 1_000_000_000),
     docs: flag(env, 'DOCS'),
     redisUrl: redisUrl(env),
@@ -168,6 +182,7 @@ export function configFromEnv (env: Env): ServerConfig {
   if (app.redisKeyPrefix !== undefined && !/^\S{0,100}$/.test(app.redisKeyPrefix)) {
     throw new ConfigError('REDIS_PREFIX must be up to 100 characters without spaces')
   }
+  journalFits(app)
   return {
     port: integer(env, 'PORT', 0, 65535) ?? 3000,
     host: nonEmpty(env, 'HOST') ?? '127.0.0.1',

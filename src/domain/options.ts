@@ -1,6 +1,8 @@
 // The service's options: one interface, its defaults, and the checks that make a bad
 // option fail at registration with a clear message.
 import { existsSync, readFileSync } from 'node:fs'
+import { getHeapStatistics } from 'node:v8'
+import { MAX_JOURNAL_SIZE, worstSessionBytes } from './journal.js'
 import type { ChallengerStore } from './store.js'
 
 export interface ApiChallengesOptions {
@@ -25,8 +27,9 @@ export interface ApiChallengesOptions {
   maxSessions?: number
   /**
    * Requests kept in each session's journal (GET /challenger/{guid}/requests), newest first; 0
-   * turns the journal off. Default 20, at most 100. With a store passed in `store`, the store's own
-   * journal size applies; 0 here still turns recording off.
+   * turns the journal off. Default 20, at most 100, and in memory at most what lets maxSessions
+   * full journals fit in the heap limit (journalMemory). With a store passed in `store`, the store's
+   * own journal size applies; 0 here still turns recording off.
    */
   journalSize?: number
   /** Sessions one client address may create per minute (POST /challenger, a recreating PUT); 0 turns the limit off. Default 60. */
@@ -223,11 +226,35 @@ function refuseUnknown (options: object): void {
     `the options are ${optionNames.join(', ')}, and Fastify's own ${fastifyNames.join(', ')}`)
 }
 
+/** The most memory this process's heap may take (--max-old-space-size, or V8's default for the machine), in bytes. */
+export function heapLimit (): number {
+  return getHeapStatistics().heap_size_limit
+}
+
+/**
+ * Whether `maxSessions` sessions in memory, each with a full journal of `journalSize` entries of a
+ * stranger's texts (worstSessionBytes), could take more than `limit` bytes: then the largest
+ * journal size that fits (0: none does) and what they could take; undefined when they fit. The
+ * journals are what a stranger can fill, so the journal is what gives way; 0 turns it off.
+ */
+export function journalMemory (maxSessions: number, journalSize: number, limit: number): { largest: number, bytes: number } | undefined {
+  const bytes = maxSessions * worstSessionBytes(journalSize)
+  if (journalSize === 0 || bytes <= limit) return undefined
+  let largest = journalSize - 1
+  while (largest > 0 && maxSessions * worstSessionBytes(largest) > limit) largest--
+  return { largest, bytes }
+}
+
+/** Bytes in MiB (as --max-old-space-size counts), for a message. */
+export function megabytes (bytes: number): string {
+  return `${Math.ceil(bytes / 2 ** 20).toLocaleString('en-US')} MiB`
+}
+
 /** The caller's options over the defaults, checked; the caller's object is left as it was. */
 export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOptions {
   refuseUnknown(options)
   const merged = { ...defaults, ...options }
-  return {
+  const resolved: ResolvedOptions = {
     username: credential('username', merged.username),
     password: credential('password', merged.password),
     realm: text('realm', merged.realm, /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/, 'printable ASCII without quotes or backslashes'),
@@ -236,7 +263,7 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     mode: oneOf('mode', merged.mode, ['multi', 'single'] as const),
     sessionIdleMs: whole('sessionIdleMs', merged.sessionIdleMs, 1),
     maxSessions: whole('maxSessions', merged.maxSessions, 1),
-    journalSize: atMost('journalSize', whole('journalSize', merged.journalSize, 0), 100),
+    journalSize: atMost('journalSize', whole('journalSize', merged.journalSize, 0), MAX_JOURNAL_SIZE),
     creationRateLimit: whole('creationRateLimit', merged.creationRateLimit, 0),
     docs: oneOf('docs', merged.docs, [true, false] as const),
     redisUrl: merged.redisUrl === undefined ? undefined : text('redisUrl', merged.redisUrl, /^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL'),
@@ -246,4 +273,13 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     store: merged.store,
     drainSignal: merged.drainSignal === undefined ? undefined : abortSignal('drainSignal', merged.drainSignal)
   }
+  // Journals in this process only: a store of the host's or Redis keeps them elsewhere.
+  const excess = resolved.store === undefined && resolved.redisUrl === undefined
+    ? journalMemory(resolved.maxSessions, resolved.journalSize, heapLimit())
+    : undefined
+  if (excess !== undefined) {
+    throw new TypeError(`api-challenges: option journalSize ${resolved.journalSize} with maxSessions ${resolved.maxSessions}: full journals of a stranger's requests ` +
+      `could take ${megabytes(excess.bytes)}, more than the heap limit of ${megabytes(heapLimit())}; journalSize may be at most ${excess.largest} with that many sessions`)
+  }
+  return resolved
 }
