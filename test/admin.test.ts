@@ -1,5 +1,6 @@
 // The class board's API and learners' names (issue 17): admin auth, names on every route that
-// carries them, the listing's order and paging, CSV read back by a CSV parser, the summary.
+// carries them, the listing's order and paging, CSV read back by a CSV parser (split on , and on ;,
+// issue 34), the summary.
 import { parse } from 'csv-parse/sync'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
@@ -245,6 +246,26 @@ t.test('GET /admin/sessions as CSV: RFC 4180, read back by a CSV parser, formula
   const paged = await server.inject({ method: 'GET', url: '/admin/sessions?limit=2', headers: { ...admin, accept: 'text/csv' } })
   t.equal((parse(paged.body, { columns: true }) as unknown[]).length, 2)
   t.match(paged.headers.link, /^<\/admin\/sessions\?limit=2&cursor=[\w-]+>; rel="next"$/, 'the next page in Link')
+})
+
+t.test('CSV split on , or on ; (as spreadsheets in de, fr, it… do), by a strict or a lenient reader: no cell starts a formula', async t => {
+  const server = await withBoard(t)
+  const hostile = ["x;=cmd|' /C calc'!A0", '+1;-2', '=HYPERLINK("http://x")', '@SUM(1+1)', '-2+3', 'a,=1+1', 'a; =1+1', 'a;"=1+1', '"=1+1"', 'a;;@x', 'ok;fine, thanks']
+  for (const name of hostile) t.equal((await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name } })).statusCode, 201, name)
+  const body = (await server.inject({ method: 'GET', url: '/admin/sessions', headers: { ...admin, accept: 'text/csv' } })).body
+  t.ok(body.split('\r\n').slice(0, -1).every(line => /^"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")*$/.test(line)), 'every field quoted')
+  // Read as it was written: each name, with a ' before each character that could start a formula.
+  const rows = parse(body, { columns: true }) as Array<Record<string, string>>
+  t.same(rows.map(r => r.name).reverse(), ["x;'=cmd|' /C calc'!A0", "'+1;'-2", '\'=HYPERLINK("http://x")', "'@SUM(1+1)", "'-2+3", "a,'=1+1", "a; '=1+1", 'a;"\'=1+1', '"\'=1+1"', "a;;'@x", 'ok;fine, thanks'])
+  // A spreadsheet may split on either separator, honour quotes or not, and drop leading spaces or quotes.
+  const formula = /^[=+\-@\t\r]/
+  for (const delimiter of [',', ';']) {
+    for (const options of [{ relax_quotes: true }, { relax_quotes: true, ltrim: true }, { quote: false }]) {
+      const cells = (parse(body, { delimiter, relax_column_count: true, ...options }) as string[][]).flat()
+      const bad = cells.filter(cell => formula.test(cell) || formula.test(cell.replace(/^[\p{White_Space}"]+/u, '')))
+      t.same(bad, [], `split on ${delimiter} ${JSON.stringify(options)}`)
+    }
+  }
 })
 
 t.test('GET /admin/summary: live, active in the last 10 minutes, passes per challenge', async t => {

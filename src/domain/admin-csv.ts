@@ -10,13 +10,19 @@ export const MAX_PAGE = 1000
 export const ACTIVE_WINDOW_MS = 10 * 60 * 1000
 
 /**
- * One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes doubled.
- * A field that a spreadsheet would run as a formula (=, +, -, @, tab or CR first: names are the
- * learners' text) gets a ' in front, as OWASP advises.
+ * A character that makes a spreadsheet run a cell as a formula (OWASP, CSV injection), where a cell
+ * may begin: at a field's start or after a , or ; in it (a spreadsheet whose list separator is ;,
+ * as in de, fr, it, …, splits the line there, quotes or not), past any spaces or quotes a lenient
+ * reader drops. Lazy, so that the ' goes before the first character that could start the cell.
+ */
+const FORMULA_START = /(^|[,;])([\p{White_Space}"]*?)(?=[=+\-@\t\r])/gu
+
+/**
+ * One CSV field (RFC 4180), always quoted, quotes doubled. Names are the learners' text: wherever
+ * a cell could begin with a formula's character, a ' goes in front of it, as OWASP advises.
  */
 export function csvField (text: string): string {
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe
+  return `"${text.replace(FORMULA_START, "$1$2'").replaceAll('"', '""')}"`
 }
 
 /** The sessions as CSV: a header line, then one line per session, CRLF after each (RFC 4180). */
