@@ -149,6 +149,10 @@ t.test('names: the limits, on POST, PATCH and PUT, with nothing changed by a ref
     ['a\nb', 400, 'name must not contain control characters (tabs, line breaks, …)'],
     ['a\u0085b', 400, 'name must not contain control characters (tabs, line breaks, …)'],
     ['\ud800x', 400, 'name must not contain lone surrogates'],
+    // Bidirectional controls (issue 34): "Ada\u202E" turned the board's short id after it around.
+    ...['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F', '\u061C'].map((control): [string, number, string] =>
+      [`Ada${control}`, 400, 'name must not contain bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)']),
+    ['\u05E2\u05D3\u05D4 Ada', 200],
     [42, 400]
   ]
   for (const [name, status, message] of cases) {
@@ -176,6 +180,23 @@ t.test('names: the limits, on POST, PATCH and PUT, with nothing changed by a ref
   const gone = await server.inject({ method: 'PATCH', url: '/challenger/11111111-2222-4333-8444-555555555555', headers: json, payload: { name: 'x' } })
   t.equal(gone.statusCode, 404)
   t.equal((await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: { ...json, accept: 'text/html' }, payload: { name: 'x' } })).statusCode, 406)
+})
+
+t.test('the board and the progress page isolate a name\'s direction, in their own stylesheets (the pages\' CSP allows no inline style)', async t => {
+  const server = await withBoard(t)
+  // A name from before names with bidirectional controls were refused, kept by the store as it was.
+  const store = storeOf(server) as MemoryStore
+  const { guid } = await newSession(server)
+  await store.setName(guid, 'Ada\u202E')
+  const page = await server.inject({ method: 'GET', url: `/gui/challenges/${guid}` })
+  t.match(page.body, '<strong id="current-name">Ada\u202E</strong>')
+  t.notMatch(page.body, /style=/, 'no inline style')
+  t.match((await server.inject({ method: 'GET', url: '/gui/style.css' })).body, /^#current-name \{ unicode-bidi: isolate; \}$/m)
+  t.match((await server.inject({ method: 'GET', url: '/gui/admin.css' })).body, /^#learners \.name \{ unicode-bidi: isolate; \}$/m)
+  // The board's script puts each name in a strong of class "name" inside the #learners table.
+  const board = await server.inject({ method: 'GET', url: '/admin' })
+  t.match(board.body, /<table id="learners"/)
+  t.match((await server.inject({ method: 'GET', url: '/gui/admin.js' })).body, "element(who, 'strong', s.name).className = 'name'")
 })
 
 t.test('GET /admin/sessions: newest activity first, paged with a cursor that holds across a change, names and passes', async t => {

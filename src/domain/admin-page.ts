@@ -66,6 +66,8 @@ export const ADMIN_STYLESHEET = `
 #admin progress { width: 100%; max-width: 16rem; height: .9rem; vertical-align: middle; }
 #learners .learner { overflow-wrap: anywhere; }
 #learners .learner strong { margin-right: .4rem; }
+/* A name, isolated: a direction it carries cannot turn the short id after it around. */
+#learners .name { unicode-bidi: isolate; }
 #learners .learner code, #learners .unnamed { color: #4a4a45; }
 #learners .count, #challenge-bars .count { white-space: nowrap; }
 #learners .progress { min-width: 10rem; }

@@ -185,6 +185,8 @@ details pre { margin: .25rem 0 0; }
 .field input { font: inherit; padding: .3rem .4rem; max-width: 100%; box-sizing: border-box; }
 .field button { font: inherit; padding: .3rem .8rem; }
 #name-result.error { color: #a01c1c; }
+/* The learner's name, isolated: a text direction it carries cannot spill out of it. */
+#current-name { unicode-bidi: isolate; }
 `
 
 /**
