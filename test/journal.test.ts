@@ -3,9 +3,11 @@
 import t from 'tap'
 import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, type RequestFacts } from '../src/domain/catalogue.js'
 import { decodeEntry, encodeEntry, JOURNAL_TEXT_BYTES, Journals, journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
+import { RedisStore, sessionId } from '../src/domain/redis-store.js'
 import { MemoryStore, type ChallengerStore } from '../src/domain/store.js'
 import { basic, build, newSession } from './helper.js'
 import { fakeTime } from './clock.js'
+import { redisMissing, redisServer } from './redis-server.js'
 
 /** The session whose journals the unit tests keep. */
 const GUID = '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b'
@@ -254,6 +256,21 @@ t.test('an entry for Redis is cut as the journal plugin cuts it, whoever made it
   t.equal(decoded.contentType, `${hostile('application/x-', 1, 5000).slice(0, MAX_JOURNAL_TEXT - 1)}…`)
   t.ok(encodeEntry(entry({ path: hostile('/', 1, 5000), contentType: hostile('application/x-', 1, 5000) })).length < 2 * MAX_JOURNAL_TEXT + 100)
   t.equal(decodeEntry(encodeEntry(entry({ path: '/secret/notes', contentType: null }))).path, '/secret/notes')
+})
+
+t.test('with Redis, a stranger\'s entries are kept cut, whoever records them', { skip: redisMissing }, async t => {
+  const redis = await redisServer()
+  t.teardown(() => redis.remove())
+  const store = new RedisStore({ url: redis.url, prefix: 'journal:', idleMs: 600_000, maxSessions: 100 })
+  t.teardown(() => store.close())
+  await store.connected()
+  const { guid } = await store.create()
+  for (let n = 0; n < 25; n++) await store.record(guid, entry({ path: hostile('/', n, 5000), contentType: hostile('application/x-', n, 5000) }))
+  const list = await store.journal(guid) as JournalEntry[]
+  t.equal(list.length, 20)
+  t.same([list[0]?.path, list[0]?.contentType], [journalText(hostile('/', 24, 5000)), journalText(hostile('application/x-', 24, 5000))])
+  const kept = await store.client.lrange(`journal:j:${sessionId(guid)}`, 0, -1)
+  t.ok(kept.length <= 25 && kept.every(text => text.length < 2 * MAX_JOURNAL_TEXT + 100), `${kept.length} entries in Redis, the longest ${Math.max(...kept.map(text => text.length))} characters`)
 })
 
 t.test('over a socket, a stranger\'s journals stay within their area, and a learner\'s typos read as sent', async t => {
