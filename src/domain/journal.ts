@@ -118,12 +118,10 @@ function textCode (text: string | null): number {
   return text === null ? NONE : TEXT_CODES.get(text) ?? OTHER
 }
 
-/** The code of a route's path that `path` is with `guid` in place of :guid, or OTHER. */
+/** The code of the route's path that `path` is with `guid` in place of :guid, or OTHER. */
 function guidPathCode (path: string, guid: string): number {
   const at = path.indexOf(guid)
-  if (at === -1) return OTHER
-  const code = TEXT_CODES.get(path.slice(0, at) + GUID_PARAM + path.slice(at + guid.length))
-  return code === undefined ? OTHER : code | OWN_GUID
+  return at === -1 ? OTHER : TEXT_CODES.get(path.slice(0, at) + GUID_PARAM + path.slice(at + guid.length)) ?? OTHER
 }
 
 function tokenCode (entry: JournalEntry): number {
@@ -219,19 +217,31 @@ export class Journals {
     const at = base + 1 + slot * INTS
     const since = entry.at - EPOCH
     const seconds = Math.floor(since / 1000)
-    let path = textCode(entry.path)
-    if (path === OTHER) path = guidPathCode(entry.path, guid)
+    const path = textCode(entry.path)
     const type = textCode(entry.contentType)
     ints[at] = seconds
     ints[at + 1] = (since - seconds * 1000) | (METHOD_CODES.get(entry.method) ?? 0) << 10 | tokenCode(entry) << 17 | (entry.status & 1023) << 20
     ints[at + 2] = entry.passed
-    ints[at + 3] = ((entry.hint + 1) & 0xffff) | (path & 255) << 16 | type << 24 | (path & OWN_GUID)
+    ints[at + 3] = ((entry.hint + 1) & 0xffff) | path << 16 | type << 24
     // Most entries have no text of their own: nothing more for them.
-    if (path === OTHER) this.#keep(journal, entry.path)
-    if (type === OTHER) this.#keep(journal, entry.contentType as string)
+    if (path === OTHER || type === OTHER) this.#own(journal, ints, at + 3, entry, guid)
     // The count stays below twice the size: from `size` on the journal is full, and count % size
     // is the next slot, so stepping back from 2 × size to size changes neither.
     ints[base] = added + 1 === 2 * this.#size ? this.#size : added + 1
+  }
+
+  /**
+   * The texts of its own of the entry just packed, whose last integer is `ints[last]`, kept in
+   * the text area; but a path with the session's `guid` in it becomes its route's code instead.
+   */
+  #own (journal: number, ints: Int32Array, last: number, entry: JournalEntry, guid: string): void {
+    const word = ints[last] as number
+    if ((word >> 16 & 255) === OTHER) {
+      const route = guidPathCode(entry.path, guid)
+      if (route === OTHER) this.#keep(journal, entry.path)
+      else ints[last] = (word & ~(255 << 16)) | route << 16 | OWN_GUID
+    }
+    if ((word >> 24 & 127) === OTHER) this.#keep(journal, entry.contentType as string)
   }
 
   /** Puts `text` at the end of the journal's text area, cut to MAX_TEXT_BYTES, pushing the oldest bytes out as needed. */
