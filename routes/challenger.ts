@@ -156,7 +156,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         response: {
           200: noBody('The session in X-CHALLENGER is live'),
           201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location }),
-          400: failure('A JSON body whose name is not 1 to 40 characters, or has control characters'),
+          400: failure('A JSON body whose name is not 1 to 40 characters, or has control or bidirectional-control characters'),
           404: failure('No live session by the id in X-CHALLENGER'),
           413: failure('A body over the body limit'),
           415: failure('A Content-Type header that is not a valid media type'),
@@ -254,7 +254,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         body: NameChange,
         response: {
           200: answer(SessionJson, 'The session, with its name', {}, XML.session),
-          400: failure('A body that is not {"name": …}, or a name that is not 1 to 40 characters or has control characters'),
+          400: failure('A body that is not {"name": …}, or a name that is not 1 to 40 characters or has control or bidirectional-control characters'),
           404: failure('No live session by that id'),
           413: failure('A body over the body limit'),
           415: failure('A content type other than application/json')

@@ -193,7 +193,7 @@ export const SessionRestore = Type.Object({
     ].map(key => [key, Type.Optional(Type.Boolean())])),
     { additionalProperties: false, description: 'Passed or not, by id or by the reference\'s challenge name; one left out is not passed' }
   )),
-  name: Type.Optional(Type.String({ description: `The learner's display name: 1 to ${MAX_NAME} characters once trimmed, no control characters; none when left out` }))
+  name: Type.Optional(Type.String({ description: `The learner's display name: 1 to ${MAX_NAME} characters once trimmed, no control or bidirectional-control characters; none when left out` }))
 }, {
   additionalProperties: false,
   examples: [{
@@ -206,12 +206,12 @@ export const SessionRestore = Type.Object({
 
 /** What PATCH /challenger/{guid} takes: the name to set, or null to clear it. */
 export const NameChange = Type.Object({
-  name: Type.Union([Type.String(), Type.Null()], { description: `1 to ${MAX_NAME} characters once trimmed, no control characters; null clears it` })
+  name: Type.Union([Type.String(), Type.Null()], { description: `1 to ${MAX_NAME} characters once trimmed, no control or bidirectional-control characters; null clears it` })
 }, { additionalProperties: false, examples: [{ name: 'Ada' }] })
 
 /** What POST /challenger may carry (any other body is ignored, as the reference does). */
 export const NewSession = Type.Object({
-  name: Type.Optional(Type.String({ description: `1 to ${MAX_NAME} characters once trimmed, no control characters` }))
+  name: Type.Optional(Type.String({ description: `1 to ${MAX_NAME} characters once trimmed, no control or bidirectional-control characters` }))
 }, { examples: [{ name: 'Ada' }] })
 
 /** GET /admin/sessions's query: the page size is checked by its route, to say what it wants. */
