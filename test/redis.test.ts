@@ -59,9 +59,13 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
       const a = await s.create()
       const id = sessionId(a.guid)
+      // Idle for `ms`: the score moved back in whichever index holds the session (new until its first lookup, then lru).
       const idleFor = async (ms: number, ...guids: string[]): Promise<void> => {
         const at = (await redisNow(s) - ms) * 1024
-        for (const [i, guid] of guids.entries()) await s.client.zadd('ttl:lru', at + i, sessionId(guid))
+        for (const [i, guid] of guids.entries()) {
+          const index = await s.client.zscore('ttl:new', sessionId(guid)) === null ? 'ttl:lru' : 'ttl:new'
+          await s.client.zadd(index, at + i, sessionId(guid))
+        }
       }
       await idleFor(4000, a.guid)
       t.equal((await s.get(a.guid))?.token, a.token, 'idle for less than the idle time: live')
@@ -79,7 +83,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(await Promise.all(idle.map(async r => await s.client.hexists('ttl:sessions', sessionId(r.guid)))), [0, 0, 1], 'a creation sweeps two')
       await s.probe()
       t.equal(await s.client.hexists('ttl:sessions', sessionId((idle[2] as { guid: string }).guid)), 0, 'a probe sweeps the rest')
-      t.equal(await s.client.zcard('ttl:lru'), 1, 'the one made last is left')
+      t.same([await s.client.zcard('ttl:lru'), await s.client.zcard('ttl:new')], [0, 1], 'the one made last is left, unused')
       // Pinned: not in the index, so never expired; its journal has no TTL.
       await s.restore({ guid: a.guid, token: a.token, note: '', progress: 0 }, { pinned: true })
       t.equal(await s.client.zscore('ttl:lru', id), null)
@@ -91,7 +95,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal((await s.get(a.guid))?.token, a.token)
       const keys = await s.client.keys('*')
       t.same(keys.filter(key => !key.startsWith('ttl:') && !key.startsWith('test')), [], 'every key carries a prefix')
-      t.same(keys.filter(key => key.startsWith('ttl:')).sort(), ['ttl:j:' + id, 'ttl:lru', 'ttl:sessions'], 'one hash for every session, not a key each')
+      t.same(keys.filter(key => key.startsWith('ttl:')).sort(), ['ttl:j:' + id, 'ttl:new', 'ttl:sessions'], 'one hash for every session, not a key each')
     })
 
     t.test('sessions of the layout before (a key each) are listed where they are, and moved to this one when looked up', async t => {
@@ -492,8 +496,11 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const ttl = await client.pttl(`${keyPrefix}j:${id}`)
       const left = Math.floor(Number(await client.zscore(`${keyPrefix}lru`, id)) / 1024) + 5000 - await redisNow(reader)
       t.ok(ttl >= left && ttl <= 5000 + JOURNAL_SPARE_MS, `the journal lives as long as its session (${left} ms) and at most a minute more (${ttl} ms)`)
-      await one.inject({ method: 'POST', url: '/challenger' })
-      await one.inject({ method: 'POST', url: '/challenger' })
+      // Two more, each used: every session has been, so the least recently used makes room.
+      for (let i = 0; i < 2; i++) {
+        const other = (await one.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+        await one.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': other } })
+      }
       t.equal(await client.hexists(`${keyPrefix}sessions`, id) + await client.exists(`${keyPrefix}j:${id}`), 0, 'evicted at capacity, journal and all')
       t.equal((await two.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).statusCode, 404)
       t.equal(await reader.journal(guid), undefined, 'no journal without its session')
@@ -568,10 +575,15 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.teardown(() => s.close())
       const made: string[] = []
       for (let i = 0; i < 25; i++) made.push((await s.create()).guid)
-      // Give several sessions one score: Redis then orders them by guid, and the cursor must step over them.
-      const key = `${keyPrefix}lru`
-      const score = Number(await s.client.zscore(key, sessionId(made[10] as string)))
-      for (const guid of made.slice(5, 15)) await s.client.zadd(key, score, sessionId(guid))
+      // Give several sessions one score, half of them used (in lru) and half not (in new): they are then
+      // ordered by guid across the two indexes, and the cursor must step over them.
+      for (const guid of made.slice(5, 15).filter((_, i) => i % 2 === 0)) await s.get(guid)
+      const score = Number(await s.client.zscore(`${keyPrefix}new`, sessionId(made[14] as string)))
+      for (const guid of made.slice(5, 15)) {
+        const index = await s.client.zscore(`${keyPrefix}new`, sessionId(guid)) === null ? 'lru' : 'new'
+        await s.client.zadd(`${keyPrefix}${index}`, score, sessionId(guid))
+      }
+      t.same([await s.client.zcard(`${keyPrefix}lru`), await s.client.zcard(`${keyPrefix}new`)], [5, 20])
       const pages: string[] = []
       let page = await s.list(4)
       for (;;) {

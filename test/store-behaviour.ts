@@ -1,6 +1,19 @@
 // The registry's behaviour, the same for every store (in memory, Redis): one suite, two backends.
+import { request, Agent } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Test } from 'tap'
+import { createServer } from '../src/server.js'
 import type { ChallengerStore, SessionPage } from '../src/domain/store.js'
+
+/** An HTTP request over `agent` (which names the source address): the status and the headers, once the answer is read. */
+async function send (agent: Agent, port: number, method: string, path: string, headers: Record<string, string> = {}, body = '') {
+  return await new Promise<{ status: number, headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
+    request({ host: '127.0.0.1', port, method, path, agent, headers }, res => {
+      res.resume()
+      res.on('end', () => resolve({ status: res.statusCode as number, headers: res.headers }))
+    }).on('error', reject).end(body)
+  })
+}
 
 /** `make` returns a fresh, empty store with room for `maxSessions`; the suite closes it. */
 export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<ChallengerStore>): void {
@@ -63,6 +76,54 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     t.same(await store.get(pinned.guid), pinned, 'the pinned session stays')
     t.equal(await store.restore({ ...pinned, note: 'again' }), 'replaced')
     t.equal((await store.get(pinned.guid))?.note, 'again')
+  })
+
+  t.test('at capacity, sessions no request has named since they were made go first, oldest first; a learner at work stays', async t => {
+    const store = await make(4)
+    t.teardown(() => store.close())
+    // The board's list is no activity: it shows what is live without changing it.
+    const live = async (): Promise<string[]> => ((await store.list?.(10))?.sessions ?? []).map(s => s.guid)
+    const learner = await store.create()
+    t.ok(await store.get(learner.guid))
+    await store.setNote(learner.guid, 'mine')
+    const made: string[] = []
+    for (let i = 0; i < 12; i++) made.push((await store.create()).guid)
+    const [nine, ten, eleven] = made.slice(-3) as [string, string, string]
+    t.same(await live(), [eleven, ten, nine, learner.guid], 'the learner, and the three made last')
+    t.equal((await store.get(learner.guid))?.note, 'mine')
+    // Every session used: the least recently used makes room.
+    for (const guid of [nine, ten, eleven]) await store.get(guid)
+    const next = await store.create()
+    t.same(await live(), [next.guid, eleven, ten, nine], 'the learner, used longest ago')
+    // Made again by a restore, a session is unused; restored while live, it was named, so used.
+    t.equal(await store.restore({ guid: learner.guid, token: learner.token, note: 'back', progress: 0 }), 'created')
+    t.same(await live(), [learner.guid, eleven, ten, nine], 'the unused one made room')
+    t.equal(await store.restore({ guid: nine, token: learner.token, note: 'restored', progress: 0 }), 'replaced')
+    const last = await store.create()
+    t.same(await live(), [last.guid, nine, eleven, ten], 'the learner\'s, restored and unused since, made room')
+  })
+
+  t.test('at capacity 300, a learner who wrote a note is still there after 5 addresses made 60 sessions each (issue 34)', async t => {
+    const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: await make(300) } })
+    t.teardown(() => app.close())
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const port = (app.server.address() as AddressInfo).port
+    const learner = new Agent({ keepAlive: true, localAddress: '127.0.0.1' })
+    t.teardown(() => learner.destroy())
+    const guid = (await send(learner, port, 'POST', '/challenger')).headers['x-challenger'] as string
+    const basic = `Basic ${Buffer.from('admin:password').toString('base64')}`
+    const token = (await send(learner, port, 'POST', '/secret/token', { 'x-challenger': guid, authorization: basic })).headers['x-auth-token'] as string
+    const auth = { 'x-challenger': guid, 'x-auth-token': token }
+    t.equal((await send(learner, port, 'POST', '/secret/note', { ...auth, 'content-type': 'application/json' }, '{"note":"mine"}')).status, 200)
+    const statuses = await Promise.all([2, 3, 4, 5, 6].map(async host => {
+      const stranger = new Agent({ keepAlive: true, localAddress: `127.0.0.${host}` })
+      const made: number[] = []
+      for (let i = 0; i < 60; i++) made.push((await send(stranger, port, 'POST', '/challenger')).status)
+      stranger.destroy()
+      return made
+    }))
+    t.same(statuses.flat().filter(status => status !== 201), [], '300 sessions made')
+    t.equal((await send(learner, port, 'GET', '/secret/note', auth)).status, 200, 'the learner\'s next request is answered')
   })
 
   t.test('a record handed out is a copy', async t => {

@@ -110,35 +110,48 @@ t.test('pinning a live session takes it out of the count', async t => {
   t.equal((await store.get(a.guid))?.note, 'pinned now')
 })
 
-t.test('expiry, touch and eviction agree with a plain model over many random steps', async t => {
-  // A seeded generator: the same steps on every run.
+t.test('expiry, touch and eviction (unused sessions first) agree with a plain model over many random steps', async t => {
+  // A seeded generator (mulberry32, in 32-bit integer arithmetic: a product of doubles past 2^53
+  // loses its low bits, and gave only even numbers): the same steps on every run.
   let seed = 42
   const random = (n: number): number => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31
-    return seed % n
+    seed = (seed + 0x6d2b79f5) | 0
+    let x = Math.imul(seed ^ (seed >>> 15), seed | 1)
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
+    return ((x ^ (x >>> 14)) >>> 0) % n
   }
   const time = fakeTime()
   const store = new MemoryStore({ idleMs: 50, maxSessions: 8, now: time.now, every: time.every })
-  // The model: guid → last activity, in order of last activity.
-  let model: Array<{ guid: string, seen: number }> = []
+  // The model: guid → last activity and whether a lookup has found it since it was made, in order of last activity.
+  let model: Array<{ guid: string, seen: number, used: boolean }> = []
   const guids: string[] = []
   let mismatches = 0
+  const evicted = { unused: 0, used: 0 }
   for (let step = 0; step < 3000; step++) {
     const now = time.now()
     model = model.filter(entry => now - entry.seen < 50)
     const choice = random(10)
-    if (choice < 3) {
+    // Phases of 300 steps: sessions made faster than they are used, then, with the clock still, every
+    // live one used in turn.
+    const using = Math.floor(step / 300) % 2 === 1
+    if (choice < (using ? 1 : 3)) {
       const created = await store.create()
       guids.push(created.guid)
-      if (model.length >= 8) model.shift()
-      model.push({ guid: created.guid, seen: now })
+      if (model.length >= 8) {
+        const unused = model.findIndex(entry => !entry.used)
+        evicted[unused === -1 ? 'used' : 'unused']++
+        model.splice(Math.max(unused, 0), 1)
+      }
+      model.push({ guid: created.guid, seen: now, used: false })
     } else if (choice < 8 && guids.length > 0) {
-      const guid = guids[random(guids.length)] as string
+      // Mostly the sessions made last, most of which are live; sometimes one long gone.
+      const recent = guids.length - 1 - (using ? step % Math.min(guids.length, 8) : random(Math.min(guids.length, 8)))
+      const guid = guids[random(4) === 0 ? random(guids.length) : recent] as string
       const found = await store.get(guid)
       const index = model.findIndex(entry => entry.guid === guid)
       if ((found !== undefined) !== (index !== -1)) mismatches++
-      if (index !== -1) model.push(...model.splice(index, 1).map(entry => ({ ...entry, seen: now })))
-    } else if (choice === 8) {
+      if (index !== -1) model.push(...model.splice(index, 1).map(entry => ({ ...entry, seen: now, used: true })))
+    } else if (choice === 8 || using) {
       time.tick()
     } else {
       time.advance(random(20))
@@ -150,6 +163,7 @@ t.test('expiry, touch and eviction agree with a plain model over many random ste
   for (const guid of guids) if ((await store.get(guid) !== undefined) !== live.includes(guid)) mismatches++
   t.equal(mismatches, 0)
   t.ok(guids.length > 500, `${guids.length} sessions were created`)
+  t.ok(evicted.unused > 20 && evicted.used > 20, `both kinds made room: ${evicted.unused} unused, ${evicted.used} used`)
 })
 
 t.test('the board in memory: times from the wall clock, activity within the window, expired sessions left out', async t => {
@@ -197,16 +211,16 @@ t.test('the board\'s cursor holds across thousands of touches (its marks are com
 
 t.test('the session found last stands for its guid only while it is live', async t => {
   const time = fakeTime()
-  const store = new MemoryStore({ idleMs: IDLE, maxSessions: 2, now: time.now, every: time.every })
+  const store = new MemoryStore({ idleMs: IDLE, maxSessions: 1, now: time.now, every: time.every })
   const a = await store.create()
   t.ok(await store.get(a.guid), 'found: the calls that follow name it')
   t.equal(store.setNoteNow(a.guid, 'kept'), 'kept')
   store.passNow(a.guid, 4)
   t.equal((await store.get(a.guid))?.progress, 4)
-  // Made to make room: the session found last is gone, and calls by its guid find nothing.
+  // Made to make room (the only session, so it goes though it was used): the session found last
+  // is gone, and calls by its guid find nothing.
   await store.create()
-  await store.create()
-  t.equal(store.size, 2)
+  t.equal(store.size, 1)
   t.equal(store.setNoteNow(a.guid, 'lost'), undefined, 'evicted: no note kept')
   store.passNow(a.guid, 8)
   t.equal(await store.journal(a.guid), undefined)

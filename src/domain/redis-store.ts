@@ -10,7 +10,12 @@
 //                     removed at the next sweep (a few per creation, up to a hundred per probe and per
 //                     board read) or the next time its id is looked up. The score is Redis's own clock
 //                     in ms (one clock for every instance) times 1024, made larger than the highest in
-//                     the set, so that no two entries tie. A pinned session is not in it: it never expires
+//                     it and in <prefix>new, so that no two entries tie. A pinned session is not in it:
+//                     it never expires
+//   <prefix>new       the same for the sessions no request has named since they were made (their last
+//                     activity is their making): a session is in one of the two, and moves to lru at
+//                     its first lookup. At capacity the oldest here makes room before any in lru, so
+//                     strangers' unused sessions never push out a learner at work
 //   <prefix>j:<id>    list: the session's journal, newest first, read up to the journal's size and
 //                     trimmed to it once a quarter over (one trim per few entries, not one each);
 //                     its TTL is its session's plus up to a minute (JOURNAL_SPARE_MS), renewed by a
@@ -84,8 +89,8 @@ export const JOURNAL_SPARE_MS = 60_000
 const SWEEP_ON_CREATE = 2
 const SWEEP_ON_READ = 100
 
-// Every script but the rate count starts with this. KEYS[1] the activity index, KEYS[2] the sessions;
-// ARGV[1] the idle time, ARGV[2] the key prefix.
+// Every script but the rate count starts with this. KEYS[1] the activity index, KEYS[2] the sessions,
+// KEYS[3] the unused sessions' index; ARGV[1] the idle time, ARGV[2] the key prefix.
 // Now, in milliseconds, by Redis's clock (scripts may read it since Redis 5: their effects are
 // replicated, not the script), and the activity score of a touch now (see <prefix>lru). Scores
 // stay below 2^53, exact in a double; %.0f keeps Lua from writing them with an exponent. Reading
@@ -96,14 +101,17 @@ const SWEEP_ON_READ = 100
 // note, which may hold any character (a name of length 0 is none; made is '' for a session made
 // before times were kept). 64 bytes of Redis memory for a session with no name and no note.
 const SESSION = `
-local lru, sessions = KEYS[1], KEYS[2]
+local lru, sessions, fresh = KEYS[1], KEYS[2], KEYS[3]
 local idleMs, prefix = tonumber(ARGV[1]), ARGV[2]
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local cutoff = (now - idleMs) * ${PER_MS}
 local function score (n) return string.format('%.0f', n) end
+local function highest (index)
+  return tonumber(redis.call('ZREVRANGE', index, 0, 0, 'WITHSCORES')[2] or '0')
+end
 local function activity (last)
-  if not last then last = tonumber(redis.call('ZREVRANGE', lru, 0, 0, 'WITHSCORES')[2] or '0') end
+  if not last then last = math.max(highest(lru), highest(fresh)) end
   return math.max(now * ${PER_MS}, last + 1)
 end
 local function decode (v)
@@ -122,19 +130,28 @@ end
 local function drop (id)
   redis.call('HDEL', sessions, id)
   redis.call('ZREM', lru, id)
+  redis.call('ZREM', fresh, id)
   redis.call('DEL', prefix .. 'j:' .. id)
   if #id == 36 then redis.call('DEL', prefix .. 's:' .. id) end
 end
 local function sweep (limit)
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', lru, '-inf', '(' .. score(cutoff), 'LIMIT', 0, limit)) do drop(id) end
+  for _, index in ipairs({ lru, fresh }) do
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', '(' .. score(cutoff), 'LIMIT', 0, limit)) do drop(id) end
+  end
 end
--- The live session of an id, unpacked, with its score (none when pinned); nil, and dropped, when expired.
+-- The live session of an id, unpacked, with its score (none when pinned) and whether it is unused
+-- (in fresh); nil, and dropped, when expired.
 local function load (id)
   local v = redis.call('HGET', sessions, id)
   if not v then return nil end
   local s = decode(v)
   if s.k ~= '1' then
-    s.score = tonumber(redis.call('ZSCORE', lru, id) or '0')
+    local at = redis.call('ZSCORE', lru, id)
+    if not at then
+      at = redis.call('ZSCORE', fresh, id)
+      s.fresh = at ~= false
+    end
+    s.score = tonumber(at or '0')
     if s.score < cutoff then
       drop(id)
       return nil
@@ -196,6 +213,12 @@ if ARGV[12] ~= '' then
   if n > tonumber(ARGV[14]) then return { -2, left } end
 end
 sweep(${SWEEP_ON_CREATE})
+-- Room for one more: an expired session, else the oldest unused one, else the least recently used.
+local function evict ()
+  local oldest = redis.call('ZRANGE', lru, 0, 0, 'WITHSCORES')
+  if oldest[1] and tonumber(oldest[2]) < cutoff then return drop(oldest[1]) end
+  drop(redis.call('ZRANGE', fresh, 0, 0)[1] or oldest[1])
+end
 local id = ARGV[4]
 local s = find(ARGV[3], id)
 local live = s ~= nil
@@ -207,15 +230,24 @@ if not live then redis.call('DEL', journal) end
 redis.call('HSET', sessions, id, encode({ p = ARGV[7], k = pinned and '1' or '0', c = live and s.c or score(now), t = ARGV[5], a = ARGV[11], n = ARGV[6] }))
 if pinned then
   redis.call('ZREM', lru, id)
+  redis.call('ZREM', fresh, id)
   redis.call('PERSIST', journal)
 else
   if not live then
     -- A session gone but still listed must not evict itself.
     redis.call('ZREM', lru, id)
-    while redis.call('ZCARD', lru) >= tonumber(ARGV[8]) do drop(redis.call('ZPOPMIN', lru)[1]) end
+    redis.call('ZREM', fresh, id)
+    while redis.call('ZCARD', lru) + redis.call('ZCARD', fresh) >= tonumber(ARGV[8]) do evict() end
   end
   redis.call('PEXPIRE', journal, idleMs + ${JOURNAL_SPARE_MS})
-  redis.call('ZADD', lru, score(activity()), id)
+  -- A session made (or made again) is unused; a live one restored was named by the request.
+  local at = score(activity())
+  if live then
+    if s.fresh then redis.call('ZREM', fresh, id) end
+    redis.call('ZADD', lru, at, id)
+  else
+    redis.call('ZADD', fresh, at, id)
+  end
 end
 if live then return 1 end
 return 0`
@@ -241,61 +273,83 @@ if redis.call('HEXISTS', sessions, ARGV[4]) == 0 and migrate(ARGV[3], ARGV[4]) t
 return 0`
 
 // One page of the board, newest activity first, from the cursor (its score and id; '' for the first
-// page): id, name, made at, last seen, progress for each session, and the live count first. Among
-// equal scores Redis orders by id (bytes), so those at the cursor's score up to its id were on the
-// page before (compared byte by byte: Lua's < follows the locale). limit + 1 rows are read to know
-// whether there is a page after. A session of the layout before is read where it is.
+// page): id, name, made at, last seen, progress for each session, and the live count first. The two
+// indexes (lru, fresh) are read side by side and merged. Among equal scores Redis orders by id
+// (bytes), so those at the cursor's score up to its id were on the page before (compared byte by
+// byte: Lua's < follows the locale). limit + 1 rows are read to know whether there is a page after.
+// A session of the layout before is read where it is.
 const LIST = `${SESSION}
 sweep(${SWEEP_ON_READ})
 local limit = tonumber(ARGV[3])
 local after, afterId = ARGV[4], ARGV[5]
-local function listed (id)
-  for i = 1, math.max(#id, #afterId) do
-    local a, b = string.byte(id, i) or -1, string.byte(afterId, i) or -1
+local function above (id, other)
+  for i = 1, math.max(#id, #other) do
+    local a, b = string.byte(id, i) or -1, string.byte(other, i) or -1
     if a ~= b then return a > b end
   end
-  return true
+  return false
 end
 local floor = score(cutoff)
-local rows = { redis.call('ZCOUNT', lru, floor, '+inf') }
-local offset = 0
-local count = 0
-while count <= limit do
-  local batch = redis.call('ZREVRANGEBYSCORE', lru, after == '' and '+inf' or after, floor, 'WITHSCORES', 'LIMIT', offset, limit + 1)
-  if #batch == 0 then break end
-  offset = offset + #batch / 2
-  for i = 1, #batch, 2 do
-    local id, at = batch[i], batch[i + 1]
-    if count <= limit and not (at == after and listed(id)) then
-      local v = redis.call('HGET', sessions, id)
-      local a, c, p
-      if v then
-        local s = decode(v)
-        a, c, p = s.a, s.c, s.p
-      else
-        local old = redis.call('HMGET', prefix .. 's:' .. id, 'a', 'c', 'p')
-        a, c, p = old[1] or '', old[2] or '', old[3]
+local rows = { redis.call('ZCOUNT', lru, floor, '+inf') + redis.call('ZCOUNT', fresh, floor, '+inf') }
+-- An index's live entries after the cursor, newest first, limit + 1 at a time: the next id and its score, or nil.
+local function reader (index)
+  local batch, i, offset = {}, 1, 0
+  return function ()
+    while true do
+      if i > #batch then
+        batch = redis.call('ZREVRANGEBYSCORE', index, after == '' and '+inf' or after, floor, 'WITHSCORES', 'LIMIT', offset, limit + 1)
+        if #batch == 0 then return nil end
+        offset = offset + #batch / 2
+        i = 1
       end
-      if p then
-        count = count + 1
-        rows[#rows + 1] = id
-        rows[#rows + 1] = a
-        rows[#rows + 1] = c
-        rows[#rows + 1] = at
-        rows[#rows + 1] = p
-      end
+      local id, at = batch[i], batch[i + 1]
+      i = i + 2
+      if at ~= after or above(afterId, id) then return id, at end
     end
+  end
+end
+local nextUsed, nextFresh = reader(lru), reader(fresh)
+local u, uAt = nextUsed()
+local f, fAt = nextFresh()
+local count = 0
+while count <= limit and (u or f) do
+  local id, at
+  if not f or (u and (tonumber(uAt) > tonumber(fAt) or (uAt == fAt and above(u, f)))) then
+    id, at = u, uAt
+    u, uAt = nextUsed()
+  else
+    id, at = f, fAt
+    f, fAt = nextFresh()
+  end
+  local v = redis.call('HGET', sessions, id)
+  local a, c, p
+  if v then
+    local s = decode(v)
+    a, c, p = s.a, s.c, s.p
+  else
+    local old = redis.call('HMGET', prefix .. 's:' .. id, 'a', 'c', 'p')
+    a, c, p = old[1] or '', old[2] or '', old[3]
+  end
+  if p then
+    count = count + 1
+    rows[#rows + 1] = id
+    rows[#rows + 1] = a
+    rows[#rows + 1] = c
+    rows[#rows + 1] = at
+    rows[#rows + 1] = p
   end
 end
 return rows`
 
-// The live count and the count active within ARGV[3] ms.
+// The live count, the count active within ARGV[3] ms, and of the live ones those in lru (the used).
 const COUNTS = `${SESSION}
 sweep(${SWEEP_ON_READ})
-return { redis.call('ZCOUNT', lru, score(cutoff), '+inf'), redis.call('ZCOUNT', lru, score((now - tonumber(ARGV[3])) * ${PER_MS}), '+inf') }`
+local floor, active = score(cutoff), score((now - tonumber(ARGV[3])) * ${PER_MS})
+local used = redis.call('ZCOUNT', lru, floor, '+inf')
+return { used + redis.call('ZCOUNT', fresh, floor, '+inf'), redis.call('ZCOUNT', lru, active, '+inf') + redis.call('ZCOUNT', fresh, active, '+inf'), used }`
 
-// The progress of the sessions ranked ARGV[3] to ARGV[4] in the activity index, newest first (a
-// slice of the live ones, which rank above the expired).
+// The progress of the sessions ranked ARGV[3] to ARGV[4] in the index KEYS[1] (lru or fresh), newest
+// first (a slice of the live ones, which rank above the expired).
 const PROGRESS = `
 local out = {}
 for _, id in ipairs(redis.call('ZREVRANGE', KEYS[1], ARGV[3], ARGV[4])) do
@@ -347,6 +401,11 @@ local function touch (id, s)
   if left ~= -2 and left < idleMs then redis.call('PEXPIRE', journal, spare) end
   last = activity(last)
   s.score = last
+  -- Its first lookup: it is used from now on.
+  if s.fresh then
+    redis.call('ZREM', fresh, id)
+    s.fresh = false
+  end
   redis.call('ZADD', lru, score(last), id)
 end
 local function write (id, s, note, bits)
@@ -419,8 +478,8 @@ type Found = [string, string, string, string | null, string | null]
 /** A call in a batch: its promise's ends, and whether it resolves once sent (see #call). */
 interface Caller { resolve: (result: unknown) => void, reject: (error: unknown) => void, sent: boolean }
 
-// Every script but countCreation takes the activity index, the sessions, the idle time and the prefix first.
-type Common = [lru: string, sessions: string, idleMs: number, prefix: string]
+// Every script but the counts takes the activity index, the sessions, the unused sessions' index, the idle time and the prefix first.
+type Common = [lru: string, sessions: string, fresh: string, idleMs: number, prefix: string]
 
 interface Scripts {
   batch (...args: [...Common, journalSize: number, ...calls: Array<string | number>]): Promise<Array<Found | number | null>>
@@ -429,7 +488,7 @@ interface Scripts {
   setName (...args: [...Common, guid: string, id: string, name: string]): Promise<Found | null>
   migrate (...args: [...Common, guid: string, id: string]): Promise<number>
   list (...args: [...Common, limit: number, afterScore: string, afterId: string]): Promise<Array<string | number>>
-  counts (...args: [...Common, activeMs: number]): Promise<[number, number]>
+  counts (...args: [...Common, activeMs: number]): Promise<[live: number, active: number, used: number]>
   progress (...args: [...Common, from: number, to: number]): Promise<string[]>
   journal (...args: [...Common, guid: string, id: string, size: number]): Promise<string[] | null>
   probe (...args: Common): Promise<number>
@@ -546,9 +605,9 @@ export class RedisStore implements ChallengerStore {
       else this.probe()
     })
     const scripts = { batch: BATCH, put: PUT, setName: SET_NAME, migrate: MIGRATE, list: LIST, counts: COUNTS, progress: PROGRESS, journal: JOURNAL, probe: PROBE }
-    for (const [name, lua] of Object.entries(scripts)) this.client.defineCommand(name, { numberOfKeys: 2, lua })
+    for (const [name, lua] of Object.entries(scripts)) this.client.defineCommand(name, { numberOfKeys: 3, lua })
     this.client.defineCommand('countCreation', { numberOfKeys: 1, lua: COUNT_CREATION })
-    this.#common = [`${this.#prefix}lru`, `${this.#prefix}sessions`, this.#idleMs, this.#prefix]
+    this.#common = [`${this.#prefix}lru`, `${this.#prefix}sessions`, `${this.#prefix}new`, this.#idleMs, this.#prefix]
     this.#scheduleProbe()
   }
 
@@ -774,15 +833,18 @@ export class RedisStore implements ChallengerStore {
   }
 
   async summary (activeMs: number): Promise<ClassSummary> {
-    const { live, active } = await this.counts(activeMs)
+    const [live, active, used] = await this.#run(() => this.#scripts.counts(...this.#common, activeMs))
     const passedBy = new Array<number>(32).fill(0)
-    // A slice of the index at a time, so that no one script holds Redis for long.
-    for (let from = 0; from < live; from += SUMMARY_SLICE) {
-      const slice = await this.#run(() => this.#scripts.progress(...this.#common, from, from + SUMMARY_SLICE - 1))
-      for (const text of slice) {
-        for (let bits = Number(text) | 0; bits !== 0; bits &= bits - 1) {
-          const bit = 31 - Math.clz32(bits & -bits)
-          passedBy[bit] = (passedBy[bit] as number) + 1
+    const [lru, sessions, fresh, ...rest] = this.#common
+    // A slice of an index at a time (the used sessions', then the unused ones'), so that no one script holds Redis for long.
+    for (const [index, size] of [[lru, used], [fresh, live - used]] as const) {
+      for (let from = 0; from < size; from += SUMMARY_SLICE) {
+        const slice = await this.#run(() => this.#scripts.progress(index, sessions, fresh, ...rest, from, from + SUMMARY_SLICE - 1))
+        for (const text of slice) {
+          for (let bits = Number(text) | 0; bits !== 0; bits &= bits - 1) {
+            const bit = 31 - Math.clz32(bits & -bits)
+            passedBy[bit] = (passedBy[bit] as number) + 1
+          }
         }
       }
     }

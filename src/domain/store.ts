@@ -73,7 +73,11 @@ export interface CreationLimit {
 }
 
 export interface ChallengerStore {
-  /** A new session with a fresh guid and token (and `name`, if given). At capacity, the least recently used one makes room. */
+  /**
+   * A new session with a fresh guid and token (and `name`, if given). At capacity one makes room: the
+   * oldest that no request has named since it was made; only when every session has been named, the
+   * least recently used. (So strangers' unused sessions never push out a learner at work.)
+   */
   create (name?: string): Promise<ChallengerRecord>
   /** The session, as it is now; looking it up counts as activity and keeps it alive. */
   get (guid: string): Promise<ChallengerRecord | undefined>
@@ -268,8 +272,9 @@ interface Session {
   note: string
   progress: number
   /**
-   * When it was made, in whole seconds since the store began: a small integer is kept in the
-   * object itself, where a fraction of a millisecond would cost a 16-byte number of its own.
+   * When it was made, in whole seconds since the store began, times two; plus one once a request has
+   * named it since (it is `used`, see #freshFrom). One small integer, kept in the object itself: a
+   * field of its own would cost every session 8 bytes, a fraction of a millisecond a 16-byte number.
    */
   created: number
   /**
@@ -286,6 +291,9 @@ interface Session {
   newer: Session | null
 }
 
+/** The bit of Session.created that says a request has named the session since it was made. */
+const USED = 1
+
 /** One session in this many (by touch) is marked, for the board's cursor to find its place. */
 const MARK_EVERY = 32
 /** A memory-store cursor: `m` and the seq of the last session of the page before. */
@@ -293,16 +301,23 @@ const MEMORY_CURSOR = /^m([1-9]\d{0,15})$/
 
 /**
  * Every session in one Map, in this process, and threaded on a list in the order of last activity:
- * a touch moves a session to the newest end, eviction takes the oldest, and expiry removes expired
- * sessions from the oldest end, a few on each call and all of them on a timer. Every step is O(1);
- * each session is removed once, so expiry costs O(1) amortized per request. (The Map's own order
- * will not do: deleting and re-adding leaves holes that iteration from the front walks over.)
+ * a touch moves a session to the newest end, eviction takes the oldest session never named since it
+ * was made (else the oldest), and expiry removes expired sessions from the oldest end, a few on each
+ * call and all of them on a timer. Every step is O(1), amortized: each session is removed once, and
+ * the search for an unused one passes each used session once per touch. (The Map's own order will
+ * not do: deleting and re-adding leaves holes that iteration from the front walks over.)
  */
 export class MemoryStore implements ChallengerStore {
   readonly #sessions = new Map<string, Session>()
   readonly #pinned = new Map<string, Session>()
   #oldest: Session | null = null
   #newest: Session | null = null
+  /**
+   * No unused session is older than this one (null: there is none). An unused session is never
+   * touched, so unused ones keep the order they were made in; eviction looks for the oldest from
+   * here, toward the newest, and leaves this at the one it found.
+   */
+  #freshFrom: Session | null = null
   readonly #idleMs: number
   readonly #maxSessions: number
   readonly #now: () => number
@@ -364,6 +379,7 @@ export class MemoryStore implements ChallengerStore {
   }
 
   #unlink (session: Session): void {
+    if (session === this.#freshFrom) this.#freshFrom = session.newer
     if (session.older === null) this.#oldest = session.newer
     else session.older.newer = session.newer
     if (session.newer === null) this.#newest = session.older
@@ -455,6 +471,7 @@ export class MemoryStore implements ChallengerStore {
       return undefined
     }
     session.seen = now
+    session.created |= USED
     this.#unlink(session)
     this.#append(session)
     this.#last = session
@@ -470,9 +487,20 @@ export class MemoryStore implements ChallengerStore {
 
   #add (session: Session): void {
     this.#expire(4)
-    if (this.#sessions.size >= this.#maxSessions) this.#remove(this.#oldest as Session)
+    if (this.#sessions.size >= this.#maxSessions) this.#remove(this.#evictable())
     this.#sessions.set(session.guid, session)
     this.#append(session)
+    this.#freshFrom ??= session
+  }
+
+  /** The session to make room: an expired one, else the oldest unused one, else the least recently used. */
+  #evictable (): Session {
+    const oldest = this.#oldest as Session
+    if (this.#clock() - oldest.seen >= this.#idleMs) return oldest
+    let fresh = this.#freshFrom
+    while (fresh !== null && (fresh.created & USED) !== 0) fresh = fresh.newer
+    this.#freshFrom = fresh
+    return fresh ?? oldest
   }
 
   /** The session as the store hands it out: a copy. */
@@ -492,7 +520,7 @@ export class MemoryStore implements ChallengerStore {
 
   #session (guid: string, token: string, note: string, progress: number): Session {
     const now = this.#clock()
-    return { guid, token, note, progress, created: Math.floor(now / 1000), seq: 0, journal: -1, seen: now, older: null, newer: null }
+    return { guid, token, note, progress, created: Math.floor(now / 1000) * 2, seq: 0, journal: -1, seen: now, older: null, newer: null }
   }
 
   async create (name?: string): Promise<ChallengerRecord> {
@@ -590,7 +618,7 @@ export class MemoryStore implements ChallengerStore {
     return {
       guid: session.guid,
       name: this.#nameOf(session),
-      createdAt: Math.round(this.#wallStart + session.created * 1000),
+      createdAt: Math.round(this.#wallStart + (session.created >> 1) * 1000),
       lastSeen: Math.round(this.#wallStart + session.seen),
       progress: session.progress
     }
@@ -639,6 +667,7 @@ export class MemoryStore implements ChallengerStore {
     this.#sessions.clear()
     this.#oldest = null
     this.#newest = null
+    this.#freshFrom = null
     this.#pinned.clear()
     this.#names.clear()
   }
