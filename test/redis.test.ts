@@ -306,6 +306,75 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.ok(write instanceof StoreUnavailableError, 'the write fails')
     })
 
+    t.test('at maxmemory no script writes past it: creations are refused (503), and so is every call that writes; reads and sweeps go on', async t => {
+      const full = await redisServer(['--appendonly', 'no', '--maxmemory-policy', 'noeviction'])
+      t.teardown(() => full.remove())
+      const s = await ready(new RedisStore({ url: full.url, prefix: 'oom:', maxSessions: 100_000, idleMs: 600_000, probeIntervalMs: 3_600_000 }))
+      t.teardown(() => s.close())
+      const memory = async (): Promise<number> => Number(/^used_memory:(\d+)/m.exec(await s.client.info('memory'))?.[1])
+      const refusal = async (call: Promise<unknown>): Promise<string> => {
+        const error = await call.then(() => undefined, (error: unknown) => error)
+        return error instanceof StoreUnavailableError ? (error.cause as Error).message.slice(0, 3) : `no refusal (${String(error)})`
+      }
+      // Every script once (Redis keeps what it has run), then a little room, then sessions made until
+      // Redis refuses: the first refusal comes with the memory at the limit.
+      const first = await s.create()
+      await Promise.all([s.get(first.guid), s.list(1), s.summary(1000), s.journal(first.guid), s.setName(first.guid, 'x'), s.countCreation('127.0.0.1', 60_000)])
+      const limit = await memory() + 100_000
+      await s.client.config('SET', 'maxmemory', String(limit))
+      let made = 0
+      for (; made < 5000; made++) if (await s.create().then(() => false, () => true)) break
+      t.ok(made > 100 && made < 5000, `${made} sessions made, then refused`)
+      const atLimit = await memory()
+      t.ok(atLimit <= limit + 4096, `used_memory ${atLimit} at the refusal, maxmemory ${limit}`)
+      const sessions = await s.client.hlen('oom:sessions')
+      for (let i = 0; i < 20; i++) t.equal(await refusal(s.create()), 'OOM', 'and so is every creation after')
+      t.equal(await s.client.hlen('oom:sessions'), sessions, 'none made')
+
+      // Every script that may add to Redis's memory is refused up front, whatever it does first. (Made
+      // to have expired while there is room, b is for the sweep below.)
+      const [a, b] = (await s.list(2)).sessions.map(x => x.guid) as [string, string]
+      await s.client.config('SET', 'maxmemory', '0')
+      await s.client.zadd('oom:new', 1024, sessionId(b))
+      await s.client.config('SET', 'maxmemory', '1')
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      const before = await s.client.dbsize()
+      t.same(await Promise.all([
+        s.createCounted(undefined, 1, { client: '127.0.0.1', windowMs: 60_000, max: 60 }),
+        s.restore({ guid: a, token: 'f'.repeat(32), note: 'over the limit', progress: 1 }),
+        s.restore({ guid: '00000000-0000-4000-8000-00000000f00d', token: 'f'.repeat(32), note: '', progress: 0 }),
+        s.get(a),
+        s.setNote(a, 'over the limit', 2),
+        s.getAndSetNote(a, 'f'.repeat(32), 'over the limit', 2),
+        s.setName(a, 'Ada'),
+        s.journal(a),
+        s.countCreation('127.0.0.1', 60_000)
+      ].map(refusal)), new Array(9).fill('OOM'))
+      await s.record(a, entry)
+      await s.pass(a, 4)
+      t.equal(await s.client.dbsize(), before, 'no key made')
+      t.equal(await s.client.exists(`oom:j:${sessionId(a)}`), 0, 'no journal entry, no challenge passed')
+
+      // The probe still sweeps (deleting frees memory), and the board's reads still answer.
+      await s.probe()
+      t.equal(s.available(), true, 'the probe answers')
+      t.equal(await s.client.hexists('oom:sessions', sessionId(b)), 0, 'and swept the expired session')
+      t.equal((await s.list(10)).total, sessions - 1)
+      t.same(await s.counts(600_000), { live: sessions - 1, active: sessions - 1 })
+      t.equal((await s.summary(600_000)).live, sessions - 1)
+
+      // Over HTTP: the service's 503.
+      const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: s } })
+      t.teardown(() => app.close())
+      const refused = await app.inject({ method: 'POST', url: '/challenger' })
+      t.equal(refused.statusCode, 503)
+      t.same(refused.json(), { errorMessages: ['The session store is unavailable; try again shortly'] })
+
+      // Room again: everything works.
+      await s.client.config('SET', 'maxmemory', '0')
+      t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201)
+    })
+
     t.test('a store whose Redis is not there yet starts anyway, answers 503, and connects when it can', async t => {
       const later = await redisServer()
       t.teardown(() => later.remove())

@@ -35,6 +35,11 @@
 // call's result is its own; a batch that fails (Redis away, or too slow) fails each of its calls.
 // A probe about every second tells whether Redis still answers, so that the heartbeat says 503
 // within about 2 s of a hang even when no request runs into it, and 204 again once it is over.
+// No write goes past Redis's maxmemory: every script starts with a shebang (Redis 7), so that Redis
+// refuses it up front while memory is over the limit (the request is answered 503), unless it only
+// reads (flags=no-writes) or only reads and deletes (flags=allow-oom: the sweeps, which free memory).
+// Without a shebang Redis checks a script's memory only at its first write, and a script whose first
+// write was a delete (a creation's, of a journal that is not there) could then write past the limit.
 import { Redis } from 'ioredis'
 import { decodeEntry, encodeEntry, type JournalEntry } from './journal.js'
 import type { ChallengerRecord, ChallengerStore, ClassSummary, CreationCount, CreationLimit, SessionPage, SessionSummary, StoreStatus } from './store.js'
@@ -363,6 +368,14 @@ const COUNT_CREATION = `${COUNT}
 local n, left = count(KEYS[1], ARGV[1])
 return { n, left }`
 
+/**
+ * A script as Redis 7 should run it (see the header): `flags` no-writes for one that only reads,
+ * allow-oom for one that only reads and deletes, none for one that may add to Redis's memory.
+ */
+function script (lua: string, flags?: 'no-writes' | 'allow-oom'): string {
+  return `#!lua${flags === undefined ? '' : ` flags=${flags}`}\n${lua}`
+}
+
 // Many calls in one script: ARGV[3] the journal's size, then each call as its letter and its
 // arguments, a session by its id (22 characters rather than its keys):
 //   t id           the lookup: the session's t, n, p, k, a (false when there is none); an unpinned
@@ -604,9 +617,20 @@ export class RedisStore implements ChallengerStore {
       if (this.#responsive) this.#up()
       else this.probe()
     })
-    const scripts = { batch: BATCH, put: PUT, setName: SET_NAME, migrate: MIGRATE, list: LIST, counts: COUNTS, progress: PROGRESS, journal: JOURNAL, probe: PROBE }
+    const scripts = {
+      batch: script(BATCH),
+      put: script(PUT),
+      setName: script(SET_NAME),
+      migrate: script(MIGRATE),
+      journal: script(JOURNAL),
+      // The board's reads and the probe sweep (delete) and read: they run at maxmemory too.
+      list: script(LIST, 'allow-oom'),
+      counts: script(COUNTS, 'allow-oom'),
+      probe: script(PROBE, 'allow-oom'),
+      progress: script(PROGRESS, 'no-writes')
+    }
     for (const [name, lua] of Object.entries(scripts)) this.client.defineCommand(name, { numberOfKeys: 3, lua })
-    this.client.defineCommand('countCreation', { numberOfKeys: 1, lua: COUNT_CREATION })
+    this.client.defineCommand('countCreation', { numberOfKeys: 1, lua: script(COUNT_CREATION) })
     this.#common = [`${this.#prefix}lru`, `${this.#prefix}sessions`, `${this.#prefix}new`, this.#idleMs, this.#prefix]
     this.#scheduleProbe()
   }
