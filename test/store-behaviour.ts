@@ -126,6 +126,22 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     t.equal((await send(learner, port, 'GET', '/secret/note', auth)).status, 200, 'the learner\'s next request is answered')
   })
 
+  t.test('countCreation counts per client in a window that its first count opens; with add 0 it only reads', async t => {
+    const store = await make(10)
+    t.teardown(() => store.close())
+    const count = store.countCreation?.bind(store) as NonNullable<ChallengerStore['countCreation']>
+    t.same(await count('admin:127.0.0.2', 60_000, 0), { count: 0, msLeft: 0 }, 'read: no window open')
+    const first = await count('admin:127.0.0.2', 60_000)
+    t.equal(first.count, 1)
+    t.ok(first.msLeft > 59_000 && first.msLeft <= 60_000, `the window opened: ${first.msLeft} ms left`)
+    t.equal((await count('admin:127.0.0.2', 60_000)).count, 2)
+    t.equal((await count('127.0.0.2', 60_000)).count, 1, 'another key counts apart')
+    const read = await count('admin:127.0.0.2', 60_000, 0)
+    t.equal(read.count, 2, 'read, not added to')
+    t.ok(read.msLeft > 0 && read.msLeft <= first.msLeft, 'in the same window')
+    t.equal((await count('admin:127.0.0.2', 60_000, 0)).count, 2)
+  })
+
   t.test('a record handed out is a copy', async t => {
     const store = await make(100)
     t.teardown(() => store.close())

@@ -1,5 +1,6 @@
 // The in-memory store's life cycle with a hand-moved clock: expiry, touch, capacity, restore.
 import t from 'tap'
+import { MAX_COUNTED, WindowCounts } from '../src/domain/counts.js'
 import { MemoryStore } from '../src/domain/store.js'
 import { fakeTime } from './clock.js'
 import { storeBehaviour } from './store-behaviour.js'
@@ -243,4 +244,40 @@ t.test('the session found last stands for its guid only while it is live', async
   // Closed: nothing is found.
   await store.close()
   t.equal(store.setNoteNow(pinned.guid, 'closed'), undefined)
+})
+
+t.test('the counts in memory: a window closes windowMs after it opened, by the store\'s clock; closed ones are forgotten on the timer', async t => {
+  const time = fakeTime()
+  const store = new MemoryStore({ now: time.now, every: time.every })
+  t.teardown(() => store.close())
+  t.same(await store.countCreation('127.0.0.2', 60_000), { count: 1, msLeft: 60_000 })
+  time.advance(59_999)
+  t.same(await store.countCreation('127.0.0.2', 60_000), { count: 2, msLeft: 1 })
+  t.same(await store.countCreation('127.0.0.2', 60_000, 0), { count: 2, msLeft: 1 })
+  time.advance(1)
+  t.same(await store.countCreation('127.0.0.2', 60_000, 0), { count: 0, msLeft: 0 }, 'closed at windowMs')
+  t.same(await store.countCreation('127.0.0.2', 60_000), { count: 1, msLeft: 60_000 }, 'a new window')
+})
+
+t.test('WindowCounts keeps at most MAX_COUNTED clients: the closed windows go first, then the one opened first', async t => {
+  const time = fakeTime(0)
+  const counts = new WindowCounts(time.now)
+  counts.count('early', 1000, 1)
+  time.advance(500)
+  for (let i = 1; i < MAX_COUNTED; i++) counts.count(`c${i}`, 1000, 1)
+  t.equal(counts.size, MAX_COUNTED)
+  counts.count('c1', 1000, 1)
+  t.equal(counts.size, MAX_COUNTED, 'a client already counted takes no room')
+  counts.count('late', 1000, 1)
+  t.equal(counts.size, MAX_COUNTED, 'a new one makes room')
+  t.equal(counts.count('early', 1000, 0).count, 0, 'by forgetting the window opened first')
+  t.equal(counts.count('c1', 1000, 0).count, 2, 'and no other')
+  time.advance(1000)
+  counts.count('later', 1000, 1)
+  t.equal(counts.size, 1, 'when full, the closed windows at the front go first: here all of them')
+  counts.count('another', 5000, 1)
+  time.advance(1000)
+  counts.sweep()
+  t.equal(counts.size, 1, 'the sweep forgets every closed window')
+  t.equal(counts.count('another', 5000, 0).count, 1, 'and keeps the open ones')
 })

@@ -23,7 +23,8 @@
 //                     per request): it is never read without its session, goes with it, and a
 //                     session made again under its guid (a restore after expiry) starts without it
 //   <prefix>rate:<client>  the sessions a client address made in its current window (countCreation),
-//                     with the window's TTL: every instance counts in the same place
+//                     with the window's TTL: every instance counts in the same place; the wrong admin
+//                     tokens of an address are counted as <prefix>rate:admin:<client>
 // A session's id is its guid in 22 characters: the 128 bits of a UUID in an alphabet sorted as Redis
 // sorts bytes, so that ids sort as their guids do (sessionId); any other guid is '=' and itself.
 // Sessions of the layout before (a hash <prefix>s:<guid> each, with a TTL, indexed by guid, and a
@@ -368,6 +369,12 @@ const COUNT_CREATION = `${COUNT}
 local n, left = count(KEYS[1], ARGV[1])
 return { n, left }`
 
+// The client's count and its window's time left, read (0 and 0 without a window).
+const PEEK_COUNT = `
+local left = redis.call('PTTL', KEYS[1])
+if left == -2 then return { 0, 0 } end
+return { tonumber(redis.call('GET', KEYS[1])), math.max(left, 0) }`
+
 /**
  * A script as Redis 7 should run it (see the header): `flags` no-writes for one that only reads,
  * allow-oom for one that only reads and deletes, none for one that may add to Redis's memory.
@@ -506,6 +513,7 @@ interface Scripts {
   journal (...args: [...Common, guid: string, id: string, size: number]): Promise<string[] | null>
   probe (...args: Common): Promise<number>
   countCreation (key: string, windowMs: number): Promise<[number, number]>
+  peekCount (key: string): Promise<[number, number]>
 }
 
 /** The 64 characters of base64url, in the order Redis sorts bytes: ids sort as their guids do. */
@@ -631,6 +639,7 @@ export class RedisStore implements ChallengerStore {
     }
     for (const [name, lua] of Object.entries(scripts)) this.client.defineCommand(name, { numberOfKeys: 3, lua })
     this.client.defineCommand('countCreation', { numberOfKeys: 1, lua: script(COUNT_CREATION) })
+    this.client.defineCommand('peekCount', { numberOfKeys: 1, lua: script(PEEK_COUNT, 'no-writes') })
     this.#common = [`${this.#prefix}lru`, `${this.#prefix}sessions`, `${this.#prefix}new`, this.#idleMs, this.#prefix]
     this.#scheduleProbe()
   }
@@ -915,8 +924,9 @@ export class RedisStore implements ChallengerStore {
     return entries?.map(decodeEntry)
   }
 
-  async countCreation (client: string, windowMs: number): Promise<CreationCount> {
-    const [count, msLeft] = await this.#run(() => this.#scripts.countCreation(this.#rateKey(client), windowMs))
+  async countCreation (client: string, windowMs: number, add: 0 | 1 = 1): Promise<CreationCount> {
+    const key = this.#rateKey(client)
+    const [count, msLeft] = await this.#run(() => add === 0 ? this.#scripts.peekCount(key) : this.#scripts.countCreation(key, windowMs))
     return { count, msLeft }
   }
 

@@ -2,6 +2,7 @@
 // behind it without touching a route; the in-memory store below is the default.
 import { randomFillSync } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
+import { WindowCounts } from './counts.js'
 import { Journals, type JournalEntry } from './journal.js'
 
 /** One learner's session, as the store hands it out. Change it only through the store. */
@@ -160,10 +161,11 @@ export interface ChallengerStore {
   /**
    * Counts one more session made by `client` (an address, see src/domain/connections.ts) in its
    * window of `windowMs`, which starts with its first count, where every instance sharing the store
-   * counts too: the count so far and the milliseconds left in the window. Absent, each process
-   * counts for itself.
+   * counts too: the count so far and the milliseconds left in the window. The service counts wrong
+   * admin tokens here too, under `admin:` and the address. With `add` 0 the count is only read
+   * (0 and 0 when no window is open), and nothing is written. Absent, each process counts for itself.
    */
-  countCreation? (client: string, windowMs: number): Promise<CreationCount>
+  countCreation? (client: string, windowMs: number, add?: 0 | 1): Promise<CreationCount>
 }
 
 /** See ChallengerStore.countCreation. */
@@ -324,6 +326,8 @@ export class MemoryStore implements ChallengerStore {
   readonly #epoch: number
   readonly #stopSweeping: () => void
   readonly #journals: Journals | null
+  /** The counts of countCreation, by the store's clock. */
+  readonly #counts = new WindowCounts(() => this.#clock())
   /** The names learners gave, by session: beside the sessions, so that an unnamed one pays nothing. */
   readonly #names = new Map<Session, string>()
   /** Date.now() when the store began, in the wall clock: the board's times are #wallStart + seen. */
@@ -357,7 +361,10 @@ export class MemoryStore implements ChallengerStore {
     // Releases the memory of expired sessions that nobody asks for again: every idle period, but
     // at least once a minute and at most once a second.
     const period = Math.min(Math.max(this.#idleMs, 1000), 60_000)
-    this.#stopSweeping = (options.every ?? every)(period, () => { this.#expire(Infinity) })
+    this.#stopSweeping = (options.every ?? every)(period, () => {
+      this.#expire(Infinity)
+      this.#counts.sweep()
+    })
   }
 
   /** Live sessions, pinned ones aside. */
@@ -659,6 +666,10 @@ export class MemoryStore implements ChallengerStore {
       }
     }
     return { live: this.#sessions.size, active, passedBy }
+  }
+
+  async countCreation (client: string, windowMs: number, add: 0 | 1 = 1): Promise<CreationCount> {
+    return this.#counts.count(client, windowMs, add)
   }
 
   async close (): Promise<void> {
