@@ -580,6 +580,26 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(await off.journal(kept.guid), [], 'JOURNAL_SIZE=0 keeps nothing')
     })
 
+    t.test('at capacity an expired session makes room before an unused live one, even past what the creation\'s sweep removes', async t => {
+      const keyPrefix = prefix()
+      const roomy = await ready(store(100, 600_000, keyPrefix))
+      t.teardown(() => roomy.close())
+      const expired = [await roomy.create(), await roomy.create(), await roomy.create()]
+      for (const session of expired) await roomy.get(session.guid)
+      const unused = await roomy.create()
+      const used = await roomy.create()
+      await roomy.get(used.guid)
+      const idle = (await redisNow(roomy) - 700_000) * 1024
+      for (const [i, session] of expired.entries()) await roomy.client.zadd(`${keyPrefix}lru`, idle + i, sessionId(session.guid))
+      // An instance with room for three (MAX_SESSIONS lowered on one instance): its creation sweeps
+      // two expired sessions, and finds the store still full with the third.
+      const small = await ready(store(3, 600_000, keyPrefix))
+      t.teardown(() => small.close())
+      const made = await small.create()
+      t.same((await small.list(10)).sessions.map(session => session.guid), [made.guid, used.guid, unused.guid])
+      t.same(await Promise.all(expired.map(async session => await small.client.hexists(`${keyPrefix}sessions`, sessionId(session.guid)))), [0, 0, 0])
+    })
+
     t.test('the class board in Redis: two instances show one board; expired sessions leave it', async t => {
       const keyPrefix = prefix()
       const adminToken = 'instructor-token-0123456789'

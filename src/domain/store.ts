@@ -493,6 +493,7 @@ export class MemoryStore implements ChallengerStore {
   }
 
   #add (session: Session): void {
+    // Expired sessions go first: when four are removed here, the store is no longer full.
     this.#expire(4)
     if (this.#sessions.size >= this.#maxSessions) this.#remove(this.#evictable())
     this.#sessions.set(session.guid, session)
@@ -500,14 +501,12 @@ export class MemoryStore implements ChallengerStore {
     this.#freshFrom ??= session
   }
 
-  /** The session to make room: an expired one, else the oldest unused one, else the least recently used. */
+  /** The session to make room (none has expired): the oldest unused one, else the least recently used. */
   #evictable (): Session {
-    const oldest = this.#oldest as Session
-    if (this.#clock() - oldest.seen >= this.#idleMs) return oldest
     let fresh = this.#freshFrom
     while (fresh !== null && (fresh.created & USED) !== 0) fresh = fresh.newer
     this.#freshFrom = fresh
-    return fresh ?? oldest
+    return fresh ?? this.#oldest as Session
   }
 
   /** The session as the store hands it out: a copy. */
