@@ -2,6 +2,7 @@
 // prefixes, the layout before moved to this one, two instances as one service, and Redis going away and coming back with nothing lost.
 import type { FastifyInstance } from 'fastify'
 import { once } from 'node:events'
+import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import t from 'tap'
 import { encodeEntry, type JournalEntry } from '../src/domain/journal.js'
 import { guidOf, JOURNAL_SPARE_MS, RedisStore, sessionId, StoreUnavailableError } from '../src/domain/redis-store.js'
@@ -721,3 +722,42 @@ if (redisMissing !== false && process.env.CI === 'true') {
     })
   })
 }
+
+t.test('a Redis older than 7.0 (its scripts\' flags came with 7.0) is said at start, and the heartbeat says 503', async t => {
+  // Enough of Redis 6.2 for a client: INFO names its version, any script is an error, QUIT closes, the rest OK.
+  const fake = createTcpServer(socket => {
+    let pending = ''
+    socket.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('latin1')
+      for (;;) {
+        const command = /^\*(\d+)\r\n/.exec(pending)
+        if (command === null) return
+        const lines = pending.split('\r\n')
+        const count = Number(command[1])
+        if (lines.length < 1 + 2 * count + 1) return
+        const name = (lines[2] as string).toUpperCase()
+        pending = lines.slice(1 + 2 * count).join('\r\n')
+        if (name === 'INFO') {
+          const info = '# Server\r\nredis_version:6.2.14\r\nloading:0\r\n'
+          socket.write(`$${info.length}\r\n${info}\r\n`)
+        } else if (name.startsWith('EVAL')) socket.write('-ERR Error compiling script (new function): user_script:1: unexpected symbol near \'#\'\r\n')
+        else if (name === 'QUIT') socket.end('+OK\r\n')
+        else socket.write('+OK\r\n')
+      }
+    })
+  })
+  fake.listen(0, '127.0.0.1')
+  await once(fake, 'listening')
+  t.teardown(() => { fake.close() })
+  const port = (fake.address() as AddressInfo).port
+  const sessions = new RedisStore({ url: `redis://127.0.0.1:${port}`, prefix: 'old:', idleMs: 600_000, maxSessions: 10, probeIntervalMs: 3_600_000 })
+  const said: Array<{ available: boolean, reason: string }> = []
+  sessions.onStatus(status => said.push(status))
+  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions } })
+  t.teardown(() => app.close())
+  await app.ready()
+  while (said.length === 0) await new Promise(resolve => setImmediate(resolve))
+  t.same(said, [{ available: false, reason: 'cannot run this service\'s scripts (Redis 6.2.14; version 7.0 or later is needed)' }])
+  t.equal(sessions.available(), false)
+  t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 503)
+})

@@ -74,9 +74,11 @@ export function redisAddress (url: string): string {
   return `${hostname === '' ? 'localhost' : hostname}:${port === '' ? '6379' : port}`
 }
 
-type Outage = 'start' | 'lost' | 'hang'
-const DOWN: Record<Outage, string> = { start: 'cannot be reached', lost: 'is unreachable', hang: 'stopped answering' }
-const UP: Record<Outage, string> = { start: 'connected', lost: 'connected again', hang: 'answers again' }
+type Outage = 'start' | 'lost' | 'hang' | 'old'
+const DOWN: Record<Outage, string> = { start: 'cannot be reached', lost: 'is unreachable', hang: 'stopped answering', old: 'cannot run this service\'s scripts' }
+const UP: Record<Outage, string> = { start: 'connected', lost: 'connected again', hang: 'answers again', old: 'connected' }
+/** The oldest Redis the scripts run on: their shebang and flags (see the header) came with 7.0. */
+const OLDEST_REDIS = 7
 
 // The probe is a script, not a PING. Under `CLIENT PAUSE … WRITE` (what FAILOVER does, for one)
 // Redis still answers PING while every script of this store waits; under `CLIENT PAUSE` (ALL)
@@ -621,9 +623,15 @@ export class RedisStore implements ChallengerStore {
     })
     this.client.on('ready', () => {
       this.#lastError = undefined
-      // After a hang, connected is not yet answering: the probe decides.
-      if (this.#responsive) this.#up()
-      else this.probe()
+      // Its version first (without INFO, as for a user not allowed it, the scripts will tell).
+      this.client.info('server').catch(() => '').then(info => {
+        const version = /^redis_version:(\S+)/m.exec(info)?.[1]
+        this.#tooOld = version !== undefined && Number(version.split('.')[0]) < OLDEST_REDIS ? version : undefined
+        if (this.#tooOld !== undefined) this.#down('old', `Redis ${this.#tooOld}; version ${OLDEST_REDIS}.0 or later is needed`)
+        // After a hang, connected is not yet answering: the probe decides.
+        else if (this.#responsive) this.#up()
+        else this.probe()
+      })
     })
     const scripts = {
       batch: script(BATCH),
@@ -656,6 +664,8 @@ export class RedisStore implements ChallengerStore {
   #responsive = true
   #closing = false
   #lastError: string | undefined
+  /** The version of a Redis too old for the scripts, while connected to one. */
+  #tooOld: string | undefined
   #state: 'starting' | 'up' | 'down' = 'starting'
   #outage: Outage = 'start'
   #status: StoreStatus | undefined
@@ -681,15 +691,15 @@ export class RedisStore implements ChallengerStore {
   }
 
   #up (): void {
-    if (this.#closing || this.#state === 'up') return
+    if (this.#closing || this.#state === 'up' || this.#tooOld !== undefined) return
     this.#state = 'up'
     this.#report({ available: true, reason: UP[this.#outage] })
   }
 
   #down (outage: Outage, detail: string): void {
     if (this.#closing || this.#state === 'down') return
-    // The first failure before Redis was ever reached is the one said at start.
-    this.#outage = this.#state === 'starting' ? 'start' : outage
+    // The first failure before Redis was ever reached is the one said at start (but for a Redis too old).
+    this.#outage = this.#state === 'starting' && outage !== 'old' ? 'start' : outage
     this.#state = 'down'
     this.#report({ available: false, reason: `${DOWN[this.#outage]} (${detail})` })
   }
@@ -760,7 +770,7 @@ export class RedisStore implements ChallengerStore {
 
   /** Whether Redis is connected, ready and answering, as the last probe or command found it. No I/O. */
   available (): boolean {
-    return this.client.status === 'ready' && this.#responsive
+    return this.client.status === 'ready' && this.#responsive && this.#tooOld === undefined
   }
 
   async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean, limit?: CreationLimit): Promise<number | [number, number]> {
