@@ -623,15 +623,17 @@ export class RedisStore implements ChallengerStore {
     })
     this.client.on('ready', () => {
       this.#lastError = undefined
-      // Its version first (without INFO, as for a user not allowed it, the scripts will tell).
-      this.client.info('server').catch(() => '').then(info => {
-        const version = /^redis_version:(\S+)/m.exec(info)?.[1]
-        this.#tooOld = version !== undefined && Number(version.split('.')[0]) < OLDEST_REDIS ? version : undefined
-        if (this.#tooOld !== undefined) this.#down('old', `Redis ${this.#tooOld}; version ${OLDEST_REDIS}.0 or later is needed`)
-        // After a hang, connected is not yet answering: the probe decides.
-        else if (this.#responsive) this.#up()
-        else this.probe()
-      })
+      this.#tooOld = undefined
+      // After a hang, connected is not yet answering: the probe decides.
+      if (this.#responsive) this.#up()
+      else this.probe()
+      // Then its version (without INFO, as for a user not allowed it, the scripts' errors will tell).
+      this.client.info('server').then(info => {
+        const version = /^redis_version:(\S+)/m.exec(info)?.[1] as string
+        if (Number(version.split('.')[0]) >= OLDEST_REDIS) return
+        this.#tooOld = version
+        this.#down('old', `Redis ${version}; version ${OLDEST_REDIS}.0 or later is needed`)
+      }, () => {})
     })
     const scripts = {
       batch: script(BATCH),
@@ -698,8 +700,8 @@ export class RedisStore implements ChallengerStore {
 
   #down (outage: Outage, detail: string): void {
     if (this.#closing || this.#state === 'down') return
-    // The first failure before Redis was ever reached is the one said at start (but for a Redis too old).
-    this.#outage = this.#state === 'starting' && outage !== 'old' ? 'start' : outage
+    // The first failure before Redis was ever reached is the one said at start.
+    this.#outage = this.#state === 'starting' ? 'start' : outage
     this.#state = 'down'
     this.#report({ available: false, reason: `${DOWN[this.#outage]} (${detail})` })
   }
