@@ -23,7 +23,7 @@ export interface ApiChallengesOptions {
   mode?: 'multi' | 'single'
   /** A session untouched for this long, in milliseconds, is gone. Default 10 minutes, as the reference. */
   sessionIdleMs?: number
-  /** At most this many live sessions; when full, the least recently used one makes room. Default 100,000. */
+  /** At most this many live sessions; when full, the oldest never-used one makes room, else the least recently used. Default 100,000. */
   maxSessions?: number
   /**
    * Requests kept in each session's journal (GET /challenger/{guid}/requests), newest first; 0
