@@ -9,7 +9,8 @@ import { pathToFileURL } from 'node:url'
 import pinoPretty from 'pino-pretty'
 import app from './app.js'
 import { configFromEnv, ConfigError, serverDefaults, type ServerConfig, type TrustProxy } from './domain/config.js'
-import { defaultMaxConnections, limitConnections, openFileLimit } from './domain/connections.js'
+import { limitedServer, type ConnectionLimits } from './domain/connection-table.js'
+import { defaultMaxConnections, openFileLimit } from './domain/connections.js'
 import { defaults as appDefaults } from './domain/options.js'
 import { clientErrorHandler, frameworkErrors, supportEveryMethod } from './server-options.js'
 
@@ -61,7 +62,7 @@ export function createServer (config: ServerConfig): FastifyInstance {
   // At silent, no logger at all: it would write nothing, and Fastify then skips the per-request child
   // logger altogether (with childLoggerFactory below, it checks the logger returned on every request).
   const silent = config.logLevel === 'silent'
-  const fastify = Fastify({
+  const fastify: FastifyInstance = Fastify({
     logger: silent ? false : loggerOptions(config),
     logController: perRequest ? new OneLinePerRequest() : new LogController({ disableRequestLogging: true }),
     // Without a line per request, a request's log is the server's: a child logger per request
@@ -72,39 +73,49 @@ export function createServer (config: ServerConfig): FastifyInstance {
     frameworkErrors,
     clientErrorHandler,
     trustProxy: trustProxyOption(config.trustProxy ?? false),
-    // Slow or idle clients are cut off: a request must arrive whole within 30 s (its headers within
-    // 10 s), and an idle keep-alive connection is closed after 5 s.
-    requestTimeout,
-    keepAliveTimeout: config.keepAliveTimeout ?? serverDefaults.keepAliveTimeout,
-    http: {
+    // The node:http server, with its connections kept (src/domain/connections.ts).
+    serverFactory: handler => limitedServer({
+      // Slow or idle clients are cut off: a request must arrive whole within 30 s (its headers
+      // within 10 s), and an idle keep-alive connection is closed after 5 s.
       headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: config.keepAliveTimeout ?? serverDefaults.keepAliveTimeout,
       connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout, requestTimeout),
       // The app refuses a missing Host itself, with its headers and error body (Node's own 400 has neither).
       requireHostHeader: false
-    },
+    }, connectionLimits(config, () => fastify.log), handler),
     // On close, requests that still arrive on open keep-alive connections are served, with
     // Connection: close (and the heartbeat says 503), rather than refused by Fastify or cut off.
     return503OnClosing: false,
     forceCloseConnections: false
   })
-  const perClient = config.maxConnectionsPerClient ?? serverDefaults.maxConnectionsPerClient
-  const total = config.maxConnections ?? defaultMaxConnections(openFileLimit())
-  limitConnections(fastify.server, {
-    perClient,
-    total,
-    // Said once per cap for the life of the server (see limitConnections).
-    onLimit: (cap, client) => {
-      if (cap === 'perClient') {
-        fastify.log.warn({ client }, `MAX_CONNECTIONS_PER_CLIENT (${perClient}) reached by ${client}: its new connections are closed at once; this is said only once`)
-      } else {
-        fastify.log.warn({ client }, `MAX_CONNECTIONS (${total}) reached: new connections are closed at once; this is said only once`)
-      }
-    }
-  })
   // Odd methods (PROPFIND, QUERY, …) reach the service and get its 405, rather than Fastify's 404.
   supportEveryMethod(fastify)
   fastify.register(app, config.app)
   return fastify
+}
+
+/** The limits on `config`'s connections, each cap said once in the server's log (`log`: made after the server). */
+function connectionLimits (config: ServerConfig, log: () => FastifyBaseLogger): ConnectionLimits {
+  const perClient = config.maxConnectionsPerClient ?? serverDefaults.maxConnectionsPerClient
+  const total = config.maxConnections ?? defaultMaxConnections(openFileLimit())
+  return {
+    perClient,
+    total,
+    firstHeadTimeout: config.firstHeadTimeout ?? serverDefaults.firstHeadTimeout,
+    drainTimeout: config.drainTimeout ?? serverDefaults.drainTimeout,
+    maxPipelined: config.maxPipelined ?? serverDefaults.maxPipelined,
+    maxUnsentBytes: config.maxUnsentBytes ?? serverDefaults.maxUnsentBytes,
+    abuserTimeout: config.abuserTimeout ?? serverDefaults.abuserTimeout,
+    // Said once per cap for the life of the server (see ConnectionTable).
+    onLimit: (cap, client) => {
+      log().warn({ client }, {
+        perClient: `MAX_CONNECTIONS_PER_CLIENT (${perClient}) reached by ${client}: its new connections are closed at once; this is said only once`,
+        total: `MAX_CONNECTIONS (${total}) reached: each new connection closes the oldest idle one, and is itself closed at once while every connection is busy; this is said only once`,
+        pipelining: `${client} kept pipelining requests without reading the answers: its connection is closed and its new ones refused for a while; this is said only once`
+      }[cap])
+    }
+  }
 }
 
 /** One line for an operator when the server cannot listen. */

@@ -1,8 +1,7 @@
-// The connection limits' bookkeeping without a real server (the sockets: test/server.test.ts).
+// Who a client is and how many connections it may hold (the table that applies the limits:
+// test/connection-table.test.ts).
 import t from 'tap'
-import { EventEmitter } from 'node:events'
-import type { Server } from 'node:net'
-import { clientKey, ClientConnections, defaultMaxConnections, limitConnections, openFileLimit } from '../src/domain/connections.js'
+import { clientKey, ClientConnections, defaultMaxConnections, openFileLimit } from '../src/domain/connections.js'
 
 t.test('clientKey: IPv4 as it is, IPv4-mapped IPv6 as IPv4, other IPv6 by its /64', async t => {
   t.equal(clientKey('203.0.113.7'), '203.0.113.7')
@@ -39,56 +38,6 @@ t.test('ClientConnections admits up to the limit per client and forgets a client
   t.equal(open.clients, 0)
   open.release('never seen')
   t.equal(open.count('never seen'), 0)
-})
-
-/** A stand-in for a net.Server: an emitter with maxConnections, enough for limitConnections. */
-function fakeServer () {
-  return Object.assign(new EventEmitter(), { maxConnections: undefined as number | undefined })
-}
-
-function fakeSocket (remoteAddress: string | undefined) {
-  return Object.assign(new EventEmitter(), { remoteAddress, destroyed: false, destroy () { this.destroyed = true } })
-}
-
-t.test('limitConnections destroys a client\'s connection past the limit, and says so once', async t => {
-  const server = fakeServer()
-  const said: Array<[string, string]> = []
-  const open = limitConnections(server as unknown as Server, { perClient: 1, total: 0, onLimit: (cap, client) => said.push([cap, client]) })
-  t.equal(server.maxConnections, undefined, 'no total')
-  const first = fakeSocket('::ffff:10.0.0.1')
-  server.emit('connection', first)
-  const second = fakeSocket('10.0.0.1')
-  server.emit('connection', second)
-  const third = fakeSocket('10.0.0.1')
-  server.emit('connection', third)
-  const other = fakeSocket('2001:db8::1')
-  server.emit('connection', other)
-  t.same([first.destroyed, second.destroyed, third.destroyed, other.destroyed], [false, true, true, false])
-  t.same(said, [['perClient', '10.0.0.1']], 'said once, not for every refused connection')
-  t.equal(open?.count('10.0.0.1'), 1)
-  first.emit('close')
-  t.equal(open?.count('10.0.0.1'), 0)
-  const gone = fakeSocket(undefined)
-  server.emit('connection', gone)
-  t.equal(gone.destroyed, true, 'a connection whose client has already gone is dropped')
-  t.equal(open?.clients, 1)
-})
-
-t.test('limitConnections sets the total and says once when Node drops a connection', async t => {
-  const server = fakeServer()
-  const said: Array<[string, string]> = []
-  const open = limitConnections(server as unknown as Server, { perClient: 0, total: 5, onLimit: (cap, client) => said.push([cap, client]) })
-  t.equal(open, undefined, 'no per-client bookkeeping when that limit is off')
-  t.equal(server.maxConnections, 5)
-  t.equal(server.listenerCount('connection'), 0)
-  server.emit('drop', { remoteAddress: '2001:db8:0:7::3' })
-  server.emit('drop', { remoteAddress: '192.0.2.1' })
-  server.emit('drop')
-  t.same(said, [['total', '2001:db8:0:7::/64']])
-  const pipe = fakeServer()
-  limitConnections(pipe as unknown as Server, { perClient: 0, total: 5, onLimit: (cap, client) => said.push([cap, client]) })
-  pipe.emit('drop')
-  t.same(said.at(-1), ['total', ''], 'a dropped connection without addresses (a pipe)')
 })
 
 t.test('the default total is 10,000, or the open-file limit less 100 when that is lower', async t => {

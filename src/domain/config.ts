@@ -29,6 +29,16 @@ export interface ServerConfig {
   requestTimeout?: number
   /** Milliseconds an idle keep-alive connection stays open. Default 5 s. */
   keepAliveTimeout?: number
+  /** Milliseconds a new connection has to send its first request head (closed after). Default 2.5 s. */
+  firstHeadTimeout?: number
+  /** Milliseconds a connection's answers may wait on a client that does not read them (closed after). Default 5 s. */
+  drainTimeout?: number
+  /** Most pipelined requests in flight on one connection. Default 32. */
+  maxPipelined?: number
+  /** Most bytes of answers one connection may hold while its client does not read them. Default 256 KiB. */
+  maxUnsentBytes?: number
+  /** Milliseconds a client that kept pipelining past twice maxPipelined has its new connections refused. Default 10 s. */
+  abuserTimeout?: number
   /** Human log lines (pino-pretty) instead of JSON lines. Default false. */
   prettyLogs?: boolean
   /** Milliseconds SIGTERM drains before the close (Connection: close, the heartbeat 503); 0: none. Default 5 s. */
@@ -41,7 +51,12 @@ export const serverDefaults = Object.freeze({
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
-  shutdownDrainMs: 5_000
+  shutdownDrainMs: 5_000,
+  firstHeadTimeout: 2_500,
+  drainTimeout: 5_000,
+  maxPipelined: 32,
+  maxUnsentBytes: 256 * 1024,
+  abuserTimeout: 10_000
 })
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']

@@ -1,8 +1,8 @@
-// Connection limits for the server the bin starts: at most so many open connections per client,
-// and at most so many in all, so that one client's idle sockets cannot use up the file
-// descriptors and leave everyone else unanswered. Plain Node (node:net), no Fastify.
+// Who a connection's client is, and how many connections clients and the process may hold, so
+// that one client's idle sockets cannot use up the file descriptors and leave everyone else
+// unanswered (the table that applies these limits: connection-table.ts). Plain Node, no Fastify.
 import { readFileSync } from 'node:fs'
-import { isIPv4, isIPv6, type Server, type Socket } from 'node:net'
+import { isIPv4, isIPv6 } from 'node:net'
 
 /**
  * The client an address belongs to, for counting per client: an IPv4 address as it is, an
@@ -70,60 +70,6 @@ export class ClientConnections {
   get clients (): number {
     return this.#open.size
   }
-}
-
-export interface ConnectionLimits {
-  /** Most open connections per client (see clientKey); 0: no limit. */
-  perClient: number
-  /** Most open connections in all (Node's `server.maxConnections`); 0: no limit. */
-  total: number
-  /**
-   * Called the first time a cap refuses a connection, once per cap and server, with the client
-   * refused. It is not re-armed: a client that keeps hammering a cap would otherwise fill the log,
-   * and one line is enough to tell the operator which setting to look at.
-   */
-  onLimit: (cap: 'perClient' | 'total', client: string) => void
-}
-
-/**
- * Applies the limits to `server`. A client past `perClient` has its new connection destroyed as
- * soon as it is accepted (its other connections and every other client carry on); past `total`,
- * Node closes new connections itself before anything reads them.
- * Returns the per-client counts (undefined when that limit is off).
- */
-export function limitConnections (server: Server, limits: ConnectionLimits): ClientConnections | undefined {
-  if (limits.total > 0) {
-    server.maxConnections = limits.total
-    let warned = false
-    // 'drop': Node refused a connection because of maxConnections.
-    server.on('drop', (data?: { remoteAddress?: string }) => {
-      if (warned) return
-      warned = true
-      limits.onLimit('total', clientKey(data?.remoteAddress ?? ''))
-    })
-  }
-  if (limits.perClient === 0) return undefined
-  const open = new ClientConnections(limits.perClient)
-  let warned = false
-  server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress
-    // No address: the client has already gone.
-    if (address === undefined) {
-      socket.destroy()
-      return
-    }
-    const client = clientKey(address)
-    if (!open.admit(client)) {
-      socket.destroy()
-      if (!warned) {
-        warned = true
-        limits.onLimit('perClient', client)
-      }
-      return
-    }
-    socket.once('close', () => open.release(client))
-  })
-  return open
 }
 
 /** The default for the total: 10,000, or fewer when the open-file limit is lower (see openFileLimit). */

@@ -1,0 +1,226 @@
+// Attacks at the level of the connection, made with real sockets from real loopback addresses
+// (issue 34): pipelined requests whose answers are never read, and connections that never speak.
+// The full-size attacks: bench/attack-*.ts.
+import t, { type Test } from 'tap'
+import { once } from 'node:events'
+import { connect, type AddressInfo, type Socket } from 'node:net'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { ServerConfig } from '../src/domain/config.js'
+import { createServer } from '../src/server.js'
+
+const quiet = { port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} } satisfies ServerConfig
+const HEARTBEAT = 'GET /heartbeat HTTP/1.1\r\nHost: x\r\n\r\n'
+
+/** The server of `config`, listening on a free port, closed on teardown; `closes` resolves as its side of each connection closes. */
+async function listening (t: Test, config: Partial<ServerConfig> = {}) {
+  const app = createServer({ ...quiet, ...config })
+  t.teardown(() => app.close())
+  const closes: Array<Promise<number>> = []
+  app.server.on('connection', (socket: Socket) => {
+    closes.push(once(socket, 'close').then(() => performance.now()))
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return { app, port: (app.server.address() as AddressInfo).port, closes }
+}
+
+/** A connection from `from`, once established: everything the server writes, and `closed` with all of it. */
+async function connection (port: number, from: string) {
+  const socket = connect({ port, host: '127.0.0.1', localAddress: from })
+  socket.setEncoding('latin1')
+  let answer = ''
+  socket.on('data', (chunk: string) => { answer += chunk })
+  socket.on('error', () => {})
+  const closed = once(socket, 'close').then(() => answer)
+  await once(socket, 'connect')
+  return { socket, closed, answer: () => answer }
+}
+
+/** GET /heartbeat from `from` on a new connection: its status line, or '' when closed unanswered. */
+async function heartbeat (port: number, from: string): Promise<string> {
+  const { socket, closed } = await connection(port, from)
+  socket.end('GET /heartbeat HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+  return (await closed).split('\r\n')[0] as string
+}
+
+/** The answers in `raw`, in order: status line and body of each, then what follows the last. */
+function answers (raw: string): { answers: Array<{ status: string, body: string }>, rest: string } {
+  const found: Array<{ status: string, body: string }> = []
+  let rest = raw
+  for (;;) {
+    const end = rest.indexOf('\r\n\r\n')
+    if (!rest.startsWith('HTTP/1.1 ') || end === -1) return { answers: found, rest }
+    const head = rest.slice(0, end)
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0)
+    found.push({ status: head.slice(9, 12), body: rest.slice(end + 4, end + 4 + length) })
+    rest = rest.slice(end + 4 + length)
+  }
+}
+
+/** What `promise` resolves to, or undefined when it has not within `ms` (on the code before issue 34, these attacks hang). */
+async function within<T> (promise: Promise<T>, ms: number): Promise<T | undefined> {
+  const waiting = new AbortController()
+  const late = sleep(ms, undefined, { signal: waiting.signal }).catch(() => undefined)
+  try {
+    return await Promise.race([promise, late])
+  } finally {
+    waiting.abort()
+  }
+}
+
+/** Resolves once the server has accepted `count` connections. */
+async function accepted (closes: unknown[], count: number): Promise<void> {
+  while (closes.length < count) await new Promise(resolve => setImmediate(resolve))
+}
+
+t.test('pipelined GET /challenges never read, 64 KiB at a time on 8 connections: each is closed, memory stays put, others are served', async t => {
+  const { port, closes } = await listening(t)
+  const burst = Buffer.from('GET /challenges HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(1700))
+  const before = process.memoryUsage.rss()
+  let most = before
+  let attacking = true
+  const attackers: Socket[] = []
+  for (let i = 0; i < 8; i++) {
+    const socket = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' })
+    socket.pause()
+    socket.on('error', () => {})
+    const send = (): void => {
+      let more = true
+      while (more) more = attacking && socket.write(burst)
+    }
+    socket.on('connect', send)
+    socket.on('drain', send)
+    attackers.push(socket)
+  }
+  t.teardown(() => { for (const socket of attackers) socket.destroy() })
+  const started = performance.now()
+  await accepted(closes, 8)
+  const closedAt = await within(Promise.all(closes.slice(0, 8)), 2_000)
+  for (let i = 0; i < 10; i++) {
+    most = Math.max(most, process.memoryUsage.rss())
+    await sleep(50)
+  }
+  attacking = false
+  t.ok(closedAt !== undefined, `every attacking connection closed by the server, the last after ${closedAt === undefined ? 'more than 2,000' : Math.round(Math.max(...closedAt) - started)} ms`)
+  t.ok(most - before < 64e6, `RSS grew by ${Math.round((most - before) / 1e6)} MB (bare Node: 8.6 MB of answers per 64 KiB read, per connection)`)
+  t.match(await heartbeat(port, '127.0.0.3'), /^HTTP\/1\.1 204 /, 'another client is served')
+})
+
+t.test('a client that pipelines past 32 requests and stops gets the first 32 answers, then the connection closes', async t => {
+  const { port } = await listening(t)
+  const { socket, closed } = await connection(port, '127.0.0.2')
+  socket.write(HEARTBEAT.repeat(40))
+  const { answers: got, rest } = answers(await within(closed, 2_000) ?? 'not closed')
+  t.equal(got.length, 32, 'the answers within the bound, whole')
+  t.ok(got.every(answer => answer.status === '204'))
+  t.equal(rest, '', 'then nothing: the client retries the rest (RFC 9112 §9.3.2)')
+  const { socket: fine, closed: fineClosed } = await connection(port, '127.0.0.2')
+  fine.end(HEARTBEAT.repeat(31) + 'GET /heartbeat HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+  t.equal(answers(await fineClosed).answers.length, 32, '32 pipelined requests are all answered')
+})
+
+t.test('a client that keeps pipelining is refused new connections for abuserTimeout; other clients are not', async t => {
+  const { app, port } = await listening(t, { abuserTimeout: 300 })
+  const said: string[] = []
+  app.log.warn = ((_fields: unknown, message: string) => { said.push(message) }) as typeof app.log.warn
+  const { socket, closed } = await connection(port, '127.0.0.2')
+  // Never read: its answers stay with the server.
+  socket.pause()
+  socket.write(HEARTBEAT.repeat(64))
+  const silent = await connection(port, '127.0.0.2')
+  socket.resume()
+  t.ok(answers(await within(closed, 1_000) ?? 'not closed').answers.length < 32, 'closed at once, before the answers within the bound are out')
+  t.equal(await within(silent.closed, 1_000), '', 'its connection that had not spoken yet is closed too')
+  const refusedAt = performance.now()
+  t.equal(await heartbeat(port, '127.0.0.2'), '', 'a new connection of that client is closed unanswered')
+  t.match(await heartbeat(port, '127.0.0.3'), /^HTTP\/1\.1 204 /, 'another client is served')
+  await sleep(300 - (performance.now() - refusedAt))
+  t.match(await heartbeat(port, '127.0.0.2'), /^HTTP\/1\.1 204 /, 'after abuserTimeout, that client is served again')
+  t.same(said, ['127.0.0.2 kept pipelining requests without reading the answers: its connection is closed and its new ones refused for a while; this is said only once'])
+})
+
+t.test('answers a client does not read: closed past maxUnsentBytes, or after drainTimeout without progress', async t => {
+  // Answers of 1.5 MB, streamed (held a little at a time): three fill the kernel's buffers.
+  const bundle = 'GET /docs/static/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n'
+  // Answers of 71 KB, held whole while they wait their turn.
+  const spec = 'GET /docs/json HTTP/1.1\r\nHost: x\r\n\r\n'
+  const cases = [
+    [{}, bundle.repeat(3) + spec.repeat(29), 'past maxUnsentBytes (256 KiB), well before drainTimeout (5 s)', 0],
+    [{ maxUnsentBytes: 1e9, drainTimeout: 400 }, bundle.repeat(8), 'after drainTimeout', 400]
+  ] as const
+  for (const [limits, requests, what, earliest] of cases) {
+    const { port, closes } = await listening(t, limits)
+    const { socket } = await connection(port, '127.0.0.2')
+    socket.pause()
+    const started = performance.now()
+    socket.write(requests)
+    await accepted(closes, 1)
+    const took = ((await within(closes[0] as Promise<number>, 2_000)) ?? Infinity) - started
+    t.ok(took >= earliest && took < 2_000, `${what}: closed after ${Math.round(took)} ms`)
+    socket.destroy()
+  }
+})
+
+t.test('silent connections from 45 addresses fill MAX_CONNECTIONS=50: 20 heartbeats from another address all get 204 within 3 s', async t => {
+  const { app, port } = await listening(t, { maxConnections: 50, maxConnectionsPerClient: 1000 })
+  const said: string[] = []
+  app.log.warn = ((_fields: unknown, message: string) => { said.push(message) }) as typeof app.log.warn
+  const silent: Socket[] = []
+  t.teardown(() => { for (const socket of silent) socket.destroy() })
+  for (let address = 2; address <= 46; address++) {
+    for (let i = 0; i < 3; i++) silent.push((await connection(port, `127.0.0.${address}`)).socket)
+  }
+  const started = performance.now()
+  const statuses = await Promise.all(Array.from({ length: 20 }, async () => await heartbeat(port, '127.0.0.100')))
+  const took = performance.now() - started
+  t.same(statuses, new Array(20).fill('HTTP/1.1 204 No Content'))
+  t.ok(took < 3_000, `all answered after ${Math.round(took)} ms`)
+  t.same(said, ['MAX_CONNECTIONS (50) reached: each new connection closes the oldest idle one, and is itself closed at once while every connection is busy; this is said only once'])
+})
+
+t.test('at MAX_CONNECTIONS a silent connection makes room first, then an idle one; a busy one never; all busy: the new one is refused', async t => {
+  const { port } = await listening(t, { maxConnections: 3, maxConnectionsPerClient: 0 })
+  // Idle: it has had an answer and waits on keep-alive.
+  const idle = await connection(port, '127.0.0.2')
+  idle.socket.write(HEARTBEAT)
+  while (!idle.answer().includes('\r\n\r\n')) await new Promise(resolve => setImmediate(resolve))
+  // Busy: its request is in flight, its body not sent yet.
+  const body = '{"note":"busy"}'
+  const note = `POST /secret/note HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+  const busy = await connection(port, '127.0.0.3')
+  busy.socket.write(note)
+  const silent = await connection(port, '127.0.0.4')
+  await sleep(50)
+  const second = await connection(port, '127.0.0.5')
+  second.socket.write(note)
+  t.equal(await within(silent.closed, 1_000), '', 'the silent one made room, at once')
+  const third = await connection(port, '127.0.0.6')
+  third.socket.write(note)
+  t.match(await within(idle.closed, 1_000), /^HTTP\/1\.1 204 /, 'then the idle one (after its answer), at once')
+  t.equal(await heartbeat(port, '127.0.0.7'), '', 'every connection busy: the new one is refused')
+  busy.socket.end(body)
+  t.match(await busy.closed, /^HTTP\/1\.1 401 /, 'the busy one was never closed: its request is answered')
+  t.match(await heartbeat(port, '127.0.0.7'), /^HTTP\/1\.1 204 /)
+  second.socket.destroy()
+  third.socket.destroy()
+})
+
+t.test('a new connection gets firstHeadTimeout for its first head: silent, it is closed without a word; half a head gets 408', async t => {
+  const { port } = await listening(t, { firstHeadTimeout: 300 })
+  let started = performance.now()
+  const silent = await connection(port, '127.0.0.2')
+  t.equal(await within(silent.closed, 2_000), '')
+  let took = performance.now() - started
+  t.ok(took >= 300 && took < 1_000, `closed after ${Math.round(took)} ms`)
+  started = performance.now()
+  const half = await connection(port, '127.0.0.2')
+  half.socket.write('GET /heartbeat HTTP/1.1\r\nHost: x\r\n')
+  t.match(await within(half.closed, 2_000), /^HTTP\/1\.1 408 Request Timeout\r\n/)
+  took = performance.now() - started
+  t.ok(took >= 300 && took < 1_000, `408 after ${Math.round(took)} ms`)
+  const spoke = await connection(port, '127.0.0.2')
+  spoke.socket.write(HEARTBEAT)
+  await sleep(600)
+  spoke.socket.end(HEARTBEAT)
+  t.equal(answers(await spoke.closed).answers.length, 2, 'a connection that has spoken keeps the later heads\' timeout')
+})
