@@ -6,7 +6,7 @@
 // give those early answers the common headers, the X-CHALLENGER checks and the error body of every
 // other answer (src/domain/common-headers.ts, src/domain/messages.ts).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { challengerEcho, COMMON_HEADERS, unreadBody } from './domain/common-headers.js'
 import { errorBody } from './domain/messages.js'
@@ -35,6 +35,8 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
  * Fastify's `clientErrorHandler` option: errors from Node's HTTP parser (a malformed request line,
  * headers over Node's size limit, a request that timed out). No request was parsed, so there is
  * nothing to echo: the status, the CORS headers and the error body, then the connection closes.
+ * Answers go out in request order (RFC 9112 §9.3.2): the answers to requests that arrived whole
+ * before the error are written first, then this one.
  */
 export function clientErrorHandler (error: Error & { code?: string }, socket: Socket): void {
   // A reset connection has nobody left to answer.
@@ -42,16 +44,54 @@ export function clientErrorHandler (error: Error & { code?: string }, socket: So
     socket.destroy()
     return
   }
-  const [status, message] = clientErrors[error.code ?? ''] ?? [400, 'Malformed HTTP request']
-  const body = JSON.stringify(errorBody(message))
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-    Object.entries(COMMON_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
-    'content-type: application/json; charset=utf-8\r\n' +
-    `content-length: ${Buffer.byteLength(body)}\r\n` +
-    'connection: close\r\n\r\n' +
-    body
-  )
+  // The parser says so again for every later read while the earlier answers go out: once is enough.
+  if (answering.has(socket)) return
+  answering.add(socket)
+  afterEarlierAnswers(socket, () => {
+    const current = inFlight(socket)
+    // Half an answer on the wire (to the request the error cut short) cannot be followed by another.
+    if (!socket.writable || current?.headersSent === true) {
+      socket.destroy()
+      return
+    }
+    const [status, message] = clientErrors[error.code ?? ''] ?? [400, 'Malformed HTTP request']
+    const body = JSON.stringify(errorBody(message))
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      Object.entries(COMMON_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+      'content-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      'connection: close\r\n\r\n' +
+      body
+    )
+  })
+}
+
+/** Connections whose parser error is being answered. */
+const answering = new WeakSet<Socket>()
+
+/**
+ * The answer Node is writing on `socket`, if any. Node keeps it there (`_httpMessage`, as it has
+ * since its first versions) and hands the socket to the next pipelined answer when it is done.
+ */
+function inFlight (socket: Socket): ServerResponse | undefined {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined
+}
+
+/**
+ * Calls `then` once every answer to a request that arrived whole on `socket` has been written out:
+ * at once when none is in flight, or when the one in flight is to the request the error cut short
+ * (its body never arrived whole, so its answer is this error).
+ */
+function afterEarlierAnswers (socket: Socket, then: () => void): void {
+  const current = inFlight(socket)
+  if (current === undefined || (!current.writableEnded && !current.req.complete)) {
+    then()
+    return
+  }
+  // Node moves the socket to the next answer in its own 'finish' listener, which comes first. (Not
+  // writableFinished: it can say so before the answer's last write has completed.)
+  current.once('finish', () => afterEarlierAnswers(socket, then))
 }
 
 const clientErrors: Record<string, [number, string]> = {

@@ -1,13 +1,15 @@
 // Attacks at the level of the connection, made with real sockets from real loopback addresses
-// (issue 34): pipelined requests whose answers are never read, and connections that never speak.
-// The full-size attacks: bench/attack-*.ts.
+// (issue 34): pipelined requests whose answers are never read, connections that never speak, and a
+// malformed request that would overtake the answer before it. The full-size attacks: bench/attack-*.ts.
 import t, { type Test } from 'tap'
+import type { FastifyInstance } from 'fastify'
 import { once } from 'node:events'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ServerConfig } from '../src/domain/config.js'
 import { createServer } from '../src/server.js'
+import { newSession } from './helper.js'
 
 const quiet = { port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} } satisfies ServerConfig
 const HEARTBEAT = 'GET /heartbeat HTTP/1.1\r\nHost: x\r\n\r\n'
@@ -223,4 +225,33 @@ t.test('a new connection gets firstHeadTimeout for its first head: silent, it is
   await sleep(600)
   spoke.socket.end(HEARTBEAT)
   t.equal(answers(await spoke.closed).answers.length, 2, 'a connection that has spoken keeps the later heads\' timeout')
+})
+
+t.test('GET /challenges with a malformed request after it in one packet: the 200 whole, then the 400, then the close', async t => {
+  const { port } = await listening(t)
+  for (const garbage of ['NONSENSE\r\n\r\n', 'get / HTTP/1.1\r\n\r\n', 'GET / HTTP/1.1\r\nBad Header\r\n\r\n']) {
+    const { socket, closed } = await connection(port, '127.0.0.2')
+    socket.write('GET /challenges HTTP/1.1\r\nHost: x\r\n\r\n' + garbage)
+    const { answers: got, rest } = answers(await closed)
+    t.same(got.map(answer => answer.status), ['200', '400'], JSON.stringify(garbage))
+    t.equal(JSON.parse(got[0]?.body as string).challenges.length > 0, true, 'the 200 is whole')
+    t.same(JSON.parse(got[1]?.body as string), { errorMessages: ['Malformed HTTP request'] })
+    t.equal(rest, '')
+  }
+  const { socket, closed } = await connection(port, '127.0.0.2')
+  socket.write(HEARTBEAT + 'GET /challenges HTTP/1.1\r\nHost: x\r\n\r\n' + HEARTBEAT + 'NONSENSE\r\n\r\n')
+  t.same(answers(await closed).answers.map(answer => answer.status), ['204', '200', '204', '400'], 'three answers, in order, then the 400')
+})
+
+t.test('POST /secret/note with a malformed request after it in one packet: the note is stored and answered, then the 400', async t => {
+  const { app, port } = await listening(t)
+  const { guid, token } = await newSession(app as FastifyInstance)
+  const body = '{"note":"kept"}'
+  const { socket, closed } = await connection(port, '127.0.0.2')
+  socket.write(`POST /secret/note HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: ${guid}\r\nX-AUTH-TOKEN: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` + '\x00\x01garbage\r\n\r\n')
+  const { answers: got } = answers(await closed)
+  t.same(got.map(answer => answer.status), ['200', '400'])
+  t.same(JSON.parse(got[0]?.body as string), { note: 'kept' })
+  const stored = await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })
+  t.same(stored.json(), { note: 'kept' })
 })

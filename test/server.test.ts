@@ -2,7 +2,7 @@
 // start-up in this process (the server as a process of its own: test/process.test.ts).
 import t from 'tap'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
-import { once } from 'node:events'
+import { EventEmitter, once } from 'node:events'
 import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
@@ -143,6 +143,44 @@ t.test('the client error handler answers what it can and drops what it cannot', 
   const plain = socket(true)
   clientErrorHandler(new Error('no code'), plain.socket)
   t.match(plain.seen.written, /^HTTP\/1.1 400 Bad Request\r\n/)
+})
+
+t.test('the client error handler answers after the answers in flight, once, and never after half an answer', async t => {
+  // An answer Node is writing (socket._httpMessage) to a request that arrived whole, or not.
+  const answer = (complete: boolean, headersSent = false) => Object.assign(new EventEmitter(), { writableEnded: false, headersSent, req: { complete } })
+  const connection = (current: ReturnType<typeof answer>) => {
+    const seen = { written: '', destroyed: false }
+    const socket = { writable: true, _httpMessage: current as ReturnType<typeof answer> | null, end: (data: string) => { seen.written += data }, destroy: () => { seen.destroyed = true } }
+    return { seen, socket }
+  }
+  const parseError = Object.assign(new Error('parse'), { code: 'HPE_INVALID_METHOD' })
+  const [first, second] = [answer(true), answer(true)]
+  const pipelined = connection(first)
+  clientErrorHandler(parseError, pipelined.socket as never)
+  clientErrorHandler(parseError, pipelined.socket as never)
+  t.same(pipelined.seen, { written: '', destroyed: false }, 'nothing while an answer is in flight, whatever the parser says again')
+  // Node hands the socket to the next answer in its own 'finish' listener, before this one.
+  pipelined.socket._httpMessage = second
+  first.emit('finish')
+  t.equal(pipelined.seen.written, '', 'nor while the next one is')
+  pipelined.socket._httpMessage = null
+  second.emit('finish')
+  t.match(pipelined.seen.written, /^HTTP\/1.1 400 Bad Request\r\n/)
+  t.equal(pipelined.seen.written.split('HTTP/1.1').length, 2, 'one 400')
+
+  const cutShort = connection(answer(false))
+  clientErrorHandler(parseError, cutShort.socket as never)
+  t.match(cutShort.seen.written, /^HTTP\/1.1 400 /, 'the answer in flight is to the request the error cut short: the 400 is its answer')
+  const halfSent = connection(answer(false, true))
+  clientErrorHandler(parseError, halfSent.socket as never)
+  t.same(halfSent.seen, { written: '', destroyed: true }, 'half of its answer is out: closed')
+  const gone = answer(true)
+  const closedMeanwhile = connection(gone)
+  clientErrorHandler(parseError, closedMeanwhile.socket as never)
+  closedMeanwhile.socket.writable = false
+  closedMeanwhile.socket._httpMessage = null
+  gone.emit('finish')
+  t.same(closedMeanwhile.seen, { written: '', destroyed: true }, 'closed while the answers went out: nothing to write')
 })
 
 t.test('an X-CHALLENGER over 100 characters is 431 on every path, before routing, bodies and 404', async t => {
