@@ -73,10 +73,11 @@ export function createServer (config: ServerConfig): FastifyInstance {
     frameworkErrors,
     clientErrorHandler,
     trustProxy: trustProxyOption(config.trustProxy ?? false),
-    // The node:http server, with its connections kept (src/domain/connections.ts).
+    // The node:http server, its connections kept and bounded (src/domain/connection-table.ts).
     serverFactory: handler => limitedServer({
       // Slow or idle clients are cut off: a request must arrive whole within 30 s (its headers
-      // within 10 s), and an idle keep-alive connection is closed after 5 s.
+      // within 10 s; a new connection's first within 2.5 s, see connectionLimits), and an idle
+      // keep-alive connection is closed after 5 s.
       headersTimeout,
       requestTimeout,
       keepAliveTimeout: config.keepAliveTimeout ?? serverDefaults.keepAliveTimeout,
