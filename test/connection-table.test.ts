@@ -118,6 +118,9 @@ t.test('a connection counts its requests in flight; past maxPipelined the later 
   const { connections, open, of } = table({ maxPipelined: 3 })
   const socket = open('10.0.0.1')
   const connection = of(socket)
+  socket.writableLength = 7
+  t.equal(connection.unsent(), 7, 'nothing in flight yet: the socket\'s bytes alone')
+  socket.writableLength = 0
   const answers = [answer(10), answer(20), answer(30)]
   t.same(answers.map(a => connection.arrived(a)), [true, true, true])
   t.equal(connection.inFlight, 3)
@@ -199,10 +202,24 @@ t.test('a sweep closes new connections without a head after firstHeadTimeout: si
 
 t.test('a sweep closes a connection whose client stopped taking its answers: past maxUnsentBytes, or nothing taken for drainTimeout', async t => {
   const { connections, open, of } = table({ drainTimeout: 5_000, maxUnsentBytes: 1_000 })
+  // Each pipelines: an answer waits behind the one being written.
   const slow = open('10.0.0.1')
+  of(slow).arrived(answer())
   of(slow).arrived(answer())
   const stuck = open('10.0.0.1')
   of(stuck).arrived(answer())
+  of(stuck).arrived(answer())
+  // One large answer read at the client's own pace: never closed for it.
+  const single = open('10.0.0.1')
+  of(single).arrived(answer())
+  single.writableLength = 5_000
+  single.bytesWritten = 5_000
+  // The answer after the first has its socket: its bytes are in the socket's, not counted twice.
+  const writing = open('10.0.0.1')
+  of(writing).arrived(answer())
+  of(writing).arrived(answer(900, writing))
+  writing.writableLength = 300
+  writing.bytesWritten = 300
   const hoarder = open('10.0.0.1')
   of(hoarder).arrived(answer())
   of(hoarder).arrived(answer(800))
@@ -216,6 +233,7 @@ t.test('a sweep closes a connection whose client stopped taking its answers: pas
   hoarder.writableLength = 300
   connections.sweep(1_000)
   t.same([slow.destroyed, stuck.destroyed, hoarder.destroyed, idle.destroyed], [false, false, true, false], 'past maxUnsentBytes: closed at once')
+  t.equal(writing.destroyed, false, 'an answer with its socket is counted once, in the socket')
   slow.bytesWritten = 1_200
   connections.sweep(5_999)
   t.same([slow.destroyed, stuck.destroyed], [false, false])
@@ -234,6 +252,7 @@ t.test('a sweep closes a connection whose client stopped taking its answers: pas
   connections.sweep(26_000)
   t.equal(slow.destroyed, true)
   t.equal(idle.destroyed, false)
+  t.equal(single.destroyed, false, 'one answer in flight, past maxUnsentBytes and stalled for 25 s: kept')
 })
 
 t.test('the table sweeps while its server listens, and stops when it closes', async t => {

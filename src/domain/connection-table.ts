@@ -120,13 +120,15 @@ export class Connection {
   }
 
   /**
-   * Whether its client has stopped taking its answers: they hold more than maxUnsentBytes, or
-   * nothing has reached the kernel for drainTimeout while some wait. A server that is slow to
-   * answer is not the client's doing: with nothing waiting in the socket, it has not stalled.
+   * Whether its client has stopped taking its answers while it pipelines: they hold more than
+   * maxUnsentBytes, or nothing has reached the kernel for drainTimeout while some wait. A server
+   * that is slow to answer is not the client's doing: with nothing waiting in the socket, it has
+   * not stalled. Nor has a client with one answer in flight: a large page read over a slow link
+   * goes at the client's own pace, and costs no more than that page.
    */
   stalled (now: number): boolean {
     const waiting = this.socket.writableLength
-    if (waiting === 0) {
+    if (waiting === 0 || this.inFlight < 2) {
       this.#stalledSince = now
       return false
     }
