@@ -629,8 +629,9 @@ export class RedisStore implements ChallengerStore {
       else this.probe()
       // Then its version (without INFO, as for a user not allowed it, the scripts' errors will tell).
       this.client.info('server').then(info => {
-        const version = /^redis_version:(\S+)/m.exec(info)?.[1] as string
-        if (Number(version.split('.')[0]) >= OLDEST_REDIS) return
+        // A server that gives no version (a Redis-compatible proxy) is left to its scripts' errors.
+        const version = /^redis_version:(\S+)/m.exec(info)?.[1]
+        if (!(Number(version?.split('.')[0]) < OLDEST_REDIS)) return
         this.#tooOld = version
         this.#down('old', `Redis ${version}; version ${OLDEST_REDIS}.0 or later is needed`)
       }, () => {})
