@@ -1,8 +1,8 @@
 // The challenge catalogue: the list of challenge-list.ts, checked, and the lookups over it
 // (bits, status maps, the reference's names). Plain data and lookups; it knows nothing of HTTP or Fastify.
-import { challenges, type Challenge, type NearMiss, type RequestFacts, type SeenRequest, type Trigger } from './challenge-list.js'
+import { challenges, SOLUTIONS_BASE, type Challenge, type NearMiss, type RequestFacts, type SeenRequest, type Trigger } from './challenge-list.js'
 
-export { challenges, type Challenge, type RequestFacts, type SeenRequest, type Trigger }
+export { challenges, SOLUTIONS_BASE, type Challenge, type RequestFacts, type SeenRequest, type Trigger }
 
 /**
  * The reference's other challenges (its todo-list API, restoring progress, ...), by their enum names:

@@ -86,7 +86,15 @@ export interface Challenge {
   readonly hint: string
   /** The requests that come close to it, at least one; the first that matches gives the journal's hint. */
   readonly nearMisses: readonly NearMiss[]
+  /**
+   * The reference's own solution page for it, as `<section>/<slug>` under SOLUTIONS_BASE (read from
+   * the "Read Solution" links of its challenge definitions); none for a challenge the reference lacks.
+   */
+  readonly solution?: string
 }
+
+/** Where the reference publishes its solution pages (its canonical host, ChallengerWebGUI.CANONICAL_HOST). */
+export const SOLUTIONS_BASE = 'https://apichallenges.com/apichallenges/solutions/'
 
 // The near misses that several challenges share, as small rules.
 const ID = '<your session id>'
@@ -158,6 +166,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 1,
     referenceName: 'CREATE_NEW_CHALLENGER',
+    solution: 'create-session/post-challenger-201',
     name: 'POST /challenger (201)',
     description: 'Create a session with POST /challenger and no X-CHALLENGER header; the response\'s X-CHALLENGER header holds your session id.',
     trigger: 'POST /challenger created',
@@ -174,6 +183,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 2,
     referenceName: 'GET_CHALLENGES',
+    solution: 'first-challenge/get-challenges-200',
     name: 'GET /challenges (200)',
     description: 'List the challenges with GET /challenges, sending your X-CHALLENGER header.',
     trigger: 'GET /challenges listed',
@@ -184,6 +194,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 25,
     referenceName: 'DELETE_HEARTBEAT_405',
+    solution: 'status-codes/delete-heartbeat-405',
     name: 'DELETE /heartbeat (405)',
     description: 'Send DELETE to /heartbeat: the method is not allowed.',
     trigger: 'DELETE /heartbeat',
@@ -200,6 +211,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 26,
     referenceName: 'PATCH_HEARTBEAT_500',
+    solution: 'status-codes/patch-heartbeat-500',
     name: 'PATCH /heartbeat (500)',
     description: 'Send PATCH to /heartbeat: the server fails with an internal error.',
     trigger: 'PATCH /heartbeat',
@@ -210,6 +222,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 27,
     referenceName: 'TRACE_HEARTBEAT_501',
+    solution: 'status-codes/trace-heartbeat-501',
     name: 'TRACE /heartbeat (501)',
     description: 'Send TRACE to /heartbeat: the method is not implemented.',
     trigger: 'TRACE /heartbeat',
@@ -220,6 +233,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 28,
     referenceName: 'GET_HEARTBEAT_204',
+    solution: 'status-codes/get-heartbeat-204',
     name: 'GET /heartbeat (204)',
     description: 'Send GET to /heartbeat: the server is running and answers with no content.',
     trigger: 'GET /heartbeat',
@@ -230,6 +244,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 29,
     referenceName: 'CREATE_SECRET_TOKEN_401',
+    solution: 'authentication/post-secret-401',
     name: 'POST /secret/token (401)',
     description: 'Ask for a token with POST /secret/token and wrong Basic credentials.',
     trigger: 'POST /secret/token refused',
@@ -246,6 +261,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 30,
     referenceName: 'CREATE_SECRET_TOKEN_201',
+    solution: 'authentication/post-secret-201',
     name: 'POST /secret/token (201)',
     description: 'Get a token with POST /secret/token and the Basic credentials admin:password; it comes back in X-AUTH-TOKEN.',
     trigger: 'POST /secret/token issued',
@@ -262,6 +278,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 31,
     referenceName: 'GET_SECRET_NOTE_403',
+    solution: 'authorization/get-secret-note-403',
     name: 'GET /secret/note (403)',
     description: 'Read the secret note with an X-AUTH-TOKEN that is not your session\'s token.',
     trigger: 'GET /secret/note wrong-token',
@@ -276,6 +293,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 32,
     referenceName: 'GET_SECRET_NOTE_401',
+    solution: 'authorization/get-secret-note-401',
     name: 'GET /secret/note (401)',
     description: 'Read the secret note without any X-AUTH-TOKEN header.',
     trigger: 'GET /secret/note no-token',
@@ -289,6 +307,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 33,
     referenceName: 'GET_SECRET_NOTE_200',
+    solution: 'authorization/get-secret-note-200',
     name: 'GET /secret/note (200)',
     description: 'Read the secret note with your session\'s token in X-AUTH-TOKEN.',
     trigger: 'GET /secret/note x-auth-token',
@@ -303,6 +322,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 34,
     referenceName: 'POST_SECRET_NOTE_200',
+    solution: 'authorization/post-secret-note-200',
     name: 'POST /secret/note (200)',
     description: 'Write the secret note with your session\'s token in X-AUTH-TOKEN and a JSON body {"note": "..."}.',
     trigger: 'POST /secret/note x-auth-token',
@@ -317,6 +337,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 35,
     referenceName: 'POST_SECRET_NOTE_401',
+    solution: 'authorization/post-secret-note-401',
     name: 'POST /secret/note (401)',
     description: 'Write the secret note without any X-AUTH-TOKEN header.',
     trigger: 'POST /secret/note no-token',
@@ -327,6 +348,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 36,
     referenceName: 'POST_SECRET_NOTE_403',
+    solution: 'authorization/post-secret-note-403',
     name: 'POST /secret/note (403)',
     description: 'Write the secret note with an X-AUTH-TOKEN that is not your session\'s token.',
     trigger: 'POST /secret/note wrong-token',
@@ -340,6 +362,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 37,
     referenceName: 'GET_SECRET_NOTE_BEARER_200',
+    solution: 'authorization/get-secret-note-bearer',
     name: 'GET /secret/note (Bearer)',
     description: 'Read the secret note with your token sent as Authorization: Bearer <token>.',
     trigger: 'GET /secret/note bearer',
@@ -354,6 +377,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 38,
     referenceName: 'POST_SECRET_NOTE_BEARER_200',
+    solution: 'authorization/post-secret-note-bearer',
     name: 'POST /secret/note (Bearer)',
     description: 'Write the secret note with your token sent as Authorization: Bearer <token>.',
     trigger: 'POST /secret/note bearer',
@@ -368,6 +392,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 40,
     referenceName: 'OVERRIDE_DELETE_HEARTBEAT_405',
+    solution: 'method-override/post-heartbeat-as-delete-405',
     name: 'POST /heartbeat as DELETE (405)',
     description: 'Send POST to /heartbeat with X-HTTP-Method-Override: DELETE.',
     trigger: 'POST /heartbeat as DELETE',
@@ -378,6 +403,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 41,
     referenceName: 'OVERRIDE_PATCH_HEARTBEAT_500',
+    solution: 'method-override/post-heartbeat-as-patch-500',
     name: 'POST /heartbeat as PATCH (500)',
     description: 'Send POST to /heartbeat with X-HTTP-Method-Override: PATCH.',
     trigger: 'POST /heartbeat as PATCH',
@@ -388,6 +414,7 @@ export const challenges: readonly Challenge[] = Object.freeze(([
   {
     id: 42,
     referenceName: 'OVERRIDE_TRACE_HEARTBEAT_501',
+    solution: 'method-override/post-heartbeat-as-trace-501',
     name: 'POST /heartbeat as TRACE (501)',
     description: 'Send POST to /heartbeat with X-HTTP-Method-Override: TRACE.',
     trigger: 'POST /heartbeat as TRACE',
