@@ -190,6 +190,7 @@ export function configFromEnv (env: Env): ServerConfig {
     journalSize: integer(env, 'JOURNAL_SIZE', 0, MAX_JOURNAL_SIZE),
     creationRateLimit: integer(env, 'CREATION_RATE_LIMIT', 0, 1_000_000_000),
     docs: flag(env, 'DOCS'),
+    solutionLinks: flag(env, 'SOLUTION_LINKS'),
     redisUrl: redisUrl(env),
     redisKeyPrefix: nonEmpty(env, 'REDIS_PREFIX'),
     adminToken: adminToken(env)

@@ -45,6 +45,11 @@ export interface ApiChallengesOptions {
   /** Serve the OpenAPI document and Swagger UI at /docs (under the prefix). Default true. */
   docs?: boolean
   /**
+   * Link each challenge to the reference's own solution page (on the progress page and in the
+   * OpenAPI descriptions), marked as external. Default true; false for a class that wants no solutions.
+   */
+  solutionLinks?: boolean
+  /**
    * The instructor's token (at least 16 characters): with it, the class board (/admin, /admin/sessions,
    * /admin/summary) and /metrics answer to `Authorization: Bearer <token>`. Without it they do not exist.
    */
@@ -116,7 +121,8 @@ export const defaults = Object.freeze({
   journalSize: 20,
   creationRateLimit: 60,
   redisKeyPrefix: 'api-challenges:',
-  docs: true
+  docs: true,
+  solutionLinks: true
 })
 
 function whole (name: string, value: unknown, min: number): number {
@@ -175,6 +181,7 @@ const optionNames = Object.keys({
   redisUrl: true,
   redisKeyPrefix: true,
   docs: true,
+  solutionLinks: true,
   adminToken: true,
   store: true,
   drainSignal: true
@@ -266,6 +273,7 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     journalSize: atMost('journalSize', whole('journalSize', merged.journalSize, 0), MAX_JOURNAL_SIZE),
     creationRateLimit: whole('creationRateLimit', merged.creationRateLimit, 0),
     docs: oneOf('docs', merged.docs, [true, false] as const),
+    solutionLinks: oneOf('solutionLinks', merged.solutionLinks, [true, false] as const),
     redisUrl: merged.redisUrl === undefined ? undefined : text('redisUrl', merged.redisUrl, /^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL'),
     // Never the value in the message: it is a secret.
     adminToken: merged.adminToken === undefined ? undefined : adminToken(merged.adminToken),
