@@ -18,6 +18,7 @@ import openapi from '../plugins/openapi.js'
 import registry from '../plugins/registry.js'
 import session from '../plugins/session.js'
 import shutdown from '../plugins/shutdown.js'
+import wire from '../plugins/wire.js'
 import adminRoutes from '../routes/admin.js'
 import challenger from '../routes/challenger.js'
 import challenges from '../routes/challenges.js'
@@ -42,7 +43,10 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   // TypeBox's own compiler validates without Ajv's type coercion: 42, null or ["a"] is not a note.
   fastify.setValidatorCompiler(TypeBoxValidatorCompiler)
 
-  // Negotiation first, so that even the earliest refusals (431, 404) come in the asked format.
+  // The wire first: one value of a repeated X-CHALLENGER for every hook after it, and Title-Case
+  // header names on every answer, the earliest refusals included.
+  await fastify.register(wire)
+  // Negotiation next, so that even the earliest refusals (431, 404) come in the asked format.
   await fastify.register(formats)
   await fastify.register(errors, options)
   await fastify.register(acceptable)

@@ -11,12 +11,16 @@ import type { Socket } from 'node:net'
 import { challengerEcho, COMMON_HEADERS, unreadBody } from './domain/common-headers.js'
 import { errorBody } from './domain/messages.js'
 import { EVERY_METHOD } from './domain/methods.js'
+import { firstValues, namesOnTheWire, wireName } from './domain/wire.js'
 
 /**
  * Fastify's `frameworkErrors` option: errors raised before a route is found (a malformed URL).
  * Hooks have not run, so the common headers are set here.
  */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // The wire as on every answer (plugins/wire.ts): one X-CHALLENGER, Title-Case names.
+  firstValues(request.raw)
+  namesOnTheWire(request.raw, reply.raw)
   // An oversized X-CHALLENGER is refused first, here as everywhere: the same check as the
   // common-headers plugin's (src/domain/common-headers.ts).
   const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
@@ -58,10 +62,10 @@ export function clientErrorHandler (error: Error & { code?: string }, socket: So
     const body = JSON.stringify(errorBody(message))
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-      Object.entries(COMMON_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
-      'content-type: application/json; charset=utf-8\r\n' +
-      `content-length: ${Buffer.byteLength(body)}\r\n` +
-      'connection: close\r\n\r\n' +
+      Object.entries(COMMON_HEADERS).map(([name, value]) => `${wireName(name)}: ${value}\r\n`).join('') +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
       body
     )
   })
