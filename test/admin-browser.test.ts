@@ -209,7 +209,7 @@ chromiumTest('the class board and the name form in chromium', 120_000, async t =
   })
 
   t.test('a learner names their session on the progress page', async t => {
-    const base = await listen(t, createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} }))
+    const base = await listen(t, createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { adminToken: TOKEN } }))
     const guid = await learner(base)
     const { page, refused, problems } = await watchedPage(t, browser, 1280, 800)
     await page.goto(`${base}/gui/challenges/${guid}`)

@@ -103,4 +103,7 @@ t.test('Fastify\'s own keys and every option of ours are accepted together, and 
   t.match(host.printPlugins(), /practice/, 'avvio names the plugin after `name`')
   const board = await host.inject({ method: 'GET', url: '/practice/admin/summary', headers: { authorization: 'Bearer an-instructor-token-0123' } })
   t.equal(board.statusCode, 200, 'adminToken: the board answers to it under the prefix')
+  const progress = (await host.inject({ method: 'GET', url: `/practice/gui/challenges/${guid}` })).body
+  t.match(progress, 'How to pass it', 'the progress page')
+  t.notMatch(progress, /class="solution"|apichallenges\.com/, 'solutionLinks: false, and it links to no solution')
 })

@@ -1,10 +1,15 @@
 // The web pages: escaping, statuses, progress figures, the CSP, the bearer-secret warning, that
-// looking passes nothing, the learner's name on the progress page, and the class board's page
-// (GET /admin, only with an admin token).
+// looking passes nothing, what the pages fill in (this server, the session id, the number of
+// challenges), the links to the reference's solutions, the learner's name on the progress page (only
+// with a class board), and the class board's page (GET /admin, only with an admin token).
 import t from 'tap'
 import { MAX_PAGE } from '../src/domain/admin-csv.js'
 import { ADMIN_SCRIPT, ADMIN_STYLESHEET, adminPage, BOARD_CAP, BOARD_PAGE, BOARD_REFRESH_MS, TOKEN_KEY } from '../src/domain/admin-page.js'
-import { BEARER_WARNING, challengesPage, escapeHtml, landingPage, progressText, REFRESH_SCRIPT } from '../src/domain/pages.js'
+import { challenges, SOLUTIONS_BASE } from '../src/domain/catalogue.js'
+import {
+  BEARER_WARNING, challengesPage, command, escapeHtml, filledHint, landingPage, NAME_SCRIPT, page, progressText, REFRESH_SCRIPT,
+  SESSION_PLACEHOLDER, solutionUrls, type ChallengesPageOptions
+} from '../src/domain/pages.js'
 import { build, newSession, passed } from './helper.js'
 
 const rows = [
@@ -12,39 +17,90 @@ const rows = [
   { id: 28, name: 'GET /heartbeat (204)', description: 'x & y', hint: 'GET /heartbeat', status: false }
 ]
 
+/** The challenges page of `rows`, with `options` changed. */
+function challengesOf (options: Partial<ChallengesPageOptions>): string {
+  return challengesPage({ base: '/p', origin: 'http://h:1', guid: null, live: false, rows, docs: true, requests: null, name: undefined, board: false, ...options })
+}
+
+/** A page's text with the word spans of its commands taken out. */
+function unspanned (html: string): string {
+  return html.replace(/<\/?span>/g, '')
+}
+
+const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' }
+
+/** The text of every <pre class="command"> of a page, in order, as the browser shows it. */
+function commands (html: string): string[] {
+  return [...html.matchAll(/<pre class="command">([^]*?)<\/pre>/g)]
+    .map(match => unspanned(match[1] as string).replace(/&(lt|gt|quot|#39|amp);/g, entity => ENTITIES[entity] as string))
+}
+
 t.test('rendering escapes every value and shows status as text', async t => {
   t.equal(escapeHtml('<script>"x" & \'y\'</script>'), '&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;')
-  const html = challengesPage('/p', '"><script>alert(1)</script>', false, rows)
+  const html = challengesOf({ guid: '"><script>alert(1)</script>' })
   t.notMatch(html, /<script>alert/)
   t.match(html, /data-guid="&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;"/)
-  t.match(html, /<code>&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/code> \(no live session/)
-  t.match(html, /<tr data-id="1" class="done"><td>01<\/td><td>POST \/challenger \(201\)<\/td><td>Create &lt;a session&gt;<details><summary>How to pass it<\/summary><pre>POST \/challenger &lt;no header&gt;<\/pre><\/details><\/td><td class="status">done<\/td><\/tr>/)
+  t.match(html, /<code class="guid">&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/code> \(no live session/)
+  t.match(html, '<tr data-id="1" class="done"><td>01</td><td>POST /challenger (201)</td><td>Create &lt;a session&gt;<details><summary>How to pass it</summary>' +
+    '<pre class="command"><span>POST</span> <span>http://h:1/p/challenger</span> <span>&lt;no</span> <span>header&gt;</span></pre></details></td><td class="status">done</td></tr>')
   t.match(html, /<tr data-id="28" class="todo">[^]*<td>x &amp; y<details>[^]*<\/details><\/td><td class="status">not done<\/td>/)
   t.notMatch(html, /Your last requests/, 'no journal section without a journal')
   const requests = [
     { at: '2026-11-22T10:15:30.123Z', method: 'POST', path: '/secret/<b>', status: 415, contentType: 'text/<i>', passed: [], hint: 'Challenge 34 needs <json>' },
     { at: '2026-11-22T10:15:29.000Z', method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: [28], hint: null }
   ]
-  const withJournal = challengesPage('/p', 'g', true, rows, true, requests)
+  const withJournal = challengesOf({ guid: 'g', live: true, requests })
   t.match(withJournal, /data-journal="1"/)
   t.match(withJournal, /<tr class="near"><td><time datetime="2026-11-22T10:15:30.123Z">10:15:30<\/time><\/td><td><code>POST \/secret\/&lt;b&gt;<\/code><\/td><td>415<\/td><td><\/td><td>Challenge 34 needs &lt;json&gt;<\/td><\/tr>/)
   t.match(withJournal, /<tr class="passed">[^]*<td>28<\/td><td><\/td><\/tr>/)
   t.match(withJournal, /<p id="requests-empty" hidden>/)
-  t.match(challengesPage('/p', 'g', true, rows, true, []), /<p id="requests-empty">No requests yet/)
+  t.match(challengesOf({ guid: 'g', live: true, requests: [] }), /<p id="requests-empty">No requests yet/)
   t.match(html, /<progress id="progress" value="1" max="2"><\/progress> <span id="progress-text">1 of 2 done<\/span>/)
   t.match(html, /<script src="\/p\/gui\/refresh.js" defer><\/script>/)
-  t.notMatch(challengesPage('', null, false, rows), /refresh\.js/, 'no script without a session')
+  t.notMatch(html, /name\.js/, 'no name script without the class board')
+  t.notMatch(challengesOf({ base: '' }), /refresh\.js/, 'no script without a session')
   t.equal(progressText([]), '0 of 0 done')
-  const landing = { base: '/p', origin: 'http://h:1', username: 'admin', password: 'password', docs: true }
+  const landing = { base: '/p', origin: 'http://h:1', username: 'admin', password: 'password', docs: true, challengeCount: 19 }
   t.match(landingPage(landing), /<form action="\/p\/gui\/challenges" method="get">/)
   t.match(landingPage(landing), /<a href="\/p\/docs">/)
   t.notMatch(landingPage({ ...landing, docs: false }), /\/docs/, 'no docs link when docs are off')
-  t.match(landingPage(landing), /curl -i -X POST http:\/\/h:1\/p\/challenger/)
-  t.match(landingPage({ ...landing, username: 'teacher', password: 'course-secret' }), /-u 'teacher:&lt;the password you were given&gt;'/, 'another password is not shown')
+  t.match(unspanned(landingPage(landing)), /curl -i -X POST http:\/\/h:1\/p\/challenger/)
+  t.match(commands(landingPage({ ...landing, username: 'teacher', password: 'course-secret' }))[1], "-u 'teacher:<the password you were given>'", 'another password is not shown')
   t.notMatch(landingPage({ ...landing, username: 'teacher', password: 'course-secret' }), /course-secret/)
-  t.match(landingPage({ ...landing, origin: 'http://"><script>x' }), /http:\/\/&quot;&gt;&lt;script&gt;x\/p\/challenger/, 'the Host is escaped')
-  t.match(challengesPage('/p', null, false, rows), /<a href="\/p\/docs">/)
-  t.notMatch(challengesPage('/p', null, false, rows, false), /\/docs/, 'no docs link when docs are off')
+  t.match(unspanned(landingPage({ ...landing, origin: 'http://"><script>x' })), /http:\/\/&quot;&gt;&lt;script&gt;x\/p\/challenger/, 'the Host is escaped')
+  t.match(challengesOf({}), /<a href="\/p\/docs">/)
+  t.notMatch(challengesOf({ docs: false }), /\/docs/, 'no docs link when docs are off')
+})
+
+t.test('a command is one <pre class="command"> with each word in a span, escaped; a page may name several scripts', async t => {
+  t.equal(command('curl -H "X-CHALLENGER: <id>"\nGET  /x'),
+    '<pre class="command"><span>curl</span> <span>-H</span> <span>&quot;X-CHALLENGER:</span> <span>&lt;id&gt;&quot;</span>\n<span>GET</span>  <span>/x</span></pre>',
+    'spaces and line breaks stay as they are, between the words')
+  t.equal(command(''), '<pre class="command"></pre>')
+  t.match(page('/p', 't', '', ['/a.js', '/b.js']), '<script src="/p/a.js" defer></script><script src="/p/b.js" defer></script></head>')
+  t.match(page('/p', 't', '', '/a.js'), '<script src="/p/a.js" defer></script></head>')
+  t.notMatch(page('/p', 't', ''), '<script')
+})
+
+t.test('"How to pass it" names this server, and a live session\'s id; the token stays a placeholder', async t => {
+  t.equal(SESSION_PLACEHOLDER, '<your session id>')
+  t.equal(filledHint('GET /heartbeat\nX-CHALLENGER: <your session id>', 'http://h:1/p', 'abc'), 'GET http://h:1/p/heartbeat\nX-CHALLENGER: abc')
+  t.equal(filledHint('GET /heartbeat\nX-CHALLENGER: <your session id>', 'http://h:1', null), 'GET http://h:1/heartbeat\nX-CHALLENGER: <your session id>', 'no session: the placeholder stays')
+  t.equal(filledHint('POST /secret/note\nX-AUTH-TOKEN: <your token>\nA: <your session id> <your session id>', 'http://$&:1', '$1'),
+    'POST http://$&:1/secret/note\nX-AUTH-TOKEN: <your token>\nA: $1 $1', 'every placeholder, and no replacement patterns taken from the values')
+  t.equal(filledHint('see GET /heartbeat', 'http://h', 'g'), 'see GET /heartbeat', 'only a request line at the start is addressed')
+  const hinted = [{ ...rows[1] as typeof rows[number], hint: 'GET /heartbeat\nX-CHALLENGER: <your session id>' }]
+  t.same(commands(challengesOf({ guid: 'g-1', live: true, rows: hinted })), ['GET http://h:1/p/heartbeat\nX-CHALLENGER: g-1'])
+  t.same(commands(challengesOf({ guid: 'g-1', live: false, rows: hinted })), ['GET http://h:1/p/heartbeat\nX-CHALLENGER: <your session id>'], 'not a live session: not its id')
+})
+
+t.test('each challenge with a solution links to it, marked as leaving the site', async t => {
+  const urls = solutionUrls([{ id: 1, solution: 'create-session/post-challenger-201' }, { id: 28 }], 'https://example.org/solutions/')
+  t.same([...urls], [[1, 'https://example.org/solutions/create-session/post-challenger-201']], 'a challenge without one has none')
+  const html = challengesOf({ rows: [{ ...rows[0] as typeof rows[number], solution: 'https://example.org/s/"x"' }, rows[1] as typeof rows[number]] })
+  t.match(html, '</details> <a class="solution" href="https://example.org/s/&quot;x&quot;" rel="external noopener noreferrer" ' +
+    'aria-label="solution to challenge 01, on example.org (leaves this site)">solution ↗</a></td>')
+  t.equal(html.match(/class="solution"/g)?.length, 1, 'one link, for the one row with a solution')
 })
 
 t.test('the pages over HTTP: HTML, a strict CSP, statuses, and no challenge passed by looking', async t => {
@@ -57,9 +113,9 @@ t.test('the pages over HTTP: HTML, a strict CSP, statuses, and no challenge pass
   t.equal(landing.headers['content-security-policy'],
     "default-src 'none';style-src 'self';script-src 'self';connect-src 'self';img-src 'self';form-action 'self';base-uri 'none';frame-ancestors 'none'")
   t.equal(landing.headers['x-frame-options'], 'DENY')
-  t.match(landing.body, /curl -i -X POST http:\/\/localhost:80\/challenger/, 'the commands name the server as the request reached it')
+  t.match(commands(landing.body)[0], /^curl -i -X POST http:\/\/localhost:80\/challenger$/, 'the commands name the server as the request reached it')
   const named = await app.inject({ method: 'GET', url: '/', headers: { host: 'practice.example:8080' } })
-  t.match(named.body, /curl -i -X POST http:\/\/practice\.example:8080\/secret\/token -u 'admin:password'/)
+  t.match(commands(named.body)[1], /^curl -i -X POST http:\/\/practice\.example:8080\/secret\/token -u 'admin:password'/)
   const mine = await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}` })
   t.equal(mine.statusCode, 200)
   t.match(mine.body, /3 of 19 done/)
@@ -89,7 +145,7 @@ t.test('the landing page and a session\'s challenges page say the session id is 
   t.match(progress, `<strong>${BEARER_WARNING}</strong>`, 'in the landing page\'s "Your progress" section')
   t.match(progress, /read your token and your secret note \(<code>GET \/challenger\/&lt;id&gt;<\/code>\)/, 'with what the id gives away')
   const mine = (await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}` })).body
-  t.match(mine, new RegExp(`<p>Session <code>${me.guid}</code></p>\n<p class="warning"><strong>${BEARER_WARNING}</strong>`), 'right after the session id')
+  t.match(mine, new RegExp(`<p>Session <code class="guid">${me.guid}</code></p>\n<p class="warning"><strong>${BEARER_WARNING}</strong>`), 'right after the session id')
   t.match((await app.inject({ method: 'GET', url: '/gui/challenges/not-a-live-one' })).body, BEARER_WARNING, 'an id with no live session too')
   t.notMatch((await app.inject({ method: 'GET', url: '/gui/challenges' })).body, BEARER_WARNING, 'not where no session id is shown')
 })
@@ -100,7 +156,10 @@ t.test('under a prefix every link and script is under it', async t => {
   const host = Fastify()
   await host.register(app, { prefix: '/practice' })
   t.teardown(() => host.close())
-  t.match((await host.inject({ method: 'GET', url: '/practice/', headers: { host: 'h' } })).body, /curl -i -X POST http:\/\/h\/practice\/challenger/)
+  t.match(unspanned((await host.inject({ method: 'GET', url: '/practice/', headers: { host: 'h' } })).body), /curl -i -X POST http:\/\/h\/practice\/challenger/)
+  const guid = (await host.inject({ method: 'POST', url: '/practice/challenger' })).headers['x-challenger'] as string
+  t.match(commands((await host.inject({ method: 'GET', url: `/practice/gui/challenges/${guid}`, headers: { host: 'h' } })).body)[5],
+    `GET http://h/practice/heartbeat\nX-CHALLENGER: ${guid}`, 'the requests to pass name the prefix')
   const page = await host.inject({ method: 'GET', url: '/practice/gui/challenges/abc' })
   t.match(page.body, /href="\/practice\/gui\/style.css"/)
   t.match(page.body, /src="\/practice\/gui\/refresh.js"/)
@@ -111,19 +170,23 @@ t.test('with docs off, no page links to /docs; a custom username is shown', asyn
   const app = await build(t, { docs: false, username: 'teacher', password: 'course-secret' })
   const landing = await app.inject({ method: 'GET', url: '/' })
   t.notMatch(landing.body, /\/docs/)
-  t.match(landing.body, /-u 'teacher:&lt;the password you were given&gt;'/)
+  t.match(commands(landing.body)[1], "-u 'teacher:<the password you were given>'")
   t.notMatch(landing.body, /course-secret/, 'the password is not on the page')
   t.notMatch((await app.inject({ method: 'GET', url: '/gui/challenges' })).body, /\/docs/)
   t.equal((await app.inject({ method: 'GET', url: '/docs' })).statusCode, 404)
 })
 
-t.test('the progress page shows the learner\'s name as text, and a form to change it', async t => {
-  const app = await build(t)
+t.test('with a class board, the progress page shows the learner\'s name as text, and a form to change it', async t => {
+  const app = await build(t, { adminToken: 'a-board-token-for-the-test' })
   const me = await newSession(app)
   const unnamed = (await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}` })).body
   t.match(unnamed, '<p id="name-line" hidden>You are <strong id="current-name"></strong> on the class board.</p>', 'no name yet: the line is hidden')
   t.match(unnamed, '<input id="name" maxlength="40" required autocomplete="nickname" value="">', 'an empty input of at most 40 characters, with no name= (nothing for a URL)')
   t.match(unnamed, '<button type="submit">Save the name</button>')
+  t.match(unnamed, '<script src="/gui/refresh.js" defer></script><script src="/gui/name.js" defer></script></head>', 'and the form\'s script')
+  const script = await app.inject({ method: 'GET', url: '/gui/name.js' })
+  t.equal(script.headers['content-type'], 'text/javascript; charset=utf-8')
+  t.equal(script.body, NAME_SCRIPT)
   t.notMatch((await app.inject({ method: 'GET', url: '/gui/challenges/not-a-live-one' })).body, 'name-form', 'no form without a live session')
   t.notMatch((await app.inject({ method: 'GET', url: '/gui/challenges' })).body, 'name-form', 'nor without a session')
 
@@ -137,6 +200,67 @@ t.test('the progress page shows the learner\'s name as text, and a form to chang
     t.notMatch(html, name, `${name}: never as it is`)
   }
   t.same(await passed(app, me.guid), [1, 30], 'naming passes nothing')
+})
+
+t.test('without a class board, the progress page has no name form and no script for it', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  await app.inject({ method: 'PATCH', url: `/challenger/${me.guid}`, payload: { name: 'Ada' } })
+  const html = (await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}` })).body
+  t.notMatch(html, /name-form|name-line|class board/, 'no form, and no name line')
+  t.notMatch(html, 'Ada')
+  t.match(html, '<script src="/gui/refresh.js" defer></script></head>', 'the refresh script alone')
+  t.equal((await app.inject({ method: 'GET', url: '/gui/name.js' })).statusCode, 404)
+  t.notMatch(REFRESH_SCRIPT, /name-form|PATCH/, 'the refresh script has nothing of the form')
+})
+
+t.test('the landing page says how many challenges there are, and what comes after its three', async t => {
+  const app = await build(t)
+  const html = (await app.inject({ method: 'GET', url: '/' })).body
+  t.match(html, `pass\n<strong id="challenge-count">${challenges.length}</strong> numbered challenges`, 'the catalogue\'s count')
+  const steps = [...html.matchAll(/<li>([^:]*) \(challenge (\d\d)\):/g)].map(match => [match[1], match[2]])
+  t.same(steps, [['Create a session', '01'], ['Get a token', '30'], ['Write your secret note', '34']])
+  t.same(steps.map(([, id]) => challenges.find(c => c.id === Number(id))?.name), ['POST /challenger (201)', 'POST /secret/token (201)', 'POST /secret/note (200)'],
+    'the ids are the catalogue\'s for those requests')
+  const then = html.slice(html.indexOf('<h2>Then</h2>'), html.indexOf('<h2>Your progress</h2>'))
+  t.match(then, `That is 3 of the ${challenges.length} challenges. The other ${challenges.length - 3} `)
+  t.match(then, 'are on your progress page: enter your session id below')
+})
+
+t.test('the progress page fills in this server and the session id, and links each challenge to its solution', async t => {
+  const app = await build(t)
+  const me = await newSession(app)
+  const html = (await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}`, headers: { host: 'class.example:8080' } })).body
+  const hints = commands(html)
+  t.equal(hints.length, challenges.length, 'one request per challenge')
+  t.notMatch(hints.join('\n'), 'your session id', 'no session id placeholder left')
+  t.match(hints.join('\n'), '<your token>', 'the token stays a placeholder')
+  challenges.forEach((c, at) => {
+    t.equal(hints[at], c.hint.replace(/^([A-Z]+) \//, '$1 http://class.example:8080/').replaceAll('<your session id>', me.guid), `challenge ${c.id}`)
+  })
+  t.equal(hints[5], `GET http://class.example:8080/heartbeat\nX-CHALLENGER: ${me.guid}`)
+
+  const links = [...html.matchAll(/<tr data-id="(\d+)"[^]*?<a class="solution" href="([^"]*)" rel="([^"]*)" aria-label="([^"]*)">([^<]*)<\/a><\/td>/g)]
+  t.same(links.map(link => Number(link[1])), challenges.map(c => c.id), 'one link in each challenge\'s row')
+  t.same(links.map(link => link[2]), challenges.map(c => `${SOLUTIONS_BASE}${c.solution}`), 'to the reference\'s solution page')
+  t.equal(links[0]?.[2], 'https://apichallenges.com/apichallenges/solutions/create-session/post-challenger-201')
+  t.same(new Set(links.map(link => link[3])), new Set(['external noopener noreferrer']))
+  t.equal(links[0]?.[4], 'solution to challenge 01, on apichallenges.com (leaves this site)')
+  t.same(new Set(links.map(link => link[5])), new Set(['solution ↗']))
+  t.match((await app.inject({ method: 'GET', url: '/gui/challenges' })).body, /class="solution"/, 'on the page without a session too')
+
+  const none = (await app.inject({ method: 'GET', url: '/gui/challenges/not-a-live-one' })).body
+  t.equal(commands(none)[5], 'GET http://localhost:80/heartbeat\nX-CHALLENGER: <your session id>', 'no live session: the placeholder stays')
+})
+
+t.test('with solutionLinks off, no page links to a solution', async t => {
+  const app = await build(t, { solutionLinks: false })
+  const me = await newSession(app)
+  for (const url of [`/gui/challenges/${me.guid}`, '/gui/challenges', '/']) {
+    const html = (await app.inject({ method: 'GET', url })).body
+    t.notMatch(html, /solution|apichallenges\.com/, url)
+  }
+  t.equal(commands((await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}` })).body).length, challenges.length, 'the rest of the page is there')
 })
 
 t.test('GET /admin, its script and stylesheet exist only with an admin token', async t => {
@@ -184,7 +308,7 @@ t.test('with an admin token, GET /admin is the board\'s page: no token needed, n
 })
 
 t.test('the board\'s script and the refresh script insert text, never markup, and send the token only as a header', async t => {
-  for (const [name, script] of [['admin.js', ADMIN_SCRIPT], ['refresh.js', REFRESH_SCRIPT]] as const) {
+  for (const [name, script] of [['admin.js', ADMIN_SCRIPT], ['refresh.js', REFRESH_SCRIPT], ['name.js', NAME_SCRIPT]] as const) {
     t.notMatch(script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/, `${name} builds no markup from text`)
   }
   t.match(ADMIN_SCRIPT, "headers: { Authorization: 'Bearer ' + used")

@@ -1,7 +1,7 @@
 // The service's web pages, as plain strings: the landing page and the challenges page, with their
-// stylesheet and the small script that refreshes the statuses and sends the name form. Every value
-// placed in a page is escaped. No front-end build: what is here is what the browser gets.
-import type { ChallengeRow } from './catalogue.js'
+// stylesheet, the small script that refreshes the statuses and the one that sends the name form.
+// Every value placed in a page is escaped. No front-end build: what is here is what the browser gets.
+import type { Challenge, ChallengeRow } from './catalogue.js'
 import type { JournalView } from './journal.js'
 
 const HTML_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' }
@@ -35,15 +35,28 @@ export const BEARER_WARNING = 'Your session id is like a password: share your pr
 const bearerWarning = `<p class="warning"><strong>${BEARER_WARNING}</strong> Whoever has it can read your token and your ` +
   'secret note (<code>GET /challenger/&lt;id&gt;</code>), write the note and pass challenges as you.</p>'
 
-/** A whole page: `script` and `stylesheet` are paths under `base` of the page's own script and extra stylesheet. */
-export function page (base: string, title: string, body: string, script = '', stylesheet = ''): string {
+/**
+ * A whole page: `script` (one path or several) and `stylesheet` are paths under `base` of the
+ * page's own scripts and extra stylesheet.
+ */
+export function page (base: string, title: string, body: string, script: string | readonly string[] = '', stylesheet = ''): string {
+  const scripts = [script].flat().filter(path => path !== '')
   return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<title>${escapeHtml(title)}</title><link rel="icon" href="${escapeHtml(base)}/gui/icon.svg">` +
     `<link rel="stylesheet" href="${escapeHtml(base)}/gui/style.css">` +
     `${stylesheet === '' ? '' : `<link rel="stylesheet" href="${escapeHtml(base)}${stylesheet}">`}` +
-    `${script === '' ? '' : `<script src="${escapeHtml(base)}${script}" defer></script>`}</head>` +
+    scripts.map(path => `<script src="${escapeHtml(base)}${path}" defer></script>`).join('') + '</head>' +
     `<body><main>${body}</main></body></html>\n`
+}
+
+/**
+ * A command or a request as the learner types it, escaped, each word in a <span> that never breaks:
+ * on a narrow screen the text wraps only at its spaces (never at the hyphen of X-CHALLENGER), and a
+ * word longer than the line scrolls its <pre class="command"> sideways. Copied, it is the same text.
+ */
+export function command (text: string): string {
+  return `<pre class="command">${escapeHtml(text).replace(/\S+/g, '<span>$&</span>')}</pre>`
 }
 
 export interface LandingOptions {
@@ -56,6 +69,8 @@ export interface LandingOptions {
   password: string
   /** Whether /docs is served. */
   docs: boolean
+  /** How many challenges the catalogue has. */
+  challengeCount: number
 }
 
 /** The password as the landing page shows it: the reference's default is public, any other is not. */
@@ -64,20 +79,25 @@ function shownPassword (password: string): string {
 }
 
 export function landingPage (options: LandingOptions): string {
-  const { base, docs } = options
+  const { base, docs, challengeCount } = options
   const b = escapeHtml(base)
-  const url = escapeHtml(`${options.origin}${base}`)
-  const credentials = escapeHtml(`${options.username}:${shownPassword(options.password)}`)
+  const url = `${options.origin}${base}`
+  const credentials = `${options.username}:${shownPassword(options.password)}`
   return page(base, 'API Challenges: secret note and heartbeat', `
 <h1>API Challenges: secret note and heartbeat</h1>
 <p>A practice target for API testing: send requests, read the status codes and headers, and pass
-numbered challenges. Your session id travels in the <code>X-CHALLENGER</code> header.</p>
+<strong id="challenge-count">${challengeCount}</strong> numbered challenges. Your session id travels in the <code>X-CHALLENGER</code> header.</p>
 <h2>Start</h2>
 <ol>
-<li>Create a session: <pre>curl -i -X POST ${url}/challenger</pre> and keep the <code>X-CHALLENGER</code> it answers with.</li>
-<li>Get a token: <pre>curl -i -X POST ${url}/secret/token -u '${credentials}' -H "X-CHALLENGER: &lt;your id&gt;"</pre></li>
-<li>Write your secret note: <pre>curl -i -X POST ${url}/secret/note -H "X-CHALLENGER: &lt;your id&gt;" -H "X-AUTH-TOKEN: &lt;token&gt;" -H 'Content-Type: application/json' -d '{"note":"my secret"}'</pre></li>
+<li>Create a session (challenge 01): ${command(`curl -i -X POST ${url}/challenger`)} and keep the <code>X-CHALLENGER</code> it answers with.</li>
+<li>Get a token (challenge 30): ${command(`curl -i -X POST ${url}/secret/token -u '${credentials}' -H "X-CHALLENGER: <your id>"`)}</li>
+<li>Write your secret note (challenge 34): ${command(`curl -i -X POST ${url}/secret/note -H "X-CHALLENGER: <your id>" -H "X-AUTH-TOKEN: <token>" -H 'Content-Type: application/json' -d '{"note":"my secret"}'`)}</li>
 </ol>
+<h2>Then</h2>
+<p>That is 3 of the ${challengeCount} challenges. The other ${challengeCount - 3} (the heartbeat's status codes, method overrides,
+reading the note, the wrong and missing tokens) are on your progress page: enter your session id below. It lists
+every challenge with the request that passes it, your session id and this server already filled in; it ticks
+them off as you pass them, and shows what the server saw of your last requests.</p>
 <h2>Your progress</h2>
 <form action="${b}/gui/challenges" method="get">
 <label for="guid">Session id</label> <input id="guid" name="guid" size="40" placeholder="6a1f8e2c-…">
@@ -93,8 +113,40 @@ ${bearerWarning}
 
 export type { ChallengeRow }
 
+/** A row of the challenges page: the catalogue's, with the reference's solution page when it is linked. */
+export interface PageRow extends ChallengeRow {
+  /** The address of the reference's own solution page for it; none: no link. */
+  solution?: string | undefined
+}
+
+/** The reference's solution page of each challenge that names one, by id, under `solutionsBase`. */
+export function solutionUrls (list: ReadonlyArray<Pick<Challenge, 'id' | 'solution'>>, solutionsBase: string): Map<number, string> {
+  return new Map(list.flatMap(c => c.solution === undefined ? [] : [[c.id, `${solutionsBase}${c.solution}`] as const]))
+}
+
 export function progressText (rows: readonly ChallengeRow[]): string {
   return `${rows.filter(row => row.status).length} of ${rows.length} done`
+}
+
+/** The placeholder the catalogue's hints use for the session id. */
+export const SESSION_PLACEHOLDER = '<your session id>'
+
+/**
+ * A catalogue hint with what the page knows filled in: the request line names this server
+ * (`address`, such as `http://127.0.0.1:3000/practice`), and, for a live session, its `guid`
+ * takes the place of the session id's placeholder. The token stays a placeholder.
+ */
+export function filledHint (hint: string, address: string, guid: string | null): string {
+  const addressed = hint.replace(/^([A-Z]+) \//, (_line, method: string) => `${method} ${address}/`)
+  return guid === null ? addressed : addressed.replaceAll(SESSION_PLACEHOLDER, () => guid)
+}
+
+/** The link to a challenge's solution on the reference's site, said to leave this one. */
+function solutionLink (row: PageRow): string {
+  if (row.solution === undefined) return ''
+  const id = String(row.id).padStart(2, '0')
+  const label = `solution to challenge ${id}, on ${new URL(row.solution).host} (leaves this site)`
+  return ` <a class="solution" href="${escapeHtml(row.solution)}" rel="external noopener noreferrer" aria-label="${escapeHtml(label)}">solution ↗</a>`
 }
 
 /** One journal entry as a row of "Your last requests" (the refresh script builds the same). */
@@ -118,7 +170,7 @@ ${requests.map(requestRow).join('\n')}
 }
 
 /**
- * The learner's name for the class board, and a form to set it (sent by the refresh script as
+ * The learner's name for the class board, and a form to set it (sent by the name script as
  * PATCH /challenger/{guid}). The input has no `name`: without the script, a submit only reloads.
  */
 function nameSection (name: string | undefined): string {
@@ -133,20 +185,46 @@ function nameSection (name: string | undefined): string {
 </form>`
 }
 
+export interface ChallengesPageOptions {
+  /** The mount prefix ('' at the root). */
+  base: string
+  /** Where the learner reached this server, such as `http://127.0.0.1:3000`, for the requests in "How to pass it". */
+  origin: string
+  /** The session the page is about; null: none chosen. */
+  guid: string | null
+  /** Whether `guid` is a live session. */
+  live: boolean
+  rows: readonly PageRow[]
+  /** Whether /docs is served. */
+  docs: boolean
+  /** The session's last requests; null: no "Your last requests". */
+  requests: readonly JournalView[] | null
+  /** The learner's name on the class board. */
+  name: string | undefined
+  /** Whether the class board is on: only then a live session's page has the name form, and its script. */
+  board: boolean
+}
+
 /**
  * The catalogue as a table, with the session's statuses (all not done without a live session),
- * and, for a live session with a journal, its last requests (`requests`; null: none to show).
- * A live session's page shows its `name` and a form to change it.
+ * how to pass each (this server and a live session's id filled in), a link to the reference's
+ * solution where the row has one, and, for a live session with a journal, its last requests.
+ * With the class board on, a live session's page shows its `name` and a form to change it.
  */
-export function challengesPage (base: string, guid: string | null, live: boolean, rows: readonly ChallengeRow[], docs = true, requests: readonly JournalView[] | null = null, name?: string): string {
+export function challengesPage (options: ChallengesPageOptions): string {
+  const { base, guid, live, rows, docs, requests } = options
   const done = rows.filter(row => row.status).length
+  const nameForm = live && options.board
   const who = guid === null
     ? '<p>No session chosen: every challenge shows as not done.</p>'
-    : `<p>Session <code>${escapeHtml(guid)}</code>${live ? '' : ' (no live session by this id: create one with POST /challenger)'}</p>\n${bearerWarning}${live ? nameSection(name) : ''}`
+    : `<p>Session <code class="guid">${escapeHtml(guid)}</code>${live ? '' : ' (no live session by this id: create one with POST /challenger)'}</p>\n${bearerWarning}${nameForm ? nameSection(options.name) : ''}`
+  const address = `${options.origin}${base}`
+  const known = live ? guid : null
   const body = rows.map(row => `<tr data-id="${row.id}" class="${row.status ? 'done' : 'todo'}">` +
     `<td>${String(row.id).padStart(2, '0')}</td><td>${escapeHtml(row.name)}</td><td>${escapeHtml(row.description)}` +
-    `<details><summary>How to pass it</summary><pre>${escapeHtml(row.hint)}</pre></details></td>` +
+    `<details><summary>How to pass it</summary>${command(filledHint(row.hint, address, known))}</details>${solutionLink(row)}</td>` +
     `<td class="status">${row.status ? 'done' : 'not done'}</td></tr>`).join('\n')
+  const scripts = guid === null ? [] : nameForm ? ['/gui/refresh.js', '/gui/name.js'] : ['/gui/refresh.js']
   return page(base, 'Challenges', `
 <h1>Challenges</h1>
 ${who}
@@ -156,7 +234,7 @@ ${who}
 <tbody>
 ${body}
 </tbody></table></div>${requests === null ? '' : requestsSection(requests)}
-<p><a href="${escapeHtml(base)}/">Home</a>${docs ? ` · <a href="${escapeHtml(base)}/docs">API documentation</a>` : ''}</p>`, guid === null ? '' : '/gui/refresh.js')
+<p><a href="${escapeHtml(base)}/">Home</a>${docs ? ` · <a href="${escapeHtml(base)}/docs">API documentation</a>` : ''}</p>`, scripts)
 }
 
 export const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b6b2b"/>' +
@@ -166,35 +244,57 @@ export const STYLESHEET = `
 body { font-family: system-ui, sans-serif; margin: 0; background: #f7f7f5; color: #1d1d1b; }
 main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 pre { background: #ecece8; padding: .5rem .75rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+/* A command wraps only between its words (each a <span>); a word longer than the line scrolls the block. */
+pre.command { overflow-wrap: normal; word-break: normal; overflow-x: auto; }
+pre.command span { white-space: nowrap; }
+input { max-width: 100%; box-sizing: border-box; }
+code.guid { overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; }
-/* A wide table scrolls inside its box on a phone; the page itself never scrolls sideways. */
+/* A wide table scrolls inside its box; on a phone the rows become cards (below). */
 .scroll { overflow-x: auto; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #d8d8d2; vertical-align: top; }
 .status { white-space: nowrap; }
 tr.done .status { color: #0b6b2b; font-weight: 600; }
 tr.done .status::before { content: "✔ "; }
 tr.todo .status { color: #7a4a00; }
-progress { width: 16rem; height: 1rem; }
+progress { width: 16rem; max-width: 100%; height: 1rem; }
 details summary { cursor: pointer; color: #4a4a45; margin-top: .25rem; }
 details pre { margin: .25rem 0 0; }
+a.solution { display: inline-block; margin-top: .25rem; white-space: nowrap; }
 #requests code { white-space: pre-wrap; overflow-wrap: anywhere; }
 #requests tr.passed td:nth-child(4) { color: #0b6b2b; font-weight: 600; }
 #requests tr.near td:nth-child(5) { color: #7a4a00; }
 .warning { border-left: .25rem solid #7a4a00; background: #fbf3e4; padding: .5rem .75rem; }
 .field { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
-.field input { font: inherit; padding: .3rem .4rem; max-width: 100%; box-sizing: border-box; }
+.field input { font: inherit; padding: .3rem .4rem; }
 .field button { font: inherit; padding: .3rem .8rem; }
 #name-result.error { color: #a01c1c; }
 /* The learner's name, isolated: a text direction it carries cannot spill out of it. */
 #current-name { unicode-bidi: isolate; }
+#name-line { overflow-wrap: anywhere; }
+/* A phone: each challenge and each request is a card, as on the class board; nothing scrolls sideways. */
+@media (max-width: 40rem) {
+  main { padding: 1rem .75rem 3rem; }
+  #challenges thead, #requests thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  #challenges, #challenges tbody, #requests, #requests tbody { display: block; }
+  #challenges tr, #requests tr { display: grid; gap: .2rem .6rem; padding: .5rem 0; border-bottom: 1px solid #d8d8d2; }
+  #challenges td, #requests td { border: 0; padding: 0; min-width: 0; overflow-wrap: anywhere; }
+  #challenges tr { grid-template-columns: 1.75rem 1fr auto; }
+  #challenges td:nth-child(2) { font-weight: 600; }
+  #challenges td:nth-child(3) { grid-column: 1 / -1; grid-row: 2; }
+  #challenges td.status { grid-column: 3; grid-row: 1; }
+  #requests tr { grid-template-columns: auto 1fr auto; }
+  #requests td:nth-child(4), #requests td:nth-child(5) { grid-column: 1 / -1; }
+  #requests td:nth-child(4)::before { content: "passed: "; }
+  #requests td:empty { display: none; }
+}
 `
 
 /**
  * Refreshes the statuses every 2 seconds from GET /challenges without reloading, and the last
  * requests from GET /challenger/{guid}/requests. It sends X-Challenges-Page so that its own
  * requests pass nothing (challenge 02 is the learner's to pass) and stay out of the journal.
- * It also sends the name form as PATCH /challenger/{guid}: that one is the learner's own request,
- * and the journal shows it. Every value goes in as text, never as HTML.
+ * Every value goes in as text, never as HTML.
  */
 export const REFRESH_SCRIPT = `
 'use strict'
@@ -251,35 +351,46 @@ async function refreshRequests () {
   } catch {}
 }
 setInterval(refresh, 2000)
+`
 
-// The name form: PATCH /challenger/{guid}, then the name as the server kept it, or why not.
-const nameForm = document.getElementById('name-form')
-if (nameForm !== null) {
-  nameForm.addEventListener('submit', async event => {
-    event.preventDefault()
-    const input = document.getElementById('name')
-    const result = document.getElementById('name-result')
-    let message = 'Not saved: the server could not be reached.'
-    let ok = false
-    try {
-      const res = await fetch(base + '/challenger/' + encodeURIComponent(guid), {
-        method: 'PATCH',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify({ name: input.value })
-      })
-      const answer = await res.json()
-      ok = res.ok
-      if (ok) {
-        document.getElementById('current-name').textContent = answer.name
-        document.getElementById('name-line').hidden = false
-        input.value = answer.name
-        message = 'Saved.'
-      } else {
-        message = 'Not saved: ' + answer.errorMessages[0]
-      }
-    } catch {}
-    result.className = ok ? '' : 'error'
-    result.textContent = message
-  })
+/**
+ * The name form's script (served, and named by the page, only with the class board on): it sends
+ * the form as PATCH /challenger/{guid}, then shows the name as the server kept it, or why not.
+ * That request is the learner's own, and the journal shows it. The name goes in as text.
+ */
+export const NAME_SCRIPT = `
+'use strict'
+// In a block: the refresh script's top-level names (table, base, guid) are the page's too.
+{
+  const { base, guid } = document.getElementById('challenges').dataset
+  const nameForm = document.getElementById('name-form')
+  if (nameForm !== null) {
+    nameForm.addEventListener('submit', async event => {
+      event.preventDefault()
+      const input = document.getElementById('name')
+      const result = document.getElementById('name-result')
+      let message = 'Not saved: the server could not be reached.'
+      let ok = false
+      try {
+        const res = await fetch(base + '/challenger/' + encodeURIComponent(guid), {
+          method: 'PATCH',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          body: JSON.stringify({ name: input.value })
+        })
+        const answer = await res.json()
+        ok = res.ok
+        if (ok) {
+          document.getElementById('current-name').textContent = answer.name
+          document.getElementById('name-line').hidden = false
+          input.value = answer.name
+          message = 'Saved.'
+        } else {
+          message = 'Not saved: ' + answer.errorMessages[0]
+        }
+      } catch {}
+      result.className = ok ? '' : 'error'
+      result.textContent = message
+    })
+  }
 }
 `
