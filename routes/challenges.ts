@@ -1,8 +1,21 @@
 // /challenges: the catalogue with the caller's progress (all false without a known session).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { challengeRows } from '../src/domain/catalogue.js'
+import { Type } from '@sinclair/typebox'
+import { challengeItems, challengeRows } from '../src/domain/catalogue.js'
 import { challengesXml } from '../src/domain/xml.js'
 import { answer, ChallengeList, header, XML } from '../src/domain/schemas.js'
+
+/**
+ * ?hints=true adds each challenge's `hint` (how to pass it); without it, the items have exactly the
+ * reference's keys, as suites that match them expect. Any other value of hints is a 400; other
+ * parameters are ignored, as they always were.
+ */
+const Query = Type.Object({
+  hints: Type.Optional(Type.String({
+    pattern: '^(true|false)$',
+    description: '`true` adds `hint` to each challenge: how to pass it (the request line and the headers). Default `false`: the reference\'s keys only'
+  }))
+})
 
 const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.documentAs('challenges')
@@ -12,6 +25,7 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     config: { xml: challengesXml },
     schema: {
       summary: 'The challenges, and which ones your session has passed (challenge 02)',
+      querystring: Query,
       response: { 200: answer(ChallengeList, 'Every challenge, sorted by id', { Location: header('With a known session: its progress page, /gui/challenges/{guid}') }, XML.challenges) }
     }
   }, async (request, reply) => {
@@ -26,7 +40,7 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     const progress = request.challenger === null ? 0 : request.challenger.progress | bit
     // As the reference does: where the learner sees this progress as a page.
     if (request.challenger !== null) reply.header('location', `${fastify.prefix}/gui/challenges/${request.challenger.guid}`)
-    return { challenges: challengeRows(progress) }
+    return { challenges: request.query.hints === 'true' ? challengeRows(progress) : challengeItems(progress) }
   })
   fastify.allowOnly('/challenges', ['GET', 'HEAD', 'OPTIONS'])
 }

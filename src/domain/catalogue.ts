@@ -133,14 +133,21 @@ export function paddedId (id: number): string {
   return String(id).padStart(2, '0')
 }
 
-/** One challenge as GET /challenges and the challenges page show it, with the learner's status. */
-export interface ChallengeRow {
+/**
+ * One challenge as GET /challenges shows it: exactly the reference's keys, in its order (its
+ * ChallengeThingifier: the AUTO_INCREMENT `id`, a number, then name, description, status).
+ */
+export interface ChallengeItem {
   id: number
   name: string
   description: string
+  status: boolean
+}
+
+/** One challenge as the challenges page shows it (and GET /challenges?hints=true): with how to pass it. */
+export interface ChallengeRow extends ChallengeItem {
   /** How to pass it: the request line and headers. */
   hint: string
-  status: boolean
 }
 
 /** The resource of a trigger: `/secret/note` for 'POST /secret/note no-token'. */
@@ -181,9 +188,13 @@ export function createCatalogue (list: readonly Challenge[]) {
     unreachable (emitted: ReadonlySet<string>): Challenge[] {
       return list.filter(c => !emitted.has(c.trigger))
     },
-    /** Every challenge, in id order, passed or not in `progress`. */
+    /** Every challenge, in id order, passed or not in `progress`, with how to pass it (for the pages). */
     rows (progress: number): ChallengeRow[] {
       return list.map(c => ({ id: c.id, name: c.name, description: c.description, hint: c.hint, status: isPassed(progress, c) }))
+    },
+    /** Every challenge, in id order, as GET /challenges answers by default: the reference's keys, no hint. */
+    items (progress: number): ChallengeItem[] {
+      return list.map(c => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, c) }))
     },
     /**
      * The progress bits of the challenges on `resource` that have near misses (0 for none): once
@@ -229,4 +240,4 @@ export function createCatalogue (list: readonly Challenge[]) {
   }
 }
 
-export const { bitFor, unreachable: unreachableChallenges, rows: challengeRows, statusMap, progressFrom, nearMiss, nearMissMask, nearMissSays } = createCatalogue(challenges)
+export const { bitFor, unreachable: unreachableChallenges, rows: challengeRows, items: challengeItems, statusMap, progressFrom, nearMiss, nearMissMask, nearMissSays } = createCatalogue(challenges)

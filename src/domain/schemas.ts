@@ -50,7 +50,7 @@ export const XML = {
   errors: '<?xml version="1.0" encoding="UTF-8"?><errorMessages><errorMessage>what was wrong</errorMessage></errorMessages>',
   challenges: '<?xml version="1.0" encoding="UTF-8"?><challenges><challenge><id>28</id><name>GET /heartbeat (204)</name>' +
     '<description>Send GET to /heartbeat: the server is running and answers with no content.</description>' +
-    '<hint>GET /heartbeat\nX-CHALLENGER: &lt;your session id&gt;</hint><status>true</status></challenge></challenges>',
+    '<status>true</status></challenge></challenges>',
   requests: '<?xml version="1.0" encoding="UTF-8"?><requests><request><at>2026-11-22T10:15:30.123Z</at><method>POST</method>' +
     '<path>/secret/note</path><status>415</status><token>valid</token><tokenSource>x-auth-token</tokenSource>' +
     '<contentType>application/x-www-form-urlencoded</contentType><passed/>' +
@@ -93,13 +93,17 @@ export const Note = Type.Object({
   note: Type.String({ description: 'The stored note, "" when none was written' })
 }, { examples: [{ note: 'my secret' }] })
 
+/**
+ * GET /challenges: the reference's keys, in its order (the serializer writes them in this order),
+ * and `hint` only when asked for with ?hints=true.
+ */
 export const ChallengeList = Type.Object({
   challenges: Type.Array(Type.Object({
     id: Type.Integer(),
     name: Type.String(),
     description: Type.String(),
-    hint: Type.String({ description: 'How to pass it: the request line and the headers to send' }),
-    status: Type.Boolean({ description: 'Passed by the caller\'s session' })
+    status: Type.Boolean({ description: 'Passed by the caller\'s session' }),
+    hint: Type.Optional(Type.String({ description: 'Only with ?hints=true: how to pass it, the request line and the headers to send' }))
   }))
 }, {
   examples: [{
@@ -107,7 +111,6 @@ export const ChallengeList = Type.Object({
       id: 28,
       name: 'GET /heartbeat (204)',
       description: 'Send GET to /heartbeat: the server is running and answers with no content.',
-      hint: 'GET /heartbeat\nX-CHALLENGER: <your session id>',
       status: true
     }]
   }]

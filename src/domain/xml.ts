@@ -2,7 +2,8 @@
 // nothing here knows about HTTP. The shapes follow the reference:
 //   <secretnote><note>…</note></secretnote>
 //   <errorMessages><errorMessage>…</errorMessage></errorMessages>
-//   <challenges><challenge><id>25</id><name>…</name><description>…</description><hint>…</hint><status>false</status></challenge>…</challenges>
+//   <challenges><challenge><id>25</id><name>…</name><description>…</description><status>false</status></challenge>…</challenges>
+//     (with ?hints=true, <hint>…</hint> after <status> in each)
 //   <requests><request><at>…</at><method>…</method><path>…</path><status>401</status><token>missing</token>
 //     <contentType>…</contentType><passed><id>35</id></passed><hint>…</hint></request>…</requests>
 //   <challenger><xChallenger>…</xChallenger><xAuthToken>…</xAuthToken><secretNote>…</secretNote>
@@ -31,9 +32,11 @@ export function errorsXml (body: { errorMessages: string[] }): string {
   return `${DECLARATION}<errorMessages>${body.errorMessages.map(m => element('errorMessage', m)).join('')}</errorMessages>`
 }
 
-export function challengesXml (body: { challenges: Array<{ id: number, name: string, description: string, hint: string, status: boolean }> }): string {
+/** The challenges; a `hint` element, after status, only for an item that has one (?hints=true). */
+export function challengesXml (body: { challenges: Array<{ id: number, name: string, description: string, status: boolean, hint?: string | undefined }> }): string {
   const items = body.challenges.map(c =>
-    `<challenge><id>${c.id}</id>${element('name', c.name)}${element('description', c.description)}${element('hint', c.hint)}<status>${c.status}</status></challenge>`)
+    `<challenge><id>${c.id}</id>${element('name', c.name)}${element('description', c.description)}<status>${c.status}</status>` +
+    `${c.hint === undefined ? '' : element('hint', c.hint)}</challenge>`)
   return `${DECLARATION}<challenges>${items.join('')}</challenges>`
 }
 
