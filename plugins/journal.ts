@@ -7,7 +7,7 @@
 // out (request.journaled false: the challenges page's refresh).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { nearMiss, nearMissMask } from '../src/domain/catalogue.js'
+import { nearMiss, nearMissMask, routeResource } from '../src/domain/catalogue.js'
 import type { RequestFacts, TokenVerdict } from '../src/domain/challenge-list.js'
 import { keptText, knownText, sharedText, type JournalEntry, type TokenSource } from '../src/domain/journal.js'
 import { presentedToken, safeEqual } from '../src/domain/secrets.js'
@@ -51,7 +51,7 @@ function judgeToken (headers: FastifyRequest['headers'], session: ChallengerReco
 interface RouteFacts {
   /** The route's URL as registered (prefix included), or null for the 404. */
   url: string | null
-  /** The URL without the service's prefix, for the catalogue's near misses ('' for the 404). */
+  /** The URL without the service's prefix and the /api base, for the catalogue's near misses ('' for the 404). */
   resource: string
   /** The progress bits of the challenges the route's requests can come near (0: none, as for the 404). */
   missable: number
@@ -167,7 +167,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     // The journal's own reads are not recorded.
     if (route.config?.journal === false) return
     knownText(route.url)
-    const resource = route.url.slice(prefix.length)
+    const resource = routeResource(route.url, prefix)
     const facts: RouteFacts = { url: sharedText(route.url), resource, missable: nearMissMask(resource), takesToken: route.config?.takesToken === true }
     route.onSend = [...[route.onSend ?? []].flat(), recorder(facts)]
   })

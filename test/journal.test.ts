@@ -1,7 +1,7 @@
 // The journal (issue 16): the near-miss rules of the catalogue, the packed entries, and
 // GET /challenger/{guid}/requests over the app: what is recorded and what never is.
 import t from 'tap'
-import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, type RequestFacts } from '../src/domain/catalogue.js'
+import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, routeResource, type RequestFacts } from '../src/domain/catalogue.js'
 import { decodeEntry, encodeEntry, JOURNAL_TEXT_BYTES, Journals, journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
 import { RedisStore, sessionId } from '../src/domain/redis-store.js'
 import { MemoryStore, type ChallengerStore } from '../src/domain/store.js'
@@ -90,6 +90,15 @@ t.test('every challenge has near misses in the catalogue, and each rule names it
   }
   t.same([...named].sort((a, b) => a - b), challenges.map(c => c.id), 'every challenge has a tested near miss')
   t.ok(challenges.every(c => c.nearMisses.length > 0 && c.hint.length > 0))
+})
+
+t.test('a route\'s resource for the near misses: under /api, the root\'s (issue 35)', async t => {
+  t.equal(routeResource('/heartbeat', ''), '/heartbeat')
+  t.equal(routeResource('/api/heartbeat', ''), '/heartbeat')
+  t.equal(routeResource('/practice/api/secret/note', '/practice'), '/secret/note')
+  t.equal(routeResource('/practice/challenger/:guid', '/practice'), '/challenger/:guid')
+  t.equal(routeResource('/api', ''), '')
+  t.equal(routeResource('/apiary', ''), '/apiary')
 })
 
 t.test('no hint once the challenge is passed, on another resource, or for a request that is simply right', async t => {

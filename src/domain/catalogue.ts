@@ -155,6 +155,15 @@ export function resourceOf (trigger: Trigger): string {
   return trigger.split(' ')[1] as string
 }
 
+/**
+ * The resource a route serves, as triggers name it: its URL without the service's `prefix`, and
+ * without the `/api` base that the API also answers under (`/api/heartbeat` is `/heartbeat`).
+ */
+export function routeResource (url: string, prefix: string): string {
+  const resource = url.slice(prefix.length)
+  return resource === '/api' || resource.startsWith('/api/') ? resource.slice(4) : resource
+}
+
 /** The lookups over one list of challenges (the service's is below; a test can make its own). */
 export function createCatalogue (list: readonly Challenge[]) {
   checkedCatalogue(list)
