@@ -91,10 +91,10 @@ async function measure (sessions: number, stores = 1): Promise<MemoryFigure> {
     knownText('/heartbeat')
     knownText('/secret/note')
     const kinds: JournalEntry[] = [
-      { at: 0, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 },
-      { at: 0, method: 'POST', path: '/secret/note', status: 200, token: 'valid', tokenSource: 'x-auth-token', contentType: 'application/json', passed: 0, hint: -1 },
-      { at: 0, method: 'POST', path: '/secret/note', status: 415, token: 'valid', tokenSource: 'x-auth-token', contentType: 'text/plain', passed: 0, hint: 12 },
-      { at: 0, method: 'GET', path: '/secret/note', status: 401, token: 'missing', contentType: null, passed: 1 << 9, hint: -1 }
+      { at: 0, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null },
+      { at: 0, method: 'POST', path: '/secret/note', status: 200, token: 'valid', tokenSource: 'x-auth-token', contentType: 'application/json', passed: 0, hint: -1, suggestion: null },
+      { at: 0, method: 'POST', path: '/secret/note', status: 415, token: 'valid', tokenSource: 'x-auth-token', contentType: 'text/plain', passed: 0, hint: 12, suggestion: null },
+      { at: 0, method: 'GET', path: '/secret/note', status: 401, token: 'missing', contentType: null, passed: 1 << 9, hint: -1, suggestion: null }
     ]
     for (const [s, store] of made.entries()) {
       const list = guids[s] as string[]

@@ -1,15 +1,24 @@
 // Errors: one body shape, {"errorMessages": ["..."]} (src/domain/messages.ts), sent by `reply.fail(status,
 // message)`, with the error handler and the 404 handler for the service. Errors that happen before
-// routing are src/server-options.ts's.
+// routing are src/server-options.ts's. It also keeps the service's paths, as its routes are
+// registered, for the 404's "did you mean …?" (request.nearPath, src/domain/near-paths.ts).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { errorBody } from '../src/domain/messages.js'
+import { NearPaths } from '../src/domain/near-paths.js'
 import { errorsXml } from '../src/domain/xml.js'
 
 declare module 'fastify' {
   interface FastifyReply {
     /** Sends `status` with the error body `{"errorMessages": [message]}`. */
     fail (status: number, message: string): FastifyReply
+  }
+  interface FastifyRequest {
+    /**
+     * For a request to a path the service does not have: the real path nearest it, as the learner
+     * should send it ("did you mean …?"), or null. Worked out when read: read it for 404s only.
+     */
+    readonly nearPath: string | null
   }
 }
 
@@ -44,6 +53,17 @@ export interface ErrorsOptions {
 }
 
 async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promise<void> {
+  // Every route registered from here on (the API, its /api copies, the pages, /docs, /admin).
+  const paths = new NearPaths(fastify.prefix)
+  fastify.addHook('onRoute', route => { paths.add(route.url) })
+  fastify.decorateRequest('nearPath', {
+    getter (this: FastifyRequest): string | null {
+      const url = this.url
+      const query = url.indexOf('?')
+      return paths.suggest(query === -1 ? url : url.slice(0, query))
+    }
+  })
+
   fastify.decorateReply('fail', function (this: FastifyReply, status: number, message: string) {
     this.code(status)
     // In XML when Accept asks for it (see plugins/formats.ts), else JSON.

@@ -67,7 +67,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
   const prefix = fastify.prefix
 
   /** A fresh entry to fill: one per request for a store across the network, which keeps it a while. */
-  const blank = (): JournalEntry => ({ at: 0, method: '', path: '', status: 0, token: undefined, tokenSource: undefined, contentType: null, passed: 0, hint: -1 })
+  const blank = (): JournalEntry => ({ at: 0, method: '', path: '', status: 0, token: undefined, tokenSource: undefined, contentType: null, passed: 0, hint: -1, suggestion: null })
   // A store in this process packs an entry before recordNow returns and keeps nothing of the object
   // (ChallengerStore.recordNow): one entry, and one set of near-miss facts, serve every request.
   const scratch = blank()
@@ -117,6 +117,8 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     entry.contentType = contentType
     entry.passed = passed
     entry.hint = hint
+    // A 404's "did you mean …?" (plugins/errors.ts), worked out only for 404s.
+    entry.suggestion = request.unmatched ? request.nearPath : null
     return entry
   }
 
@@ -164,9 +166,10 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
   }
 
   fastify.addHook('onRoute', route => {
+    // Every route's path is a known text: an entry's path, or a 404's suggestion, is then a code.
+    knownText(route.url)
     // The journal's own reads are not recorded.
     if (route.config?.journal === false) return
-    knownText(route.url)
     const resource = routeResource(route.url, prefix)
     const facts: RouteFacts = { url: sharedText(route.url), resource, missable: nearMissMask(resource), takesToken: route.config?.takesToken === true }
     route.onSend = [...[route.onSend ?? []].flat(), recorder(facts)]
@@ -181,5 +184,5 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
 export default fp(journal, {
   name: 'journal',
   fastify: '5.x',
-  dependencies: ['challenger-registry', 'session', 'auth']
+  dependencies: ['challenger-registry', 'session', 'auth', 'errors']
 })

@@ -120,6 +120,7 @@ const entry = (overrides: Partial<JournalEntry> = {}): JournalEntry => ({
   contentType: 'application/x-www-form-urlencoded',
   passed: 0,
   hint: nearMiss('/secret/note', { ...base, method: 'POST', status: 415, token: 'valid', tokenSource: 'x-auth-token', contentType: 'application/x-www-form-urlencoded' }, 0),
+  suggestion: null,
   ...overrides
 })
 

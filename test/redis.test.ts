@@ -57,7 +57,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
     t.test('Redis expires idle sessions by their activity score, and sweeps them; a pinned session is not in the index', async t => {
       const s = await ready(new RedisStore({ url: redis.url, prefix: 'ttl:', maxSessions: 100, idleMs: 5000, probeIntervalMs: 3_600_000 }))
       t.teardown(() => s.close())
-      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null }
       const a = await s.create()
       const id = sessionId(a.guid)
       // Idle for `ms`: the score moved back in whichever index holds the session (new until its first lookup, then lru).
@@ -106,7 +106,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const c = s.client
       const lru = `${keyPrefix}lru`
       const now = await redisNow(s)
-      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null }
       const [ada, grace, idle] = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333']
       // As the layout before kept them: a hash with a TTL (the idle time at the last activity) and an index entry by guid.
       for (const [guid, idleFor] of [[ada, 100_000], [idle, 300_000]] as Array<[string, number]>) {
@@ -159,7 +159,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await s.get(a.guid) // the script is loaded
       const scriptCalls = async (): Promise<number> => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await s.client.info('commandstats'))?.[1] ?? 0)
       const before = await scriptCalls()
-      const entry: JournalEntry = { at: 1, method: 'POST', path: '/secret/note', status: 200, contentType: 'application/json', passed: 0, hint: -1 }
+      const entry: JournalEntry = { at: 1, method: 'POST', path: '/secret/note', status: 200, contentType: 'application/json', passed: 0, hint: -1, suggestion: null }
       const [found, missing, written, notWritten, passed, recorded, foundAfter] = await Promise.all([
         s.get(a.guid),
         s.get('00000000-0000-4000-8000-000000000000'),
@@ -195,7 +195,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const s = await ready(new RedisStore({ url: redis.url, prefix: 'writes:', maxSessions: 100, idleMs: 600_000, journalSize: 20, probeIntervalMs: 3_600_000 }))
       t.teardown(() => s.close())
       const a = await s.create()
-      const entry: JournalEntry = { at: 1, method: 'POST', path: '/secret/note', status: 200, contentType: 'application/json', passed: 0, hint: -1 }
+      const entry: JournalEntry = { at: 1, method: 'POST', path: '/secret/note', status: 200, contentType: 'application/json', passed: 0, hint: -1, suggestion: null }
       await s.record(a.guid, entry)
       await s.get(a.guid)
       const counts = async (): Promise<Record<string, number>> => {
@@ -228,7 +228,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const s = await ready(new RedisStore({ url: redis.url, prefix: 'spare:', maxSessions: 100, idleMs: 5000, journalSize: 5, probeIntervalMs: 3_600_000 }))
       t.teardown(() => s.close())
       const a = await s.create()
-      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null }
       await s.record(a.guid, entry)
       await s.get(a.guid)
       const journal = `spare:j:${sessionId(a.guid)}`
@@ -276,7 +276,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       // Redis holds every script, and so this batch, until it is unpaused.
       await admin.client.call('CLIENT', 'PAUSE', '60000', 'WRITE')
       t.teardown(() => admin.client.call('CLIENT', 'UNPAUSE'))
-      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null }
       const lookup = s.get(a.guid)
       const first = await Promise.race([s.record(a.guid, entry).then(() => 'the entry, sent'), lookup.then(() => 'the lookup, answered')])
       t.equal(first, 'the entry, sent')
@@ -296,7 +296,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const s = new RedisStore({ url: gone.url, prefix: prefix(), maxSessions: 10, idleMs: 600_000, commandTimeoutMs: 200, probeIntervalMs: 3_600_000 })
       t.teardown(() => s.close())
       const guid = '00000000-0000-4000-8000-000000000000'
-      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null }
       const [sent, lookup, write] = await Promise.all([
         s.record(guid, entry).then(() => 'sent'),
         s.get(guid).then(() => 'found', (error: unknown) => error),
@@ -338,7 +338,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await s.client.config('SET', 'maxmemory', '0')
       await s.client.zadd('oom:new', 1024, sessionId(b))
       await s.client.config('SET', 'maxmemory', '1')
-      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 }
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null }
       const before = await s.client.dbsize()
       t.same(await Promise.all([
         s.createCounted(undefined, 1, { client: '127.0.0.1', windowMs: 60_000, max: 60 }),
@@ -578,7 +578,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const off = await ready(new RedisStore({ url: redis.url, prefix: keyPrefix, maxSessions: 2, idleMs: 5000, journalSize: 0 }))
       t.teardown(() => off.close())
       const kept = await off.create()
-      await off.record(kept.guid, { at: Date.now(), method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1 })
+      await off.record(kept.guid, { at: Date.now(), method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null })
       t.same(await off.journal(kept.guid), [], 'JOURNAL_SIZE=0 keeps nothing')
     })
 

@@ -115,6 +115,8 @@ export function checkedCatalogue (list: readonly Challenge[]): readonly Challeng
   if (wrong.length > 0) throw new Error(`catalogue: challenge ${wrong[0]?.id} has bit ${wrong[0]?.bit}; bits go from 0 to 30`)
   const unhinted = list.filter(c => c.nearMisses.length === 0)
   if (unhinted.length > 0) throw new Error(`catalogue: challenge ${unhinted[0]?.id} has no near miss; each has at least one`)
+  const misses = list.reduce((sum, c) => sum + c.nearMisses.length, 0)
+  if (misses > MAX_NEAR_MISSES) throw new Error(`catalogue: ${misses} near misses; the journal keeps at most ${MAX_NEAR_MISSES}`)
   return list
 }
 
@@ -149,6 +151,9 @@ export interface ChallengeRow extends ChallengeItem {
   /** How to pass it: the request line and headers. */
   hint: string
 }
+
+/** The most near misses a catalogue may have: the journal keeps an entry's near miss in 7 bits (see journal.ts). */
+export const MAX_NEAR_MISSES = 126
 
 /** The resource of a trigger: `/secret/note` for 'POST /secret/note no-token'. */
 export function resourceOf (trigger: Trigger): string {

@@ -5,6 +5,7 @@
 // journal is read. Nothing here knows HTTP: the journal plugin gathers the facts.
 import { nearMissSays, passedIds, type SeenRequest } from './catalogue.js'
 import type { TokenVerdict } from './challenge-list.js'
+import { didYouMean } from './messages.js'
 import { EVERY_METHOD } from './methods.js'
 import { CHUNK, Slab } from './slab.js'
 
@@ -42,6 +43,8 @@ export interface JournalEntry {
   passed: number
   /** The near miss (its place in the catalogue's list), or -1. */
   hint: number
+  /** For a 404: the real path nearest the one sent ("did you mean …?"), or null. */
+  suggestion: string | null
 }
 
 /** An entry as GET /challenger/{guid}/requests shows it. */
@@ -67,12 +70,16 @@ export function journalText (text: string): string {
 //   0: seconds since 2026 (34 years of them)
 //   1: milliseconds (10 bits) | method (7 bits) << 10 | token (3 bits) << 17 | status (10 bits) << 20
 //   2: the progress bits it set
-//   3: hint + 1 (16 bits) | path (8 bits) << 16 | content type (7 bits) << 24 | own guid (1 bit) << 31
+//   3: hint + 1 (7 bits) | suggestion (7 bits) << 7 | suggestion's own guid (1 bit) << 15
+//      | path (8 bits) << 16 | content type (7 bits) << 24 | own guid (1 bit) << 31
 // Paths and content types are codes into one table of strings the service knows in advance (its
 // routes' paths, registered as they are made, and the usual media types): 0 is none, 1 is "another
 // one", kept as bytes in the journal's text area (see Journals), only for the entries that have one
 // (a 404's path, an unusual type). A route's path with the session's own id in it (GET
 // /challenger/{guid}) is the route's code with the "own guid" bit: no text of its own.
+// A 404's suggestion is always a route's path: its code, with the session's id as for the path, or
+// the route's path as registered (`/challenger/:guid/requests`) when it names another id; never a
+// text of its own (none is kept past 126 known texts).
 const EPOCH = Date.UTC(2026, 0, 1)
 const TOKENS: ReadonlyArray<[TokenVerdict, TokenSource] | [TokenVerdict] | []> = [
   [], ['missing'], ['valid', 'x-auth-token'], ['valid', 'bearer'], ['wrong', 'x-auth-token'], ['wrong', 'bearer']
@@ -81,10 +88,13 @@ const METHOD_CODES = new Map(EVERY_METHOD.map((method, code) => [method, code]))
 const NONE = 0
 const OTHER = 1
 const OWN_GUID = 1 << 31
+const SUGGESTION_OWN_GUID = 1 << 15
 /** How a route's path names its session (routes/challenger.ts): replaced by the session's id when read. */
 const GUID_PARAM = ':guid'
 const TEXTS: string[] = ['', '']
 const TEXT_CODES = new Map<string, number>()
+/** The codes of the known texts with a parameter (`/challenger/:guid`), and their segments. */
+const PATTERNS: Array<[number, string[]]> = []
 
 /**
  * Makes `text` one of the strings entries refer to by a code (a route's path, a usual media type),
@@ -93,6 +103,7 @@ const TEXT_CODES = new Map<string, number>()
 export function knownText (text: string): void {
   if (TEXT_CODES.has(text) || TEXTS.length >= 128) return
   TEXT_CODES.set(text, TEXTS.length)
+  if (text.includes('/:')) PATTERNS.push([TEXTS.length, text.split('/')])
   TEXTS.push(text)
 }
 
@@ -122,6 +133,22 @@ function textCode (text: string | null): number {
 function guidPathCode (path: string, guid: string): number {
   const at = path.indexOf(guid)
   return at === -1 ? OTHER : TEXT_CODES.get(path.slice(0, at) + GUID_PARAM + path.slice(at + guid.length)) ?? OTHER
+}
+
+/** The code of the route whose path `path` is, with any values in its parameters (another session's id), or NONE. */
+function patternCode (path: string): number {
+  const segments = path.split('/')
+  const found = PATTERNS.find(([, pattern]) => pattern.length === segments.length && pattern.every((s, i) => s.startsWith(':') || s === segments[i]))
+  return found === undefined ? NONE : found[0]
+}
+
+/** A suggestion's 8 bits of the last integer (code, and whether the session's id is in it): a code and nothing of its own. */
+function suggestionBits (suggestion: string | null, guid: string): number {
+  if (suggestion === null) return 0
+  const code = TEXT_CODES.get(suggestion)
+  if (code !== undefined) return code << 7
+  const route = guidPathCode(suggestion, guid)
+  return route === OTHER ? patternCode(suggestion) << 7 : route << 7 | SUGGESTION_OWN_GUID
 }
 
 function tokenCode (entry: JournalEntry): number {
@@ -223,7 +250,7 @@ export class Journals {
     ints[at] = seconds
     ints[at + 1] = (since - seconds * 1000) | (METHOD_CODES.get(entry.method) ?? 0) << 10 | tokenCode(entry) << 17 | (entry.status & 1023) << 20
     ints[at + 2] = entry.passed
-    ints[at + 3] = ((entry.hint + 1) & 0xffff) | path << 16 | type << 24
+    ints[at + 3] = ((entry.hint + 1) & 127) | suggestionBits(entry.suggestion, guid) | path << 16 | type << 24
     // Most entries have no text of their own: nothing more for them.
     if (path === OTHER || type === OTHER) this.#own(journal, ints, at + 3, entry, guid)
     // The count stays below twice the size: from `size` on the journal is full, and count % size
@@ -309,6 +336,8 @@ export class Journals {
       const contentType = typeCode === OTHER ? own() : text(typeCode)
       // A path is never null: it is a known text, a route's with the session's id, or one of its own.
       const path = pathCode === OTHER ? own() : last < 0 ? (TEXTS[pathCode] as string).replace(GUID_PARAM, guid) : TEXTS[pathCode] as string
+      const suggested = text((last >> 7) & 127)
+      const suggestion = suggested !== null && (last & SUGGESTION_OWN_GUID) !== 0 ? suggested.replace(GUID_PARAM, guid) : suggested
       out.push({
         at: EPOCH + (ints[at] as number) * 1000 + (word & 1023),
         method: EVERY_METHOD[(word >> 10) & 127] as string,
@@ -318,7 +347,8 @@ export class Journals {
         ...(tokenSource === undefined ? {} : { tokenSource }),
         contentType,
         passed: ints[at + 2] as number,
-        hint: (last & 0xffff) - 1
+        hint: (last & 127) - 1,
+        suggestion
       })
     }
     return out
@@ -335,11 +365,12 @@ function cut (text: string | null): string | null {
  * process), its path and type cut as the journal plugin cuts them, whoever made the entry.
  */
 export function encodeEntry (entry: JournalEntry): string {
-  return JSON.stringify([entry.at, entry.method, cut(entry.path), entry.status, tokenCode(entry), cut(entry.contentType), entry.passed, entry.hint])
+  return JSON.stringify([entry.at, entry.method, cut(entry.path), entry.status, tokenCode(entry), cut(entry.contentType), entry.passed, entry.hint, cut(entry.suggestion)])
 }
 
 export function decodeEntry (text: string): JournalEntry {
-  const [at, method, path, status, token, contentType, passed, hint] = JSON.parse(text) as [number, string, string, number, number, string | null, number, number]
+  // An entry written before suggestions were (a ninth element) has none.
+  const [at, method, path, status, token, contentType, passed, hint, suggestion = null] = JSON.parse(text) as [number, string, string, number, number, string | null, number, number, (string | null)?]
   const [verdict, tokenSource] = TOKENS[token] as [TokenVerdict?, TokenSource?]
   return {
     at,
@@ -350,7 +381,8 @@ export function decodeEntry (text: string): JournalEntry {
     ...(tokenSource === undefined ? {} : { tokenSource }),
     contentType,
     passed,
-    hint
+    hint,
+    suggestion
   }
 }
 
@@ -366,6 +398,6 @@ export function viewOf (entry: JournalEntry): JournalView {
     ...(entry.tokenSource === undefined ? {} : { tokenSource: entry.tokenSource }),
     contentType: entry.contentType,
     passed: passedIds(entry.passed),
-    hint: nearMissSays(entry.hint, seen)
+    hint: nearMissSays(entry.hint, seen) ?? (entry.suggestion === null ? null : didYouMean(entry.suggestion))
   }
 }

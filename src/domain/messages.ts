@@ -10,9 +10,18 @@ export function errorBody (message: string): ErrorBody {
   return { errorMessages: [message] }
 }
 
-/** The 404 of a path (or a method on it) that the service does not have. */
-export function notFoundMessage (request: { method: string, url: string }): string {
-  return `No resource at ${request.method} ${request.url}`
+/** The hint for a path that is near a real one (the 404's message, the journal): `did you mean /heartbeat?`. */
+export function didYouMean (path: string): string {
+  return `did you mean ${path}?`
+}
+
+/**
+ * The 404 of a path (or a method on it) that the service does not have; with `nearPath` (see
+ * plugins/errors.ts), the real path nearest it: `No resource at GET /heartbeats; did you mean /heartbeat?`.
+ */
+export function notFoundMessage (request: { method: string, url: string, nearPath?: string | null }): string {
+  const near = request.nearPath ?? null
+  return `No resource at ${request.method} ${request.url}${near === null ? '' : `; ${didYouMean(near)}`}`
 }
 
 /** The 401 for a request that names no live session, on every route that needs one. */

@@ -81,7 +81,7 @@ t.test('OPTIONS and refused methods on /challenger and /challenges', async t => 
 
 t.test('unknown paths are 404 with the error body and the common headers', async t => {
   const app = await build(t)
-  for (const [method, url] of [['GET', '/nothing'], ['POST', '/secret'], ['OPTIONS', '/heartbeat/x'], ['DELETE', '/gui']]) {
+  for (const [method, url] of [['GET', '/nothing'], ['POST', '/secret'], ['OPTIONS', '/heartbeat/x/y/z'], ['DELETE', '/gui']]) {
     const res = await app.inject({ method: method as 'GET', url, headers: { 'x-challenger': 'abc' } })
     t.equal(res.statusCode, 404, `${method} ${url}`)
     t.same(errorMessages(res), [`No resource at ${method} ${url}`])

@@ -1,0 +1,145 @@
+// "Did you mean …?" for a 404: the real path nearest the one a learner sent. The service knows its
+// paths from its routes as they are registered (plugins/errors.ts feeds them in); nothing here knows
+// Fastify. Asked only for a 404, with bounded work: a path longer than MAX_SUGGESTED_PATH gets no
+// suggestion, and each comparison gives up past two edits.
+
+/** A path (prefix included, query string left out) longer than this gets no suggestion. */
+export const MAX_SUGGESTED_PATH = 200
+/** The base the API answers under as well as the root (`/api/heartbeat` and `/heartbeat`). */
+const API = '/api'
+
+/** One real path: its API base, and its segments (`:name` for a parameter), whole and after the base. */
+interface Known {
+  /** '' or '/api'. */
+  base: string
+  /** The segments of the path after the prefix, split at '/' (the first is the empty one before it). */
+  segments: readonly string[]
+  /** The same without the base's segment: the resource. */
+  resource: readonly string[]
+}
+
+/** `rest` (a path after the prefix) split into its API base ('' or '/api', any case) and the resource after it. */
+function baseOf (rest: string): string {
+  return rest.length >= 4 && rest.slice(0, 4).toLowerCase() === API && (rest.length === 4 || rest[4] === '/') ? API : ''
+}
+
+/**
+ * The edit distance (Levenshtein: insert, delete or replace one character) between `a` and `b`,
+ * or 3 for anything above 2. Bounded: the common start and end are skipped, and only the band of
+ * the table within two of its diagonal is worked out.
+ */
+export function editsUpTo2 (a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3
+  let start = 0
+  while (start < a.length && start < b.length && a[start] === b[start]) start++
+  let endA = a.length
+  let endB = b.length
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--
+    endB--
+  }
+  const x = a.slice(start, endA)
+  const y = b.slice(start, endB)
+  if (x.length === 0 || y.length === 0) return Math.min(3, x.length + y.length)
+  // One row of the table at a time; cells outside the band count as 3 (too far).
+  let previous: number[] = Array.from({ length: y.length + 1 }, (_v, j) => Math.min(j, 3))
+  for (let i = 1; i <= x.length; i++) {
+    const row: number[] = new Array<number>(y.length + 1).fill(3)
+    row[0] = Math.min(i, 3)
+    let best = row[0]
+    for (let j = Math.max(1, i - 2); j <= Math.min(y.length, i + 2); j++) {
+      const replace = (previous[j - 1] as number) + (x[i - 1] === y[j - 1] ? 0 : 1)
+      row[j] = Math.min(3, replace, (previous[j] as number) + 1, (row[j - 1] as number) + 1)
+      best = Math.min(best, row[j] as number)
+    }
+    if (best > 2) return 3
+    previous = row
+  }
+  return previous[y.length] as number
+}
+
+/** `segments` joined, each parameter (`:guid`) replaced by the segment at the same place in `sent`; null when `sent` has none there. */
+function filled (segments: readonly string[], sent: readonly string[]): string | null {
+  const out: string[] = []
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i] as string
+    if (!segment.startsWith(':')) out.push(segment)
+    else {
+      const value = sent[i]
+      if (value === undefined || value === '') return null
+      out.push(value)
+    }
+  }
+  return out.join('/')
+}
+
+/** Segments without the base's: `['', 'api', 'heartbeat']` is `['', 'heartbeat']`. */
+function withoutBase (segments: readonly string[], base: string): readonly string[] {
+  return base === '' ? segments : ['', ...segments.slice(2)]
+}
+
+/**
+ * The real paths of one service under its `prefix`, and the nearest of them to a path that is not
+ * one. Suggested: a path that differs only in case or a trailing slash, or is one or two edits away
+ * (case aside), or is a real one under the other base (`/api/docs` for `/docs`, which exists only
+ * at the root). Two edits count only for paths long enough (see `suggest`).
+ */
+export class NearPaths {
+  readonly #prefix: string
+  readonly #known: Known[] = []
+  readonly #seen = new Set<string>()
+
+  constructor (prefix: string) {
+    this.#prefix = prefix
+  }
+
+  /** Adds the route `url` (as registered: the prefix included). Wildcard routes and other prefixes are left out. */
+  add (url: string): void {
+    if (this.#seen.has(url) || url.includes('*') || !url.startsWith(this.#prefix)) return
+    this.#seen.add(url)
+    const rest = url.slice(this.#prefix.length)
+    const base = baseOf(rest)
+    const segments = rest.split('/')
+    this.#known.push({ base, segments, resource: withoutBase(segments, base) })
+  }
+
+  /**
+   * The real path nearest `path` (the request's URL without its query string, prefix included), as
+   * the learner should send it: the prefix, their base when the path exists under it, and their own
+   * value for a parameter (their session id as they sent it). null when `path` is a real path
+   * itself (only the method was wrong), when nothing is near, or when it is too long to look at.
+   * The fewest edits win; among as few, the path under the learner's base, then the first registered.
+   * At most two edits, and fewer for a short path: one from 3 characters, two from 6 (else any
+   * two-character path would be "near" /).
+   */
+  suggest (path: string): string | null {
+    if (path.length > MAX_SUGGESTED_PATH || !path.startsWith(this.#prefix)) return null
+    const rest = path.slice(this.#prefix.length)
+    const base = baseOf(rest)
+    const sent = rest.split('/')
+    const sentResource = withoutBase(sent, base)
+    const lower = rest.toLowerCase()
+    const lowerResource = lower.slice(base.length)
+    let best: string | null = null
+    let bestScore = Infinity
+    for (const known of this.#known) {
+      const whole = filled(known.segments, sent)
+      if (whole === rest) return null
+      const otherBase = known.base === base ? 0 : 1
+      // The path as sent, base and all; then its resource under this path's base (/api/docs: /docs).
+      const candidates: Array<[string | null, string, string]> = [[whole, lower, '']]
+      if (otherBase === 1) candidates.push([filled(known.resource, sentResource), lowerResource, known.base])
+      for (const [candidate, against, before] of candidates) {
+        if (candidate === null) continue
+        const edits = editsUpTo2(candidate.toLowerCase(), against)
+        if (edits > Math.min(2, Math.floor(Math.min(candidate.length, against.length) / 3))) continue
+        const score = edits * 2 + otherBase
+        if (score < bestScore) {
+          bestScore = score
+          best = before + candidate
+        }
+      }
+    }
+    return best === null ? null : this.#prefix + best
+  }
+}

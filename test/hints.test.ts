@@ -1,0 +1,242 @@
+// "Did you mean …?" (issue 35): a 404 on a path near a real one says which, in its error message and
+// in the journal's entry for it. The nearest path (src/domain/near-paths.ts) as a plain function, then
+// over the app: the kinds of near, the /api base, a host's prefix, XML, the journal.
+import Fastify from 'fastify'
+import t from 'tap'
+import app from '../src/app.js'
+import { challenges, checkedCatalogue } from '../src/domain/catalogue.js'
+import { decodeEntry, encodeEntry, Journals, knownText, viewOf, type JournalEntry } from '../src/domain/journal.js'
+import { didYouMean, notFoundMessage } from '../src/domain/messages.js'
+import { editsUpTo2, MAX_SUGGESTED_PATH, NearPaths } from '../src/domain/near-paths.js'
+import { build, newSession } from './helper.js'
+
+const GUID = '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b'
+
+/** The API's paths at the root and under /api, and the pages, docs and admin at the root only, as the app registers them. */
+function service (prefix = ''): NearPaths {
+  const paths = new NearPaths(prefix)
+  const api = ['/heartbeat', '/challenger', '/challenger/:guid', '/challenger/:guid/requests', '/challenges', '/secret/token', '/secret/note']
+  for (const url of [...api, '/', '/gui/challenges', '/gui/challenges/:guid', '/docs', '/docs/json', '/docs/static/*', '/admin', ...api.map(path => `/api${path}`)]) {
+    paths.add(prefix + url)
+    paths.add(prefix + url)
+  }
+  return paths
+}
+
+t.test('the edit distance, up to 2', async t => {
+  t.equal(editsUpTo2('/heartbeat', '/heartbeat'), 0)
+  t.equal(editsUpTo2('/heartbeat', '/heartbeats'), 1)
+  t.equal(editsUpTo2('/heartbeat', '/hearbeat'), 1)
+  t.equal(editsUpTo2('/heartbeat', '/haertbeat'), 2, 'a swap is two')
+  t.equal(editsUpTo2('/heartbeat', '/hxxrtbeat'), 2)
+  t.equal(editsUpTo2('/heartbeat', '/hxxxtbeat'), 3, 'three replaced: too far')
+  t.equal(editsUpTo2('/heartbeat', '/heartbeat123'), 3, 'three longer: too far at once')
+  t.equal(editsUpTo2('/ab', '/abcd'), 2, 'only added at the end')
+  t.equal(editsUpTo2('/xyz', '/abc'), 3)
+  t.equal(editsUpTo2('abcdef', 'xbcdey'), 2)
+  t.equal(editsUpTo2('abxdef', 'abydefg'), 2)
+  t.equal(editsUpTo2('a'.repeat(1000) + 'x', 'a'.repeat(1000) + 'y'), 1, 'the common start is skipped')
+})
+
+t.test('the nearest real path, each kind', async t => {
+  const paths = service()
+  const near: Array<[string, string | null]> = [
+    ['/heartbeats', '/heartbeat'],
+    ['/hearbeat', '/heartbeat'],
+    ['/heartbeat/', '/heartbeat'],
+    ['/HeartBeat', '/heartbeat'],
+    ['/HEARTBEATS/', '/heartbeat'],
+    ['/secret/notes', '/secret/note'],
+    ['/Secret/Token', '/secret/token'],
+    ['/challenge', '/challenger'],
+    ['/challenges/', '/challenges'],
+    ['/challengers', '/challenger'],
+    [`/challenger/${GUID}/request`, `/challenger/${GUID}/requests`],
+    [`/challenger/${GUID.toUpperCase()}/Requests`, `/challenger/${GUID.toUpperCase()}/requests`],
+    ['/challenger/any-id-they-typed/requestz', '/challenger/any-id-they-typed/requests'],
+    [`/challengers/${GUID}`, `/challenger/${GUID}`],
+    [`/gui/challenge/${GUID}`, `/gui/challenges/${GUID}`],
+    ['/doc', '/docs'],
+    ['/admn', '/admin'],
+    // The other base: the API under /api, the pages and /docs at the root only.
+    ['/api/heartbeats', '/api/heartbeat'],
+    ['/API/heartbeat', '/api/heartbeat'],
+    ['/api/heartbeat/', '/api/heartbeat'],
+    [`/api/challenger/${GUID}/request`, `/api/challenger/${GUID}/requests`],
+    ['/ap/heartbeat', '/api/heartbeat'],
+    ['/api/docs', '/docs'],
+    ['/API/Docs/', '/docs'],
+    ['/api/gui/challenges', '/gui/challenges'],
+    [`/api/gui/challenges/${GUID}`, `/gui/challenges/${GUID}`],
+    ['/api/admn', '/admin'],
+    // Far, or real.
+    ['/nowhere', null],
+    ['/heartbeat/123', null],
+    ['/x', null],
+    ['/ab', null],
+    ['/api', null],
+    ['/api/nowhere', null],
+    ['/todos', null],
+    ['/docs/static/x', null],
+    [`/challenger/${GUID}/requests/extra`, null],
+    ['/heartbeat', null],
+    ['/api/heartbeat', null],
+    [`/challenger/${GUID}`, null],
+    ['/docs', null]
+  ]
+  for (const [path, expected] of near) t.equal(paths.suggest(path), expected, path)
+})
+
+t.test('before the /api copies exist, /api/heartbeat is the root\'s', async t => {
+  const paths = new NearPaths('')
+  for (const url of ['/heartbeat', '/challenger/:guid/requests']) paths.add(url)
+  t.equal(paths.suggest('/api/heartbeat'), '/heartbeat')
+  t.equal(paths.suggest('/api/heartbeats'), '/heartbeat')
+  t.equal(paths.suggest(`/api/challenger/${GUID}/request`), `/challenger/${GUID}/requests`)
+  t.equal(paths.suggest('/api/challenger'), null, 'no segment for the parameter')
+  t.equal(paths.suggest('/apix/heartbeat'), null)
+})
+
+t.test('under a host\'s prefix: the prefix in the suggestion, nothing outside it', async t => {
+  const paths = service('/practice')
+  t.equal(paths.suggest('/practice/heartbeats'), '/practice/heartbeat')
+  t.equal(paths.suggest('/practice/api/heartbeats'), '/practice/api/heartbeat')
+  t.equal(paths.suggest('/practice/api/docs'), '/practice/docs')
+  t.equal(paths.suggest('/practice/heartbeat'), null)
+  t.equal(paths.suggest('/other/heartbeats'), null)
+  paths.add('/elsewhere')
+  t.equal(paths.suggest('/practice/elsewher'), null, 'a route outside the prefix is not the service\'s')
+})
+
+t.test('bounded: no suggestion for a path over MAX_SUGGESTED_PATH characters; ties go to the first registered', async t => {
+  const paths = service()
+  const id = 'x'.repeat(MAX_SUGGESTED_PATH - '/challenger//request'.length)
+  t.equal(paths.suggest(`/challenger/${id}/request`), `/challenger/${id}/requests`, 'at the limit')
+  t.equal(paths.suggest(`/challenger/${id}x/request`), null, 'one over')
+  const tie = new NearPaths('')
+  tie.add('/abcd1')
+  tie.add('/abcd2')
+  t.equal(tie.suggest('/abcd3'), '/abcd1')
+})
+
+t.test('the message and the journal\'s words', async t => {
+  t.equal(didYouMean('/heartbeat'), 'did you mean /heartbeat?')
+  t.equal(notFoundMessage({ method: 'GET', url: '/nowhere' }), 'No resource at GET /nowhere')
+  t.equal(notFoundMessage({ method: 'GET', url: '/nowhere', nearPath: null }), 'No resource at GET /nowhere')
+  t.equal(notFoundMessage({ method: 'GET', url: '/heartbeats?x=1', nearPath: '/heartbeat' }), 'No resource at GET /heartbeats?x=1; did you mean /heartbeat?')
+})
+
+t.test('the catalogue keeps its near misses to what an entry can hold', async t => {
+  const many = challenges.map(c => ({ ...c, nearMisses: Array.from({ length: 10 }, () => c.nearMisses[0]) }))
+  t.throws(() => checkedCatalogue(many as typeof challenges), /near misses; the journal keeps at most 126/)
+  t.equal(checkedCatalogue(challenges), challenges)
+})
+
+/** A journal entry for a 404 with `suggestion`. */
+function notFound (path: string, suggestion: string | null): JournalEntry {
+  return { at: Date.UTC(2026, 10, 26, 12, 0, 0, 5), method: 'GET', path, status: 404, contentType: null, passed: 0, hint: -1, suggestion }
+}
+
+t.test('an entry keeps its suggestion as a route\'s code, the session\'s id as for its path', async t => {
+  for (const text of ['/heartbeat', '/challenger/:guid/requests', '/gui/challenges/:guid']) knownText(text)
+  const journals = new Journals(4)
+  const journal = journals.open()
+  const other = '0f0f0f0f-1111-4222-8333-444455556666'
+  const entries = [
+    notFound('/heartbeats', '/heartbeat'),
+    notFound(`/challenger/${GUID}/request`, `/challenger/${GUID}/requests`),
+    notFound(`/challenger/${other}/request`, `/challenger/${other}/requests`),
+    notFound('/xyz/abc/q', '/xyz/abc/r')
+  ]
+  for (const one of entries) journals.add(journal, one, GUID)
+  t.same(journals.entries(journal, GUID).map(e => e.suggestion).reverse(), [
+    '/heartbeat',
+    `/challenger/${GUID}/requests`,
+    '/challenger/:guid/requests',
+    null
+  ], 'known; with the own id; another\'s id: the route as registered; not a route: none kept')
+  t.same(journals.entries(journal, GUID).map(e => e.path).reverse(), entries.map(e => e.path), 'the paths as sent')
+
+  // Beside a near miss: the two fit in the bits of one integer, neither disturbing the other.
+  const both = { ...notFound('/heartbeat', '/heartbeat'), status: 405, hint: 125 }
+  const one = journals.open()
+  journals.add(one, both, GUID)
+  t.same(journals.entries(one, GUID), [both])
+
+  // Across the network: the text, cut as the path is; an entry from before suggestions has none.
+  t.same(decodeEntry(encodeEntry(entries[2] as JournalEntry)), entries[2])
+  t.equal(decodeEntry(encodeEntry(notFound('/x', `/${'y'.repeat(300)}`))).suggestion?.length, 100)
+  t.same(decodeEntry('[1790000000000,"GET","/heartbeats",404,0,null,0,-1]'), { ...notFound('/heartbeats', null), at: 1790000000000 })
+
+  t.equal(viewOf(entries[0] as JournalEntry).hint, 'did you mean /heartbeat?')
+  t.equal(viewOf(notFound('/nowhere', null)).hint, null)
+})
+
+t.test('over the app: the 404\'s message, JSON and XML', async t => {
+  const service = await build(t, { creationRateLimit: 0 })
+  const { guid } = await newSession(service)
+  const cases: Array<[string, string | null]> = [
+    ['/heartbeats', '/heartbeat'],
+    ['/hearbeat?x=1', '/heartbeat'],
+    ['/heartbeat/', '/heartbeat'],
+    ['/HeartBeat', '/heartbeat'],
+    ['/secret/notes', '/secret/note'],
+    [`/challenger/${guid}/request`, `/challenger/${guid}/requests`],
+    ['/api/docs', '/docs'],
+    ['/api/gui/challenges', '/gui/challenges'],
+    ['/docs/jsn', '/docs/json'],
+    ['/nowhere', null],
+    ['/admn', null]
+  ]
+  for (const [url, near] of cases) {
+    const res = await service.inject({ method: 'GET', url })
+    t.equal(res.statusCode, 404, url)
+    t.same(res.json(), { errorMessages: [`No resource at GET ${url}${near === null ? '' : `; did you mean ${near}?`}`] }, url)
+  }
+  // The CORS catch-all's OPTIONS on an unknown path is a 404 too.
+  t.same((await service.inject({ method: 'OPTIONS', url: '/heartbeats' })).json(), { errorMessages: ['No resource at OPTIONS /heartbeats; did you mean /heartbeat?'] })
+
+  const xml = await service.inject({ method: 'GET', url: '/heartbeats', headers: { accept: 'application/xml' } })
+  t.equal(xml.statusCode, 404)
+  t.equal(xml.body, '<?xml version="1.0" encoding="UTF-8"?><errorMessages><errorMessage>No resource at GET /heartbeats; did you mean /heartbeat?</errorMessage></errorMessages>')
+  // The learner's own segment, escaped wherever it goes: in XML as an entity.
+  const odd = await service.inject({ method: 'GET', url: "/challenger/it's&/request", headers: { accept: 'application/xml' } })
+  t.equal(odd.body, '<?xml version="1.0" encoding="UTF-8"?><errorMessages><errorMessage>No resource at GET /challenger/it&apos;s&amp;/request; did you mean /challenger/it&apos;s&amp;/requests?</errorMessage></errorMessages>')
+})
+
+t.test('routes registered later count: the admin pages only when they are on', async t => {
+  const admin = await build(t, { adminToken: 'a'.repeat(32) })
+  t.same((await admin.inject({ method: 'GET', url: '/admn' })).json(), { errorMessages: ['No resource at GET /admn; did you mean /admin?'] })
+  const noDocs = await build(t, { docs: false })
+  t.same((await noDocs.inject({ method: 'GET', url: '/doc' })).json(), { errorMessages: ['No resource at GET /doc'] })
+})
+
+t.test('under a host\'s prefix, the suggestion is under it', async t => {
+  const host = Fastify()
+  await host.register(app, { prefix: '/practice' })
+  t.teardown(() => host.close())
+  t.same((await host.inject({ method: 'GET', url: '/practice/heartbeats' })).json(), { errorMessages: ['No resource at GET /practice/heartbeats; did you mean /practice/heartbeat?'] })
+  t.same((await host.inject({ method: 'GET', url: '/practice/api/docs' })).json(), { errorMessages: ['No resource at GET /practice/api/docs; did you mean /practice/docs?'] })
+  t.same((await host.inject({ method: 'GET', url: '/practice/HeartBeat' })).json(), { errorMessages: ['No resource at GET /practice/HeartBeat; did you mean /practice/heartbeat?'] })
+  // A real path with a method this server does not route: no suggestion, the path is right.
+  t.same((await host.inject({ method: 'PROPFIND' as 'GET', url: '/practice/secret/note' })).json(), { errorMessages: ['No resource at PROPFIND /practice/secret/note'] })
+})
+
+t.test('the journal\'s entry of the 404 has the hint, JSON and XML', async t => {
+  const service = await build(t, { creationRateLimit: 0 })
+  const { guid } = await newSession(service)
+  const other = await newSession(service)
+  const sent = ['/heartbeats', `/challenger/${guid}/request`, `/challenger/${other.guid}/request`, '/api/docs?x=1', '/nowhere', '/heartbeat']
+  for (const url of sent) await service.inject({ method: 'GET', url, headers: { 'x-challenger': guid } })
+  const list = (await service.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).json().requests as Array<{ path: string, status: number, hint: string | null }>
+  t.same(list.slice(0, sent.length).reverse().map(e => [e.path, e.status, e.hint]), [
+    ['/heartbeats', 404, 'did you mean /heartbeat?'],
+    [`/challenger/${guid}/request`, 404, `did you mean /challenger/${guid}/requests?`],
+    [`/challenger/${other.guid}/request`, 404, 'did you mean /challenger/:guid/requests?'],
+    ['/api/docs', 404, 'did you mean /docs?'],
+    ['/nowhere', 404, null],
+    ['/heartbeat', 204, null]
+  ])
+  const xml = (await service.inject({ method: 'GET', url: `/challenger/${guid}/requests`, headers: { accept: 'application/xml' } })).body
+  t.ok(xml.includes('<path>/heartbeats</path><status>404</status><passed/><hint>did you mean /heartbeat?</hint>'), xml)
+})
