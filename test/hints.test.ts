@@ -36,6 +36,10 @@ t.test('the edit distance, up to 2', async t => {
   t.equal(editsUpTo2('abcdef', 'xbcdey'), 2)
   t.equal(editsUpTo2('abxdef', 'abydefg'), 2)
   t.equal(editsUpTo2('a'.repeat(1000) + 'x', 'a'.repeat(1000) + 'y'), 1, 'the common start is skipped')
+  const long = 'ab'.repeat(150)
+  t.equal(editsUpTo2(`x${long}y`, `z${long}w`), 2, 'a text longer than the rows kept: longer rows')
+  t.equal(editsUpTo2(`x${long}`, `${long}x`), 2)
+  t.equal(editsUpTo2('/heartbeat', '/haertbaet'), 3, 'after longer ones, the rows start clean')
 })
 
 t.test('the nearest real path, each kind', async t => {

@@ -16,6 +16,8 @@ interface Known {
   segments: readonly string[]
   /** The same without the base's segment: the resource. */
   resource: readonly string[]
+  /** For a path without parameters, worked out once: the path and its resource, as registered and in lower case. */
+  fixed: { text: string, lower: string, resource: string, lowerResource: string } | null
 }
 
 /** `rest` (a path after the prefix) split into its API base ('' or '/api', any case) and the resource after it. */
@@ -38,25 +40,32 @@ export function editsUpTo2 (a: string, b: string): number {
     endA--
     endB--
   }
-  const x = a.slice(start, endA)
-  const y = b.slice(start, endB)
-  if (x.length === 0 || y.length === 0) return Math.min(3, x.length + y.length)
-  // One row of the table at a time; cells outside the band count as 3 (too far).
-  let previous: number[] = Array.from({ length: y.length + 1 }, (_v, j) => Math.min(j, 3))
-  for (let i = 1; i <= x.length; i++) {
-    const row: number[] = new Array<number>(y.length + 1).fill(3)
+  const m = endA - start
+  const n = endB - start
+  if (m === 0 || n === 0) return Math.min(3, m + n)
+  if (rows[0].length < n + 1) rows = [new Int32Array(n + 1), new Int32Array(n + 1)]
+  // One row of the table at a time, in two reused rows; cells outside the band count as 3 (too far).
+  let [previous, row] = rows
+  for (let j = 0; j <= n; j++) previous[j] = Math.min(j, 3)
+  for (let i = 1; i <= m; i++) {
+    row.fill(3, 0, n + 1)
     row[0] = Math.min(i, 3)
-    let best = row[0]
-    for (let j = Math.max(1, i - 2); j <= Math.min(y.length, i + 2); j++) {
-      const replace = (previous[j - 1] as number) + (x[i - 1] === y[j - 1] ? 0 : 1)
-      row[j] = Math.min(3, replace, (previous[j] as number) + 1, (row[j - 1] as number) + 1)
-      best = Math.min(best, row[j] as number)
+    let best = row[0] as number
+    const char = a[start + i - 1]
+    for (let j = Math.max(1, i - 2); j <= Math.min(n, i + 2); j++) {
+      const replace = (previous[j - 1] as number) + (char === b[start + j - 1] ? 0 : 1)
+      const cell = Math.min(3, replace, (previous[j] as number) + 1, (row[j - 1] as number) + 1)
+      row[j] = cell
+      if (cell < best) best = cell
     }
     if (best > 2) return 3
-    previous = row
+    ;[previous, row] = [row, previous]
   }
-  return previous[y.length] as number
+  return previous[n] as number
 }
+
+/** The two rows editsUpTo2 works in, made longer when a longer text comes. */
+let rows: [Int32Array, Int32Array] = [new Int32Array(MAX_SUGGESTED_PATH + 8), new Int32Array(MAX_SUGGESTED_PATH + 8)]
 
 /** `segments` joined, each parameter (`:guid`) replaced by the segment at the same place in `sent`; null when `sent` has none there. */
 function filled (segments: readonly string[], sent: readonly string[]): string | null {
@@ -100,7 +109,10 @@ export class NearPaths {
     const rest = url.slice(this.#prefix.length)
     const base = baseOf(rest)
     const segments = rest.split('/')
-    this.#known.push({ base, segments, resource: withoutBase(segments, base) })
+    const resource = withoutBase(segments, base)
+    const text = resource.join('/')
+    const fixed = rest.includes('/:') ? null : { text: rest, lower: rest.toLowerCase(), resource: text, lowerResource: text.toLowerCase() }
+    this.#known.push({ base, segments, resource, fixed })
   }
 
   /**
@@ -120,26 +132,30 @@ export class NearPaths {
     const sentResource = withoutBase(sent, base)
     const lower = rest.toLowerCase()
     const lowerResource = lower.slice(base.length)
-    let best: string | null = null
-    let bestScore = Infinity
+    const best = { path: null as string | null, score: Infinity }
+    /** Keeps `before` + `candidate` (a real path; `lowered`, in lower case) if it is nearer `against` than the best so far. */
+    const consider = (candidate: string | null, lowered: string | null, against: string, before: string, otherBase: number): void => {
+      // Most are too long or too short to be near: no lower case, no table.
+      if (candidate === null || Math.abs(candidate.length - against.length) > 2) return
+      const edits = editsUpTo2(lowered ?? candidate.toLowerCase(), against)
+      if (edits > Math.min(2, Math.floor(Math.min(candidate.length, against.length) / 3))) return
+      const score = edits * 2 + otherBase
+      if (score < best.score) {
+        best.score = score
+        best.path = before + candidate
+      }
+    }
     for (const known of this.#known) {
-      const whole = filled(known.segments, sent)
+      const fixed = known.fixed
+      const whole = fixed === null ? filled(known.segments, sent) : fixed.text
       if (whole === rest) return null
       const otherBase = known.base === base ? 0 : 1
       // The path as sent, base and all; then its resource under this path's base (/api/docs: /docs).
-      const candidates: Array<[string | null, string, string]> = [[whole, lower, '']]
-      if (otherBase === 1) candidates.push([filled(known.resource, sentResource), lowerResource, known.base])
-      for (const [candidate, against, before] of candidates) {
-        if (candidate === null) continue
-        const edits = editsUpTo2(candidate.toLowerCase(), against)
-        if (edits > Math.min(2, Math.floor(Math.min(candidate.length, against.length) / 3))) continue
-        const score = edits * 2 + otherBase
-        if (score < bestScore) {
-          bestScore = score
-          best = before + candidate
-        }
-      }
+      consider(whole, fixed === null ? null : fixed.lower, lower, '', otherBase)
+      if (otherBase === 0) continue
+      if (fixed === null) consider(filled(known.resource, sentResource), null, lowerResource, known.base, 1)
+      else consider(fixed.resource, fixed.lowerResource, lowerResource, known.base, 1)
     }
-    return best === null ? null : this.#prefix + best
+    return best.path === null ? null : this.#prefix + best.path
   }
 }
