@@ -2,6 +2,8 @@
 // in the journal's entry for it. The nearest path (src/domain/near-paths.ts) as a plain function, then
 // over the app: the kinds of near, the /api base, a host's prefix, XML, the journal.
 import Fastify from 'fastify'
+import type { AddressInfo } from 'node:net'
+import { connect } from 'node:net'
 import t from 'tap'
 import app from '../src/app.js'
 import { challenges, checkedCatalogue } from '../src/domain/catalogue.js'
@@ -243,4 +245,18 @@ t.test('the journal\'s entry of the 404 has the hint, JSON and XML', async t => 
   ])
   const xml = (await service.inject({ method: 'GET', url: `/challenger/${guid}/requests`, headers: { accept: 'application/xml' } })).body
   t.ok(xml.includes('<path>/heartbeats</path><status>404</status><passed/><hint>did you mean /heartbeat?</hint>'), xml)
+})
+
+t.test('a path sent raw with < and " in it: escaped in XML, a JSON string in JSON', async t => {
+  const service = await build(t)
+  await service.listen({ port: 0, host: '127.0.0.1' })
+  const port = (service.server.address() as AddressInfo).port
+  const raw = async (path: string, accept: string): Promise<string> => await new Promise(resolve => {
+    let text = ''
+    const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`))
+    socket.on('data', chunk => { text += String(chunk) })
+    socket.on('end', () => { resolve(text.slice(text.indexOf('\r\n\r\n') + 4)) })
+  })
+  t.equal(await raw('/challenger/<b>"x/request', 'application/xml'), '<?xml version="1.0" encoding="UTF-8"?><errorMessages><errorMessage>No resource at GET /challenger/&lt;b&gt;&quot;x/request; did you mean /challenger/&lt;b&gt;&quot;x/requests?</errorMessage></errorMessages>')
+  t.same(JSON.parse(await raw('/challenger/<b>"x/request', 'application/json')), { errorMessages: ['No resource at GET /challenger/<b>"x/request; did you mean /challenger/<b>"x/requests?'] })
 })
