@@ -1,14 +1,18 @@
 // API documentation: @fastify/swagger builds an OpenAPI 3 document from the route schemas that are
 // registered after it, and @fastify/swagger-ui serves it at /docs (the document at /docs/json and
-// /docs/yaml), under the app's prefix. Register it before the routes. Swagger UI runs in a plugin
-// of its own with @fastify/helmet: a Content-Security-Policy that lets it work and nothing more,
-// and no framing.
+// /docs/yaml), under the app's prefix. Register it before the routes. The API is documented once,
+// its paths without the prefix, and the document's two servers are its two bases: the prefix itself
+// and the prefix's /api (the /api copies of the routes are hidden). It shows the operations a
+// learner uses: no HEAD, and OPTIONS only for the heartbeat (plugins/method-guard.ts hides the
+// others). Swagger UI runs in a plugin of its own with @fastify/helmet: a Content-Security-Policy
+// that lets it work and nothing more, and no framing.
 import helmet from '@fastify/helmet'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { browserHeaders } from '../src/domain/browser-headers.js'
+import { API_BASE } from './api-bases.js'
 
 export interface DocsOptions {
   version: string
@@ -41,15 +45,24 @@ export const DOCS_CSP_DIRECTIVES: Readonly<Record<string, string[]>> = {
 }
 
 async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<void> {
+  const prefix = fastify.prefix
   await fastify.register(swagger, {
     openapi: {
       openapi: '3.0.3',
+      // Paths without a host, which Swagger UI resolves against the document's address: "Try it out"
+      // reaches this server by whatever name the browser used. @fastify/swagger takes the first one
+      // (the prefix) off the document's paths (its stripBasePath).
+      servers: [
+        { url: prefix === '' ? '/' : prefix, description: 'The paths as SPEC.md and the reference\'s v1 have them' },
+        { url: `${prefix}${API_BASE}`, description: 'The paths as the reference\'s 2026 tutorials send them, under /api' }
+      ],
       info: {
         title: 'API Challenges: secret note and heartbeat',
         version: options.version,
         description: 'A practice target for API testing. Create a session with POST /challenger, get a token with ' +
           'POST /secret/token (Basic admin:password), then read and write your secret note. Every request carries ' +
-          'your session id in X-CHALLENGER; GET /challenges shows which challenges you have passed.'
+          'your session id in X-CHALLENGER; GET /challenges shows which challenges you have passed. Every path answers ' +
+          'at both servers, the same: as written here, and under /api as the reference\'s 2026 tutorials send it.'
       },
       // In the order a learner meets them.
       tags: [
@@ -67,15 +80,16 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
         }
       }
     },
-    // HEAD answers exist for every GET: document them too.
-    exposeHeadRoutes: true
+    // HEAD answers exist for every GET, and teach nothing GET does not: the document leaves them out.
+    exposeHeadRoutes: false
   })
   // Encapsulated, so that helmet's headers reach the docs and not the API. The page at /docs (no
   // trailing slash) names its assets by absolute path: under a host's prefix, indexPrefix puts
   // the prefix in front of them.
   await fastify.register(async function swaggerUiPage (ui) {
     await ui.register(helmet, browserHeaders(DOCS_CSP_DIRECTIVES))
-    await ui.register(swaggerUi, { routePrefix: '/docs', indexPrefix: ui.prefix })
+    // The Authorize values (the session, the token) are kept in the browser across a reload.
+    await ui.register(swaggerUi, { routePrefix: '/docs', indexPrefix: ui.prefix, uiConfig: { persistAuthorization: true } })
   })
 }
 

@@ -61,6 +61,9 @@ async function methodGuard (fastify: FastifyInstance): Promise<void> {
       method: 'OPTIONS',
       url,
       schema: {
+        // The document shows the operations a learner uses: OPTIONS only where it is a lesson (the
+        // heartbeat's, which its own route documents).
+        hide: true,
         summary: 'The methods this path answers (also the CORS preflight)',
         response: { 204: noBody(`Allow: ${allowHeader}`, { Allow, 'Access-Control-Allow-Methods': header('The same methods, for CORS') }) }
       },

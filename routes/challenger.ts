@@ -1,16 +1,16 @@
 // /challenger: creates a session or confirms that the named one is live; /challenger/{guid}: the
 // session as JSON (GET), to keep, and restored from that JSON (PUT) after a restart or expiry.
-// Creating sessions is rate-limited per client address.
-import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
+// Creating sessions is rate-limited per client address (plugins/api-bases.ts: one limit for both bases).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { progressFrom, statusMap } from '../src/domain/catalogue.js'
 import { clientKey } from '../src/domain/connections.js'
-import { newToken, StoreUnavailableError, type ChallengerRecord, type ChallengerStore } from '../src/domain/store.js'
+import { newToken, type ChallengerRecord } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
 import { viewOf } from '../src/domain/journal.js'
 import { requestsXml, sessionXml } from '../src/domain/xml.js'
 import { checkName } from '../src/domain/names.js'
+import { CREATION_WINDOW_MS } from '../plugins/api-bases.js'
 import { answer, failure, GuidParams, header, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/schemas.js'
 
 export interface ChallengerOptions {
@@ -19,10 +19,9 @@ export interface ChallengerOptions {
   creationRateLimit: number
 }
 
-const Location = header('Where the session is: /challenger/{guid}')
+const Progress = header('Your progress page: /gui/challenges/{guid} (in single-player mode /gui/challenges)')
+const Restored = header('Where the session is: /challenger/{guid}, under the base the PUT was sent to')
 const RetryAfter = header('Seconds until this address may create a session again')
-/** The creation limit's window: creationRateLimit sessions per address per minute. */
-const CREATION_WINDOW_MS = 60_000
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -37,26 +36,6 @@ function sessionJson (record: ChallengerRecord) {
   }
 }
 
-/**
- * @fastify/rate-limit's `store` option, counting in a store that counts creations itself; nothing
- * (the rate limit's own count in this process) for one that does not.
- */
-function countingIn (challengers: ChallengerStore): { store?: FastifyRateLimitStoreCtor } {
-  if (challengers.countCreation === undefined) return {}
-  const count = challengers.countCreation.bind(challengers)
-  class Counts implements FastifyRateLimitStore {
-    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, windowMs?: number): void {
-      count(key, windowMs as number).then(({ count, msLeft }) => { callback(null, { current: count, ttl: msLeft }) }, callback)
-    }
-
-    // The limiter made with its own options (below) counts in a child: the same counts.
-    child (): FastifyRateLimitStore {
-      return new Counts()
-    }
-  }
-  return { store: Counts }
-}
-
 const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify, options) => {
   fastify.documentAs('sessions')
   const most = options.creationRateLimit
@@ -66,23 +45,21 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
   }
   /** Whether this request may create a session; when not, the 429 has been sent. */
   let mayCreate = async (_request: FastifyRequest, _reply: FastifyReply): Promise<boolean> => true
-  if (most > 0) {
-    // A store that counts (Redis) is where the counts live, so that the limit holds across instances.
-    await fastify.register(rateLimit, { global: false, ...countingIn(fastify.challengers) })
-    // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64).
-    const check = fastify.createRateLimit({ max: most, timeWindow: CREATION_WINDOW_MS, keyGenerator: request => clientKey(request.ip) })
+  const wait = fastify.creationWait
+  if (wait !== null) {
     mayCreate = async (request, reply) => {
-      const verdict = await check(request).catch((error: unknown) => { throw new StoreUnavailableError(error) })
-      if (verdict.isAllowed || !verdict.isExceeded) return true
-      refuseCreation(reply, verdict.ttlInSeconds)
+      const seconds = await wait(request)
+      if (seconds === undefined) return true
+      refuseCreation(reply, seconds)
       return false
     }
   }
   // A store across the network counts the creation, makes the session and records its challenge
-  // in one step: one round trip (the counts are the ones the rate limit above keeps there).
+  // in one step: one round trip (the counts are the ones the creation limit of plugins/api-bases.ts keeps there).
   const createCounted = fastify.challengers.createCounted?.bind(fastify.challengers)
   const takeAnyBody = (): true => true
-  const location = (guid: string): string => `${fastify.prefix}/challenger/${guid}`
+  // A restored session's URL, under the base the PUT came to (fastify.prefix is /api's under /api).
+  const restoredAt = (guid: string): string => `${fastify.prefix}/challenger/${guid}`
 
   const creation: FastifyPluginAsyncTypebox = async (fastify) => {
     const created = fastify.bitFor('POST /challenger created')
@@ -95,7 +72,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       return {}
     }
     const answerCreated = (reply: FastifyReply, guid: string): FastifyReply =>
-      reply.header('x-challenger', guid).header('location', location(guid)).code(201).send()
+      reply.header('x-challenger', guid).header('location', fastify.progressPage(guid)).code(201).send()
 
     const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const named = request.headers['x-challenger']
@@ -129,7 +106,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       if (request.challenger === null) {
         return reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
       }
-      return reply.code(200).send()
+      return reply.header('location', fastify.progressPage(request.challenger.guid)).code(200).send()
     }
     // With a store in this process and no creation limit to consult, the usual creation (no
     // X-CHALLENGER, no name or a good one) is made at once, without a promise; the rest is handle's.
@@ -151,11 +128,13 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     fastify.post('/challenger', {
       schema: {
         summary: 'Create a session (challenge 01), or check that yours is live',
-        description: 'A JSON body `{"name": "Ada"}` names the new session, for the class board; any other body is ignored.',
+        description: 'Without a body, or with `{}` (what "Try it out" sends untouched), the new session has no name. ' +
+          'To name it for the class board, send `{"name": "Ada"}` (in "Try it out", choose the example "A session named for the class board", ' +
+          'or type the name in the body). Any other body is ignored.',
         body: NewSession,
         response: {
-          200: noBody('The session in X-CHALLENGER is live'),
-          201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location }),
+          200: noBody('The session in X-CHALLENGER is live', { Location: Progress }),
+          201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location: Progress }),
           400: failure('A JSON body whose name is not 1 to 40 characters, or has control or bidirectional-control characters'),
           404: failure('No live session by the id in X-CHALLENGER'),
           413: failure('A body over the body limit'),
@@ -205,7 +184,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         body: SessionRestore,
         response: {
           200: answer(SessionJson, 'The live session\'s state was replaced', {}, XML.session),
-          201: answer(SessionJson, 'The session was recreated', { Location }, XML.session),
+          201: answer(SessionJson, 'The session was recreated', { Location: Restored }, XML.session),
           400: failure('A guid that is not a UUID, or a body that is not a session (a field of the wrong type, an unknown field or status key)'),
           409: failure('The body\'s xChallenger is not the URL\'s guid (in single-player mode: not the one session)'),
           413: failure('A body over the body limit'),
@@ -241,7 +220,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         name
       }
       const outcome = await fastify.challengers.restore(record)
-      if (outcome === 'created') reply.header('location', location(guid))
+      if (outcome === 'created') reply.header('location', restoredAt(guid))
       return reply.code(outcome === 'created' ? 201 : 200).send(sessionJson(record))
     })
 

@@ -39,7 +39,7 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     // The list shows this request's own pass too.
     const progress = request.challenger === null ? 0 : request.challenger.progress | bit
     // As the reference does: where the learner sees this progress as a page.
-    if (request.challenger !== null) reply.header('location', `${fastify.prefix}/gui/challenges/${request.challenger.guid}`)
+    if (request.challenger !== null) reply.header('location', fastify.progressPage(request.challenger.guid))
     return { challenges: request.query.hints === 'true' ? challengeRows(progress) : challengeItems(progress) }
   })
   fastify.allowOnly('/challenges', ['GET', 'HEAD', 'OPTIONS'])

@@ -73,11 +73,15 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
     return passing.then(answer)
   }
   const notAllowed = html('Method not allowed (challenge 25 for DELETE)', { Allow })
+  const running = {
+    summary: 'Is the server running?',
+    response: { 204: noBody('Running (challenge 28 for GET)'), 503: html('Shutting down, or the session store is unreachable: send traffic elsewhere') }
+  }
   const answers: Array<[string[], object]> = [
-    [['GET', 'HEAD'], {
-      summary: 'Is the server running?',
-      response: { 204: noBody('Running (challenge 28 for GET)'), 503: html('Shutting down, or the session store is unreachable: send traffic elsewhere') }
-    }],
+    // HEAD answers as GET does, left out of the document like every HEAD (and before GET, which
+    // would otherwise get Fastify's own HEAD route).
+    [['HEAD'], { ...running, hide: true }],
+    [['GET'], running],
     [['OPTIONS'], { summary: 'The verbs the heartbeat lists', response: { 204: noBody(`Allow: ${ALLOW}`, { Allow, 'Access-Control-Allow-Methods': header('The same methods, for CORS') }) } }],
     [['PATCH'], { summary: 'Fails on purpose', response: { 500: html('Internal server error, with or without a body (challenge 26)') } }],
     [['TRACE'], {
@@ -86,7 +90,9 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
         '`curl -i -X TRACE <this server>/heartbeat -H "X-CHALLENGER: <your session id>"`',
       response: { 501: html('Not implemented (challenge 27)') }
     }],
-    [['DELETE', 'PUT'], { summary: 'Not allowed', response: { 405: notAllowed } }],
+    // Apart: each operation's description lists the challenges of its own method (DELETE's 25).
+    [['DELETE'], { summary: 'Not allowed', response: { 405: notAllowed } }],
+    [['PUT'], { summary: 'Not allowed', response: { 405: notAllowed } }],
     [['POST'], {
       summary: 'Not allowed, unless X-HTTP-Method-Override makes it a DELETE, PATCH or TRACE',
       headers: Type.Object({

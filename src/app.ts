@@ -1,9 +1,10 @@
 // The whole service as one Fastify plugin. It is deliberately not wrapped in fastify-plugin:
 // a host can mount it under a prefix, and its decorators, hooks and error format stay inside.
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import acceptable from '../plugins/acceptable.js'
 import admin from '../plugins/admin.js'
+import apiBases, { API_BASE } from '../plugins/api-bases.js'
 import auth from '../plugins/auth.js'
 import bodies from '../plugins/bodies.js'
 import cors from '../plugins/cors.js'
@@ -62,13 +63,25 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(admin, options)
   // Metrics are for the instructor: collected only when there is an admin token to read them with.
   if (fastify.adminEnabled) await fastify.register(metrics)
-  await fastify.register(openapi)
+  await fastify.register(openapi, options)
   if (options.docs) await fastify.register(docs, { version: VERSION })
+  await fastify.register(apiBases, options)
 
-  await fastify.register(heartbeat)
-  await fastify.register(challenger, options)
-  await fastify.register(challenges)
-  await fastify.register(secret, options)
+  // The API, at the service's root (SPEC.md's paths, the reference's v1 and its legacy paths) and
+  // again under /api (the reference's 2026 tutorials): one set of sessions, challenges and limits,
+  // the same answers. The document shows the root's (plugins/docs.ts names both bases).
+  const api = async (base: FastifyInstance): Promise<void> => {
+    await base.register(heartbeat)
+    await base.register(challenger, options)
+    await base.register(challenges)
+    await base.register(secret, options)
+  }
+  await api(fastify)
+  await fastify.register(async function apiBase (base) {
+    base.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
+    await api(base)
+  }, { prefix: API_BASE })
+  // Pages, the docs, the class board and the metrics are at the root only.
   await fastify.register(pages, options)
   // The class board and /metrics exist only with an admin token (else 404, like any unknown path).
   if (fastify.adminEnabled) {

@@ -29,7 +29,7 @@ interface Docs {
   /** Requests that got no answer at all, and errors thrown in the page. */
   failed: string[]
   /** The requests Swagger UI sent to the API, with the headers a learner authorized. */
-  sent: Array<{ method: string, path: string, challenger?: string, token?: string, override?: string }>
+  sent: Array<{ method: string, path: string, challenger?: string, token?: string, override?: string, body?: string }>
 }
 
 /**
@@ -55,7 +55,7 @@ async function openDocs (t: Test, browser: Browser, base: string): Promise<Docs>
     const path = new URL(request.url()).pathname
     if (path.startsWith(docsPath)) return
     const headers = request.headers()
-    docs.sent.push({ method: request.method(), path, challenger: headers['x-challenger'], token: headers['x-auth-token'], override: headers['x-http-method-override'] })
+    docs.sent.push({ method: request.method(), path, challenger: headers['x-challenger'], token: headers['x-auth-token'], override: headers['x-http-method-override'], body: request.postData() ?? undefined })
   })
   await page.goto(`${base}/docs`)
   await page.locator('.opblock').first().waitFor()
@@ -129,7 +129,17 @@ async function authorize (page: Page, schemes: Record<string, string[]>): Promis
   await page.locator('.modal-ux').waitFor({ state: 'detached' })
 }
 
-chromiumTest('Swagger UI renders and "Try it out" passes the challenges', 60_000, async t => {
+/** The schemes the Authorize dialog says are authorized, as a learner reads them there. */
+async function authorizedSchemes (page: Page): Promise<string[]> {
+  await page.locator('.auth-wrapper .btn.authorize').click()
+  const containers = page.locator('.modal-ux .auth-container').filter({ has: page.locator('h6', { hasText: 'Authorized' }) })
+  const names = await containers.locator('h4 code').allTextContents()
+  await page.locator('.modal-ux .close-modal').click()
+  await page.locator('.modal-ux').waitFor({ state: 'detached' })
+  return names
+}
+
+chromiumTest('Swagger UI renders and "Try it out" passes the challenges', 120_000, async t => {
   const browser = await launch(t)
 
   t.test('under a host\'s prefix, /practice/docs renders with every asset', async t => {
@@ -138,9 +148,25 @@ chromiumTest('Swagger UI renders and "Try it out" passes the challenges', 60_000
     const base = `${await listen(t, host)}/practice`
     const docs = await openDocs(t, browser, base)
     await assertRendered(t, docs)
-    // The document's paths carry the prefix, so "Try it out" reaches the app where it is mounted.
-    const shown = await tryItOut(operation(docs.page, 'GET', '/practice/heartbeat'))
-    t.equal(shown.status, '204', 'GET /practice/heartbeat from the page')
+    const { page } = docs
+    // The document's servers carry the prefix, so "Try it out" reaches the app where it is mounted:
+    // at the first server, the paths as SPEC.md has them, and at the second, under /api.
+    const servers = page.locator('.servers select')
+    t.same(await servers.locator('option').evaluateAll(options => options.map(option => (option as HTMLOptionElement).value)), ['/practice', '/practice/api'])
+    const heartbeat = await open(operation(page, 'GET', '/heartbeat'))
+    t.equal((await execute(heartbeat)).status, '204', 'GET /heartbeat from the page, at the first server')
+    await servers.selectOption('/practice/api')
+    t.equal((await execute(heartbeat)).status, '204', 'and at the second')
+    // Naming is one choice away: the body's other example.
+    const create = await open(operation(page, 'POST', '/challenger'))
+    await create.locator('.examples-select select').selectOption({ label: 'A session named for the class board' })
+    t.match(await create.locator('textarea.body-param__text').inputValue(), /"name": "Ada"/)
+    const created = await execute(create)
+    t.equal(created.status, '201', 'POST /practice/api/challenger from the page')
+    t.same(docs.sent.map(request => `${request.method} ${request.path} ${request.body ?? ''}`.trim()),
+      ['GET /practice/heartbeat', 'GET /practice/api/heartbeat', 'POST /practice/api/challenger {\n  "name": "Ada"\n}'])
+    const session = await (await fetch(`${base}/challenger/${created.headers['x-challenger'] ?? ''}`)).json() as { name?: string }
+    t.equal(session.name, 'Ada', 'the session is named')
     t.same(docs.failed, [], 'no request failed and no script error')
   })
 
@@ -150,6 +176,7 @@ chromiumTest('Swagger UI renders and "Try it out" passes the challenges', 60_000
     await assertRendered(t, docs)
     const { page } = docs
 
+    // Untouched, as most learners leave it.
     const created = await tryItOut(operation(page, 'POST', '/challenger'))
     t.equal(created.status, '201', 'POST /challenger creates a session')
     const guid = created.headers['x-challenger'] ?? ''
@@ -163,6 +190,12 @@ chromiumTest('Swagger UI renders and "Try it out" passes the challenges', 60_000
     const token = issued.headers['x-auth-token'] ?? ''
     t.match(token, /^\S{16,}$/, 'the page shows the X-AUTH-TOKEN header')
     await authorize(page, { authToken: [token] })
+    // A reload keeps what was authorized (persistAuthorization): the requests below still carry both.
+    await page.reload()
+    await page.locator('.opblock').first().waitFor()
+    await page.waitForLoadState('networkidle')
+    t.ok(await page.locator('.auth-wrapper .btn.authorize.locked').isVisible(), 'after a reload, the lock is still closed')
+    t.same((await authorizedSchemes(page)).sort(), ['authToken', 'basic', 'challenger'], 'and the dialog says what is authorized')
 
     const note = await open(operation(page, 'POST', '/secret/note'))
     await note.locator('textarea.body-param__text').fill('{"note": "from swagger"}')
@@ -196,7 +229,7 @@ chromiumTest('Swagger UI renders and "Try it out" passes the challenges', 60_000
 
     // What Swagger UI sent: the session on every request after the Authorize, the heartbeat's included.
     const [first, ...afterAuthorize] = docs.sent
-    t.same(first, { method: 'POST', path: '/challenger', challenger: undefined, token: undefined, override: undefined }, 'the session was created without X-CHALLENGER')
+    t.same(first, { method: 'POST', path: '/challenger', challenger: undefined, token: undefined, override: undefined, body: '{}' }, 'the session was created without X-CHALLENGER, with the body {}')
     t.same(afterAuthorize.map(request => `${request.method} ${request.path}${request.override === undefined ? '' : ` as ${request.override}`}`),
       ['POST /secret/token', 'POST /secret/note', 'GET /secret/note', 'GET /heartbeat', 'DELETE /heartbeat', 'PATCH /heartbeat',
         'POST /heartbeat as DELETE', 'POST /heartbeat as PATCH'], 'the page sent exactly the requests executed')
@@ -205,7 +238,8 @@ chromiumTest('Swagger UI renders and "Try it out" passes the challenges', 60_000
     t.same(afterAuthorize.filter(request => request.path === '/secret/note' && request.token !== token).map(request => request.method), [],
       'the note requests carried X-AUTH-TOKEN')
 
-    const saved = await (await fetch(`${base}/challenger/${guid}`, { headers: { 'x-challenger': guid } })).json() as { challengeStatus: Record<string, boolean> }
+    const saved = await (await fetch(`${base}/challenger/${guid}`, { headers: { 'x-challenger': guid } })).json() as { challengeStatus: Record<string, boolean>, name?: string }
+    t.notOk('name' in saved, 'the session "Try it out" made untouched has no name')
     const passed = Object.keys(saved.challengeStatus).filter(id => saved.challengeStatus[id] === true)
     t.same(passed.sort(), ['01', '25', '26', '28', '30', '33', '34', '40', '41'], 'the challenges those requests stand for, and no other')
 

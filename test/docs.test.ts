@@ -5,15 +5,24 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import app from '../src/app.js'
+import { challenges, SOLUTIONS_BASE, type Challenge } from '../src/domain/catalogue.js'
 import { VERSION } from '../src/domain/options.js'
 import type { AddressInfo } from 'node:net'
 import { basic } from './helper.js'
 import { begun, listenerClosed } from './sockets.js'
 
-interface Operation { responses: Record<string, unknown>, security?: unknown }
-type OpenApi = { paths: Record<string, Record<string, Operation>>, components: { securitySchemes: Record<string, unknown> }, info: { version: string } }
-
-const DOCUMENTABLE = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'])
+interface Operation {
+  responses: Record<string, unknown>
+  security?: unknown
+  description?: string
+  requestBody?: { content: Record<string, { example?: unknown, examples: Record<string, { summary: string, value: object }> }> }
+}
+type OpenApi = {
+  paths: Record<string, Record<string, Operation>>
+  servers: Array<{ url: string, description: string }>
+  components: { securitySchemes: Record<string, unknown> }
+  info: { version: string }
+}
 // Path parameters as OpenAPI writes them; the prefix's own root without its slash, which
 // @fastify/swagger writes one way for GET and the other for HEAD.
 const openApiPath = (url: string): string => url.replace(/:(\w+)/g, '{$1}').replace(/^\/practice\/$/, '/practice')
@@ -82,25 +91,126 @@ t.test('every asset the Swagger UI page loads answers 200 under the prefix', asy
   t.equal((await server.inject({ method: 'OPTIONS', url: '/practice/docs/static/index.css' })).statusCode, 404, 'OPTIONS on an asset is still 404')
 })
 
-t.test('every route the app registers is in the document, but the docs and methods OpenAPI cannot name', async t => {
+/** The operations of a document, as `METHOD /path`. */
+function operationsOf (doc: OpenApi): string[] {
+  return Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map(method => `${method.toUpperCase()} ${path}`))
+}
+
+/** The operations a learner uses, each once: no HEAD, no /api copy, OPTIONS only for the heartbeat. */
+const LEARNER_OPERATIONS = [
+  'POST /challenger',
+  'GET /challenger/{guid}',
+  'PUT /challenger/{guid}',
+  'PATCH /challenger/{guid}',
+  'GET /challenger/{guid}/requests',
+  'GET /challenges',
+  'GET /heartbeat',
+  'OPTIONS /heartbeat',
+  'PATCH /heartbeat',
+  'TRACE /heartbeat',
+  'DELETE /heartbeat',
+  'PUT /heartbeat',
+  'POST /heartbeat',
+  'POST /secret/token',
+  'GET /secret/note',
+  'POST /secret/note'
+]
+
+t.test('the document shows each operation a learner uses, once, and names both bases as its servers', async t => {
   const { server, routes } = await host(t)
   const doc = (await server.inject('/practice/docs/json')).json() as OpenApi
-  const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map(m => `${m.toUpperCase()} ${openApiPath(path)}`)))
-  const expected = [...routes].filter(route => !route.startsWith('hidden'))
-  const hidden = [...routes].filter(route => route.startsWith('hidden')).map(route => route.split(' ') as [string, string, string])
-  const page = /^\/practice(\/gui\/.*)?$/
-  t.same(hidden.filter(([kind, method, path]) => DOCUMENTABLE.has(method) && !path.startsWith('/practice/docs') && path !== '/practice*' &&
-    !page.test(path) && !(kind === 'hidden-405' && path !== '/practice/heartbeat')), [],
-  'only the docs, the CORS catch-all, the pages, the generic 405s and odd methods are hidden')
-  t.ok(hidden.some(([kind, method, path]) => kind === 'hidden-405' && method === 'DELETE' && path === '/practice/secret/note'), 'a generic 405 is hidden')
-  t.ok(hidden.some(([, method, path]) => method === 'GET' && path === '/practice/gui/challenges/{guid}'), 'a page is hidden')
-  for (const method of ['delete', 'put', 'post', 'patch', 'trace', 'get', 'options']) {
-    t.ok(doc.paths['/practice/heartbeat']?.[method] !== undefined, `the heartbeat's ${method} stays: it is a challenge or lists the verbs`)
+  t.same(operationsOf(doc).sort(), [...LEARNER_OPERATIONS].sort())
+  t.same(doc.servers, [
+    { url: '/practice', description: 'The paths as SPEC.md and the reference\'s v1 have them' },
+    { url: '/practice/api', description: 'The paths as the reference\'s 2026 tutorials send them, under /api' }
+  ])
+  // Each operation is there to be called: at the first server's paths, and at the second's.
+  for (const operation of LEARNER_OPERATIONS) {
+    const [method, path] = operation.split(' ') as [string, string]
+    t.ok(routes.has(`${method} /practice${path}`), `${operation} is a route`)
+    t.ok(routes.has(`hidden ${method} /practice/api${path}`) || routes.has(`hidden-405 ${method} /practice/api${path}`), `${operation} is a hidden route under /api`)
   }
-  t.same(expected.filter(route => !documented.has(route)), [], 'nothing undocumented')
-  t.same([...documented].filter(route => !routes.has(route)), [], 'nothing documented that is not there')
-  t.ok(expected.length > 20, `${expected.length} routes`)
-  t.notOk(Object.values(doc.paths).some(ops => 'propfind' in ops), 'PROPFIND and the like are left out')
+  t.ok(routes.has('HEAD /practice/secret/note'), 'HEAD answers, unlisted')
+  t.ok(routes.has('hidden OPTIONS /practice/secret/note'), 'OPTIONS answers, hidden but at the heartbeat')
+
+  const root = Fastify()
+  await root.register(app)
+  t.teardown(() => root.close())
+  const atRoot = (await root.inject('/docs/json')).json() as OpenApi
+  t.same(operationsOf(atRoot).sort(), [...LEARNER_OPERATIONS].sort(), 'the same at the root')
+  t.same(atRoot.servers.map(server => server.url), ['/', '/api'])
+})
+
+t.test('each operation whose requests pass a challenge links the reference\'s solution page of each, marked as external', async t => {
+  const { server } = await host(t)
+  const doc = (await server.inject('/practice/docs/json')).json() as OpenApi
+  // Written out here, not derived: the catalogue's triggers decide it in the app.
+  const expected: Record<string, number[]> = {
+    'POST /challenger': [1],
+    'GET /challenges': [2],
+    'DELETE /heartbeat': [25],
+    'PATCH /heartbeat': [26],
+    'TRACE /heartbeat': [27],
+    'GET /heartbeat': [28],
+    'POST /secret/token': [29, 30],
+    'GET /secret/note': [31, 32, 33, 37],
+    'POST /secret/note': [34, 35, 36, 38],
+    'POST /heartbeat': [40, 41, 42]
+  }
+  const link = /- Challenge (\d+), ([^\n]+): \[Solution \(external, apichallenges\.com\)\]\((https:\/\/apichallenges\.com\/apichallenges\/solutions\/[a-z-]+\/[a-z0-9-]+)\)/g
+  for (const operation of LEARNER_OPERATIONS) {
+    const [method, path] = operation.split(' ') as [string, string]
+    const description = doc.paths[path]?.[method.toLowerCase()]?.description ?? ''
+    const links = [...description.matchAll(link)]
+    t.same(links.map(match => Number(match[1])), expected[operation] ?? [], operation)
+    for (const [, id, name, url] of links) {
+      const challenge = challenges.find(c => c.id === Number(id))
+      t.equal(name, challenge?.name, `${operation}: challenge ${id}'s name`)
+      t.equal(url, `${SOLUTIONS_BASE}${challenge?.solution}`, `${operation}: challenge ${id}'s page`)
+    }
+  }
+  t.equal(doc.paths['/heartbeat']?.get?.description,
+    '- Challenge 28, GET /heartbeat (204): [Solution (external, apichallenges.com)](https://apichallenges.com/apichallenges/solutions/status-codes/get-heartbeat-204)')
+  t.match(doc.paths['/heartbeat']?.trace?.description, /^A browser cannot send TRACE[^]*\n\n- Challenge 27, /, 'after the operation\'s own description')
+  t.equal(doc.paths['/heartbeat']?.post?.description?.split('\n').length, 3)
+})
+
+t.test('a challenge without a solution page gets no link', async t => {
+  const { solutionList, challengesOf } = await import('../src/domain/solutions.js')
+  const [created] = challengesOf(['POST'], '/challenger')
+  t.equal(created?.id, 1)
+  t.equal(solutionList([{ ...created as Challenge, solution: undefined }]), '')
+  t.same(challengesOf(['PUT', 'HEAD'], '/heartbeat'), [], 'no challenge is passed by PUT or HEAD /heartbeat')
+  t.same(challengesOf(['GET'], '/challenger/:guid'), [])
+})
+
+t.test('solutionLinks: false leaves the links out', async t => {
+  const server = Fastify()
+  await server.register(app, { solutionLinks: false })
+  t.teardown(() => server.close())
+  const doc = (await server.inject('/docs/json')).json() as OpenApi
+  t.notMatch(JSON.stringify(doc), /apichallenges\.com|Solution/)
+  t.equal(doc.paths['/heartbeat']?.get?.description, undefined)
+  t.match(doc.paths['/heartbeat']?.trace?.description, /^A browser cannot send TRACE/)
+})
+
+t.test('POST /challenger\'s body example, the one "Try it out" sends untouched, names no one; naming is documented', async t => {
+  const { server } = await host(t)
+  const doc = (await server.inject('/practice/docs/json')).json() as OpenApi
+  const post = doc.paths['/challenger']?.post
+  const json = post?.requestBody?.content['application/json']
+  t.same(json?.examples, {
+    unnamed: { summary: 'An unnamed session', value: {} },
+    named: { summary: 'A session named for the class board', value: { name: 'Ada' } }
+  })
+  t.equal(json?.example, undefined)
+  t.match(post?.description, /^Without a body, or with `\{\}` \(what "Try it out" sends untouched\), the new session has no name\. To name it for the class board, send `\{"name": "Ada"\}`/)
+  const sent = await server.inject({ method: 'POST', url: '/practice/challenger', payload: json?.examples.unnamed?.value })
+  t.equal(sent.statusCode, 201)
+  const guid = sent.headers['x-challenger'] as string
+  t.notOk('name' in (await server.inject(`/practice/challenger/${guid}`)).json(), 'the unnamed example makes an unnamed session')
+  const named = await server.inject({ method: 'POST', url: '/practice/challenger', payload: json?.examples.named?.value })
+  t.equal((await server.inject(`/practice/challenger/${named.headers['x-challenger'] as string}`)).json().name, 'Ada')
 })
 
 t.test('every documented answer of the secret and heartbeat routes is produced by a request', async t => {
@@ -142,10 +252,10 @@ t.test('every documented answer of the secret and heartbeat routes is produced b
   await closed
   const missing: string[] = []
   for (const [path, ops] of Object.entries(doc.paths)) {
-    if (!/^\/practice\/(secret|heartbeat)/.test(path)) continue
+    if (!/^\/(secret|heartbeat)/.test(path)) continue
     for (const [method, op] of Object.entries(ops)) {
       for (const status of Object.keys(op.responses)) {
-        const key = `${method.toUpperCase()} ${path} ${status}`
+        const key = `${method.toUpperCase()} /practice${path} ${status}`
         if (!answered.has(key)) missing.push(key)
       }
     }
@@ -168,7 +278,7 @@ t.test('documentAs files a plugin\'s operations under its tag, with the optional
   t.teardown(() => server.close())
   const schemes = { challenger: { type: 'apiKey', in: 'header', name: 'X-CHALLENGER' }, basic: { type: 'http', scheme: 'basic' } } as const
   await server.register(swagger, { openapi: { openapi: '3.0.3', info: { title: 't', version: '1' }, components: { securitySchemes: schemes } } })
-  await server.register(openapi)
+  await server.register(openapi, { solutionLinks: false })
   await server.register(async plugin => {
     plugin.documentAs('heartbeat')
     plugin.get('/bare', async () => 'no schema at all')

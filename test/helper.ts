@@ -27,13 +27,13 @@ export interface Session {
   token: string
 }
 
-/** A new session with its token, the way a learner gets them. */
-export async function newSession (app: FastifyInstance): Promise<Session> {
-  const created = await app.inject({ method: 'POST', url: '/challenger' })
+/** A new session with its token, the way a learner gets them (at the API's root, or under `base`). */
+export async function newSession (app: FastifyInstance, base = ''): Promise<Session> {
+  const created = await app.inject({ method: 'POST', url: `${base}/challenger` })
   const guid = created.headers['x-challenger'] as string
   const issued = await app.inject({
     method: 'POST',
-    url: '/secret/token',
+    url: `${base}/secret/token`,
     headers: { 'x-challenger': guid, authorization: basic('admin', 'password') }
   })
   return { guid, token: issued.headers['x-auth-token'] as string }
@@ -56,4 +56,12 @@ export function errorMessages (res: LightMyRequestResponse): unknown {
 
 export function storeOf (app: FastifyInstance): ChallengerStore {
   return stores.get(app) as ChallengerStore
+}
+
+/** The API's two bases: the service's root, and /api as the reference's 2026 tutorials send it. */
+export const BASES = ['', '/api'] as const
+
+/** A base as a test's name says it. */
+export function baseName (base: string): string {
+  return base === '' ? 'at the root' : `under ${base}`
 }

@@ -212,10 +212,20 @@ export const NameChange = Type.Object({
   name: Type.Union([Type.String(), Type.Null()], { description: `1 to ${MAX_NAME} characters once trimmed, no control or bidirectional-control characters; null clears it` })
 }, { additionalProperties: false, examples: [{ name: 'Ada' }] })
 
-/** What POST /challenger may carry (any other body is ignored, as the reference does). */
+/**
+ * What POST /challenger may carry (any other body is ignored, as the reference does). Its examples,
+ * the unnamed one first: Swagger UI's "Try it out" sends the first one untouched, and a session is
+ * named only when the learner asks for it.
+ */
 export const NewSession = Type.Object({
   name: Type.Optional(Type.String({ description: `1 to ${MAX_NAME} characters once trimmed, no control or bidirectional-control characters` }))
-}, { examples: [{ name: 'Ada' }] })
+}, {
+  // @fastify/swagger writes x-examples as the request body's OpenAPI `examples`.
+  'x-examples': {
+    unnamed: { summary: 'An unnamed session', value: {} },
+    named: { summary: 'A session named for the class board', value: { name: 'Ada' } }
+  }
+})
 
 /** GET /admin/sessions's query: the page size is checked by its route, to say what it wants. */
 export const AdminPageQuery = Type.Object({

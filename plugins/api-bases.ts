@@ -1,0 +1,89 @@
+// What the API's routes share across their two bases, the service's root and /api (see src/app.ts):
+// the service's own prefix, under which its pages are, for the Locations that point at them; and the
+// one session-creation limit, which a client cannot double by creating at both bases.
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { clientKey } from '../src/domain/connections.js'
+import { StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
+
+/** The second base the API answers under, as the reference's 2026 tutorials send it (ChallengeRouteHandler.API_CHALLENGES_PREFIX). */
+export const API_BASE = '/api'
+
+/** The creation limit's window: creationRateLimit sessions per address per minute. */
+export const CREATION_WINDOW_MS = 60_000
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The prefix the service was registered under ('' at the root): its pages are there, whatever base the API was asked at. */
+    servicePrefix: string
+    /**
+     * The progress page of session `guid`, as POST /challenger and GET /challenges name it in
+     * Location: /gui/challenges/{guid}, or /gui/challenges in single-player mode, under servicePrefix.
+     */
+    progressPage (guid: string): string
+    /**
+     * Counts one session creation by the request's client against the creation limit: resolves
+     * undefined when it may create, else the seconds until it may again. Null without a limit.
+     */
+    creationWait: ((request: FastifyRequest) => Promise<number | undefined>) | null
+  }
+}
+
+export interface ApiBasesOptions {
+  mode: 'multi' | 'single'
+  /** Sessions one client address may create per minute; 0: no limit. */
+  creationRateLimit: number
+}
+
+/**
+ * @fastify/rate-limit's `store` option, counting in a store that counts creations itself; nothing
+ * (the rate limit's own count in this process) for one that does not.
+ */
+function countingIn (challengers: ChallengerStore): { store?: FastifyRateLimitStoreCtor } {
+  if (challengers.countCreation === undefined) return {}
+  const count = challengers.countCreation.bind(challengers)
+  class Counts implements FastifyRateLimitStore {
+    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, windowMs?: number): void {
+      count(key, windowMs as number).then(({ count, msLeft }) => { callback(null, { current: count, ttl: msLeft }) }, callback)
+    }
+
+    // The limiter made with its own options (below) counts in a child: the same counts.
+    child (): FastifyRateLimitStore {
+      return new Counts()
+    }
+  }
+  return { store: Counts }
+}
+
+async function apiBases (fastify: FastifyInstance, options: ApiBasesOptions): Promise<void> {
+  const prefix = fastify.prefix
+  fastify.decorate('servicePrefix', prefix)
+  // As the reference does (ChallengerTrackingRoutes, ChallengesRoutes): the page, not the API's
+  // base; in single-player mode the page without an id, which shows the one session.
+  fastify.decorate('progressPage', options.mode === 'single'
+    ? () => `${prefix}/gui/challenges`
+    : (guid: string) => `${prefix}/gui/challenges/${guid}`)
+
+  const most = options.creationRateLimit
+  if (most === 0) {
+    fastify.decorate('creationWait', null)
+    return
+  }
+  // One limiter, made here once for both bases. @fastify/rate-limit is registered in a child of its
+  // own, so that its decorators stay out of the app. A store that counts (Redis) is where the counts
+  // live, so that the limit holds across instances.
+  let check: ReturnType<FastifyInstance['createRateLimit']> | undefined
+  await fastify.register(async function creationLimit (child) {
+    await child.register(rateLimit, { global: false, ...countingIn(fastify.challengers) })
+    // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64).
+    check = child.createRateLimit({ max: most, timeWindow: CREATION_WINDOW_MS, keyGenerator: request => clientKey(request.ip) })
+  })
+  const limit = check as NonNullable<typeof check>
+  fastify.decorate('creationWait', async (request: FastifyRequest) => {
+    const verdict = await limit(request).catch((error: unknown) => { throw new StoreUnavailableError(error) })
+    return verdict.isAllowed || !verdict.isExceeded ? undefined : verdict.ttlInSeconds
+  })
+}
+
+export default fp(apiBases, { name: 'api-bases', fastify: '5.x', dependencies: ['challenger-registry'] })
