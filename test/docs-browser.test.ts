@@ -210,6 +210,9 @@ chromiumTest('Swagger UI renders and "Try it out" passes the challenges', 120_00
       const shown = await tryItOut(operation(page, method, '/heartbeat'))
       t.equal(shown.status, status, `${method} /heartbeat shows ${status}`)
     }
+    // An operation that passes a challenge links the reference's solution page of it, said to be elsewhere.
+    const solution = operation(page, 'GET', '/heartbeat').locator('.opblock-description-wrapper a', { hasText: 'Solution (external, apichallenges.com)' })
+    t.equal(await solution.getAttribute('href'), 'https://apichallenges.com/apichallenges/solutions/status-codes/get-heartbeat-204', 'GET /heartbeat links the solution of 28')
     // POST standing for another method: the header is a field of the POST operation's form. (Not
     // TRACE: the Fetch standard forbids X-HTTP-Method-Override: TRACE, and chromium drops the header.)
     const post = await open(operation(page, 'POST', '/heartbeat'))
