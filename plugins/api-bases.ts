@@ -15,11 +15,10 @@ export const CREATION_WINDOW_MS = 60_000
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The prefix the service was registered under ('' at the root): its pages are there, whatever base the API was asked at. */
-    servicePrefix: string
     /**
      * The progress page of session `guid`, as POST /challenger and GET /challenges name it in
-     * Location: /gui/challenges/{guid}, or /gui/challenges in single-player mode, under servicePrefix.
+     * Location: /gui/challenges/{guid}, or /gui/challenges in single-player mode, under the prefix
+     * the service was registered under (its pages are there, whatever base the API was asked at).
      */
     progressPage (guid: string): string
     /**
@@ -58,7 +57,6 @@ function countingIn (challengers: ChallengerStore): { store?: FastifyRateLimitSt
 
 async function apiBases (fastify: FastifyInstance, options: ApiBasesOptions): Promise<void> {
   const prefix = fastify.prefix
-  fastify.decorate('servicePrefix', prefix)
   // As the reference does (ChallengerTrackingRoutes, ChallengesRoutes): the page, not the API's
   // base; in single-player mode the page without an id, which shows the one session.
   fastify.decorate('progressPage', options.mode === 'single'

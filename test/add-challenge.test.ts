@@ -109,12 +109,12 @@ async function copyWithChallenge (t: Test): Promise<{ withRoute: App, withoutRou
   // Step 2: the route that passes it, registered by the app.
   writeFileSync(join(copy, 'routes/fixture.ts'), ROUTE)
   edit(copy, 'src/app.ts', "import secret from '../routes/secret.js'\n", "import secret from '../routes/secret.js'\nimport fixture from '../routes/fixture.js'\n")
-  edit(copy, 'src/app.ts', '  await fastify.register(challenges)\n', '  await fastify.register(challenges)\n  await fastify.register(fixture)\n')
+  edit(copy, 'src/app.ts', '    await base.register(challenges)\n', '    await base.register(challenges)\n    await base.register(fixture)\n')
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: copy })
   // The same compiled app without the step-2 registration: one module graph, two apps.
   const compiled = join(copy, 'dist/src/app.js')
   const without = join(copy, 'dist/src/app-without-route.js')
-  writeFileSync(without, readFileSync(compiled, 'utf8').replace(/\n\s*await fastify\.register\(fixture\);?\n/, '\n'))
+  writeFileSync(without, readFileSync(compiled, 'utf8').replace(/\n\s*await base\.register\(fixture\);?\n/, '\n'))
   const withRoute = (await import(pathToFileURL(compiled).href) as { default: App }).default
   const withoutRoute = (await import(pathToFileURL(without).href) as { default: App }).default
   return { withRoute, withoutRoute }

@@ -65,7 +65,9 @@ t.test('the pages, the docs, the class board and the metrics are at the root onl
     const under = `/api${url === '/' ? '/' : url}`
     const missing = await server.inject({ method: 'GET', url: under, headers: admin })
     t.equal(missing.statusCode, 404, under)
-    t.same(missing.json(), { errorMessages: [`No resource at GET ${under}`] }, `${under}: the service's 404`)
+    // The service's 404, with the root's path as the hint where there is one (src/domain/near-paths.ts).
+    const hint = `; did you mean ${url}?`
+    t.same(missing.json(), { errorMessages: [`No resource at GET ${under}${hint}`] }, `${under}: the service's 404`)
   }
   t.equal((await server.inject({ method: 'GET', url: '/api' })).statusCode, 404, '/api itself is no page')
 })
