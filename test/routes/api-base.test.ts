@@ -56,6 +56,21 @@ t.test('the creation limit is one limit for both bases', async t => {
   t.equal((await server.inject({ method: 'POST', url: '/api/challenger', remoteAddress: '10.0.0.9' })).statusCode, 201, 'another address has its own')
 })
 
+t.test('under /api, near misses and typos get the same hints, naming the /api path', async t => {
+  const server = await build(t)
+  const guid = (await server.inject({ method: 'POST', url: '/api/challenger' })).headers['x-challenger'] as string
+  const headers = { 'x-challenger': guid }
+  // HEAD instead of GET: challenge 28's near miss, found under /api as at the root.
+  await server.inject({ method: 'HEAD', url: '/api/heartbeat', headers })
+  const typo = await server.inject({ method: 'GET', url: '/api/heartbeats', headers })
+  t.same(typo.json(), { errorMessages: ['No resource at GET /api/heartbeats; did you mean /api/heartbeat?'] })
+  const requests = (await server.inject({ method: 'GET', url: `/api/challenger/${guid}/requests` })).json().requests as Array<{ path: string, status: number, hint: string | null }>
+  t.same(requests.slice(0, 2).map(r => [r.path, r.status, r.hint]), [
+    ['/api/heartbeats', 404, 'did you mean /api/heartbeat?'],
+    ['/api/heartbeat', 204, 'HEAD passes nothing: challenge 28 needs GET']
+  ])
+})
+
 t.test('the pages, the docs, the class board and the metrics are at the root only', async t => {
   const server = await build(t, { adminToken: 'a'.repeat(32) })
   const guid = (await server.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
