@@ -186,6 +186,8 @@ t.test('Ctrl-C on npm start (the whole process group) is one graceful shutdown',
   // Should the test fail half-way, nothing is left running.
   t.teardown(() => { try { process.kill(-(npm.pid as number), 'SIGKILL') } catch {} })
   const port = Number(await waitForReady(npm))
+  // It says so before the compiler's silence, and builds the server's code only (tsconfig.server.json).
+  t.match(out, /^[^]*building the server \(tsc\)…\n[^]*"msg":"Server listening/)
   t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
   const exited = once(npm, 'exit')
   process.kill(-(npm.pid as number), 'SIGINT')
