@@ -11,7 +11,7 @@ import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
 import { clientKey } from '../src/domain/connections.js'
 import { WindowCounts } from '../src/domain/counts.js'
-import { safeEqual } from '../src/domain/secrets.js'
+import { bearerToken, safeEqual } from '../src/domain/secrets.js'
 import type { CreationCount } from '../src/domain/store.js'
 
 declare module 'fastify' {
@@ -45,13 +45,6 @@ export const ADMIN_REALM = 'api-challenges admin'
 export const ADMIN_GUESSES = 10
 /** The window of ADMIN_GUESSES: it opens with the first wrong token and closes a minute later. */
 export const ADMIN_GUESS_WINDOW_MS = 60_000
-
-/** The token of `Authorization: Bearer <token>` (the scheme in any case, RFC 9110), else undefined. */
-export function bearerToken (authorization: string | undefined): string | undefined {
-  if (authorization === undefined) return undefined
-  const match = /^bearer +([^\s]+) *$/i.exec(authorization)
-  return match?.[1]
-}
 
 async function admin (fastify: FastifyInstance, options: AdminOptions): Promise<void> {
   const token = options.adminToken

@@ -6,10 +6,7 @@ import fp from 'fastify-plugin'
 import type { Trigger } from '../src/domain/catalogue.js'
 import { NAME_A_SESSION } from '../src/domain/messages.js'
 import type { TokenVerdict } from '../src/domain/challenge-list.js'
-import { presentedToken, safeEqual } from '../src/domain/secrets.js'
-
-/** How the request carried its token: the X-AUTH-TOKEN header or `Authorization: Bearer`. */
-export type TokenSource = 'x-auth-token' | 'bearer'
+import { presentedToken, safeEqual, type TokenSource } from '../src/domain/secrets.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

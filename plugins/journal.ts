@@ -9,8 +9,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler }
 import fp from 'fastify-plugin'
 import { nearMiss, nearMissMask, routeResource } from '../src/domain/catalogue.js'
 import type { RequestFacts, TokenVerdict } from '../src/domain/challenge-list.js'
-import { keptText, knownText, sharedText, type JournalEntry, type TokenSource } from '../src/domain/journal.js'
-import { presentedToken, safeEqual } from '../src/domain/secrets.js'
+import { keptText, knownText, sharedText, type JournalEntry } from '../src/domain/journal.js'
+import { presentedToken, safeEqual, type TokenSource } from '../src/domain/secrets.js'
 import type { ChallengerRecord } from '../src/domain/store.js'
 
 declare module 'fastify' {

@@ -3,16 +3,14 @@
 // guarded. As in the reference, the session and the token are judged before the body: the body's
 // 415 or 400 (see plugins/bodies.ts) comes after them, and only a body over the limit (413) before.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { NAME_A_SESSION } from '../src/domain/messages.js'
-import { presentedToken } from '../src/domain/secrets.js'
+import { presentedToken, type TokenSource } from '../src/domain/secrets.js'
 import type { ChallengerRecord } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
 import { noteXml, readNoteXml } from '../src/domain/xml.js'
 import { answer, failure, header, Note, NoteBody, noBody, security, XML } from '../src/domain/schemas.js'
 
 /** How the token came, once tokenAuth has let the request through. */
-type TokenSource = NonNullable<FastifyRequest['tokenSource']>
 
 export interface SecretOptions {
   noteMaxLength: number

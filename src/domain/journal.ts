@@ -5,6 +5,7 @@
 // journal is read. Nothing here knows HTTP: the journal plugin gathers the facts.
 import { nearMissSays, passedIds, type SeenRequest } from './catalogue.js'
 import type { TokenVerdict } from './challenge-list.js'
+import type { TokenSource } from './secrets.js'
 import { didYouMean } from './messages.js'
 import { EVERY_METHOD } from './methods.js'
 import { CHUNK, Slab } from './slab.js'
@@ -22,8 +23,6 @@ export const MAX_JOURNAL_TEXT = 100
  * a dozen bytes; a stranger's 100-character paths cannot make a journal any larger.
  */
 export const JOURNAL_TEXT_BYTES = 32
-
-export type TokenSource = 'x-auth-token' | 'bearer'
 
 /** One request as the journal keeps it. The token value, credentials and bodies are never in it. */
 export interface JournalEntry {
