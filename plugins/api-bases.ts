@@ -7,8 +7,7 @@ import fp from 'fastify-plugin'
 import { clientKey } from '../src/domain/connections.js'
 import { StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
 
-/** The second base the API answers under, as the reference's 2026 tutorials send it (ChallengeRouteHandler.API_CHALLENGES_PREFIX). */
-export const API_BASE = '/api'
+export { API_BASE } from '../src/domain/api-base.js'
 
 /** The creation limit's window: creationRateLimit sessions per address per minute. */
 export const CREATION_WINDOW_MS = 60_000

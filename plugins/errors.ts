@@ -9,6 +9,10 @@ import { NearPaths } from '../src/domain/near-paths.js'
 import { errorsXml } from '../src/domain/xml.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route only refuses its methods (405): the 404's hints do not count it as answering them. */
+    refusal?: boolean
+  }
   interface FastifyReply {
     /** Sends `status` with the error body `{"errorMessages": [message]}`. */
     fail (status: number, message: string): FastifyReply
@@ -55,12 +59,20 @@ export interface ErrorsOptions {
 async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promise<void> {
   // Every route registered from here on (the API, its /api copies, the pages, /docs, /admin).
   const paths = new NearPaths(fastify.prefix)
-  fastify.addHook('onRoute', route => { paths.add(route.url) })
+  // The methods a route answers; none for method-guard's 405s (config.refusal), which only refuse.
+  fastify.addHook('onRoute', route => { paths.add(route.url, route.config?.refusal === true ? [] : [route.method].flat()) })
+  // Worked out once per 404: the message and the journal both read it.
+  const suggested = new WeakMap<FastifyRequest, string | null>()
   fastify.decorateRequest('nearPath', {
     getter (this: FastifyRequest): string | null {
-      const url = this.url
-      const query = url.indexOf('?')
-      return paths.suggest(query === -1 ? url : url.slice(0, query))
+      let near = suggested.get(this)
+      if (near === undefined) {
+        const url = this.url
+        const query = url.indexOf('?')
+        near = paths.suggest(query === -1 ? url : url.slice(0, query), this.method)
+        suggested.set(this, near)
+      }
+      return near
     }
   })
 

@@ -78,6 +78,7 @@ async function methodGuard (fastify: FastifyInstance): Promise<void> {
       url,
       // Every path has them, and they teach nothing: they answer, but the document leaves them out.
       schema: { hide: true, summary: 'Not allowed here', response: { 405: failure(`Method not allowed; allowed: ${allowHeader}`, { Allow }) } },
+      config: { refusal: true },
       onRequest: notAllowed,
       handler: notAllowed
     })

@@ -17,10 +17,21 @@ const GUID = '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b'
 /** The API's paths at the root and under /api, and the pages, docs and admin at the root only, as the app registers them. */
 function service (prefix = ''): NearPaths {
   const paths = new NearPaths(prefix)
-  const api = ['/heartbeat', '/challenger', '/challenger/:guid', '/challenger/:guid/requests', '/challenges', '/secret/token', '/secret/note']
-  for (const url of [...api, '/', '/gui/challenges', '/gui/challenges/:guid', '/docs', '/docs/json', '/docs/static/*', '/admin', ...api.map(path => `/api${path}`)]) {
-    paths.add(prefix + url)
-    paths.add(prefix + url)
+  // The methods each answers (the heartbeat's refusals are its challenges: it answers them all).
+  const api: Array<[string, string[]]> = [
+    ['/heartbeat', ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH', 'TRACE']],
+    ['/challenger', ['POST', 'OPTIONS']],
+    ['/challenger/:guid', ['GET', 'HEAD', 'PUT', 'PATCH', 'OPTIONS']],
+    ['/challenger/:guid/requests', ['GET', 'HEAD', 'OPTIONS']],
+    ['/challenges', ['GET', 'HEAD', 'OPTIONS']],
+    ['/secret/token', ['POST', 'OPTIONS']],
+    ['/secret/note', ['GET', 'HEAD', 'POST', 'OPTIONS']]
+  ]
+  const pages: Array<[string, string[]]> = ['/', '/gui/challenges', '/gui/challenges/:guid', '/docs', '/docs/json', '/docs/static/*', '/admin'].map(url => [url, ['GET', 'HEAD']])
+  for (const [url, methods] of [...api, ...pages, ...api.map(([path, methods]): [string, string[]] => [`/api${path}`, methods])]) {
+    // Each route once per method, as Fastify reports them; a refusing route adds no method.
+    for (const method of methods) paths.add(prefix + url, [method])
+    paths.add(prefix + url, [])
   }
   return paths
 }
@@ -54,9 +65,9 @@ t.test('the nearest real path, each kind', async t => {
     ['/HEARTBEATS/', '/heartbeat'],
     ['/secret/notes', '/secret/note'],
     ['/Secret/Token', '/secret/token'],
-    ['/challenge', '/challenger'],
+    ['/challenge', '/challenges'],
     ['/challenges/', '/challenges'],
-    ['/challengers', '/challenger'],
+    ['/challengers', '/challenges'],
     [`/challenger/${GUID}/request`, `/challenger/${GUID}/requests`],
     [`/challenger/${GUID.toUpperCase()}/Requests`, `/challenger/${GUID.toUpperCase()}/requests`],
     ['/challenger/any-id-they-typed/requestz', '/challenger/any-id-they-typed/requests'],
@@ -90,39 +101,50 @@ t.test('the nearest real path, each kind', async t => {
     [`/challenger/${GUID}`, null],
     ['/docs', null]
   ]
-  for (const [path, expected] of near) t.equal(paths.suggest(path), expected, path)
+  for (const [path, expected] of near) t.equal(paths.suggest(path, 'GET'), expected, path)
 })
 
 t.test('before the /api copies exist, /api/heartbeat is the root\'s', async t => {
   const paths = new NearPaths('')
-  for (const url of ['/heartbeat', '/challenger/:guid/requests']) paths.add(url)
-  t.equal(paths.suggest('/api/heartbeat'), '/heartbeat')
-  t.equal(paths.suggest('/api/heartbeats'), '/heartbeat')
-  t.equal(paths.suggest(`/api/challenger/${GUID}/request`), `/challenger/${GUID}/requests`)
-  t.equal(paths.suggest('/api/challenger'), null, 'no segment for the parameter')
-  t.equal(paths.suggest('/apix/heartbeat'), null)
+  for (const url of ['/heartbeat', '/challenger/:guid/requests']) paths.add(url, ['GET'])
+  t.equal(paths.suggest('/api/heartbeat', 'GET'), '/heartbeat')
+  t.equal(paths.suggest('/api/heartbeats', 'GET'), '/heartbeat')
+  t.equal(paths.suggest(`/api/challenger/${GUID}/request`, 'GET'), `/challenger/${GUID}/requests`)
+  t.equal(paths.suggest('/api/challenger', 'GET'), null, 'no segment for the parameter')
+  t.equal(paths.suggest('/apix/heartbeat', 'GET'), null)
 })
 
 t.test('under a host\'s prefix: the prefix in the suggestion, nothing outside it', async t => {
   const paths = service('/practice')
-  t.equal(paths.suggest('/practice/heartbeats'), '/practice/heartbeat')
-  t.equal(paths.suggest('/practice/api/heartbeats'), '/practice/api/heartbeat')
-  t.equal(paths.suggest('/practice/api/docs'), '/practice/docs')
-  t.equal(paths.suggest('/practice/heartbeat'), null)
-  t.equal(paths.suggest('/other/heartbeats'), null)
-  paths.add('/elsewhere')
-  t.equal(paths.suggest('/practice/elsewher'), null, 'a route outside the prefix is not the service\'s')
+  t.equal(paths.suggest('/practice/heartbeats', 'GET'), '/practice/heartbeat')
+  t.equal(paths.suggest('/practice/api/heartbeats', 'GET'), '/practice/api/heartbeat')
+  t.equal(paths.suggest('/practice/api/docs', 'GET'), '/practice/docs')
+  t.equal(paths.suggest('/practice/heartbeat', 'GET'), null)
+  t.equal(paths.suggest('/other/heartbeats', 'GET'), null)
+  paths.add('/elsewhere', ['GET'])
+  t.equal(paths.suggest('/practice/elsewher', 'GET'), null, 'a route outside the prefix is not the service\'s')
 })
 
 t.test('bounded: no suggestion for a path over MAX_SUGGESTED_PATH characters; ties go to the first registered', async t => {
   const paths = service()
   const id = 'x'.repeat(MAX_SUGGESTED_PATH - '/challenger//request'.length)
-  t.equal(paths.suggest(`/challenger/${id}/request`), `/challenger/${id}/requests`, 'at the limit')
-  t.equal(paths.suggest(`/challenger/${id}x/request`), null, 'one over')
+  t.equal(paths.suggest(`/challenger/${id}/request`, 'GET'), `/challenger/${id}/requests`, 'at the limit')
+  t.equal(paths.suggest(`/challenger/${id}x/request`, 'GET'), null, 'one over')
   const tie = new NearPaths('')
-  tie.add('/abcd1')
-  tie.add('/abcd2')
-  t.equal(tie.suggest('/abcd3'), '/abcd1')
+  tie.add('/abcd1', ['GET'])
+  tie.add('/abcd2', ['GET'])
+  t.equal(tie.suggest('/abcd3', 'GET'), '/abcd1')
+})
+
+t.test('among as near, a path that answers the request\'s method first', async t => {
+  const paths = service()
+  t.equal(paths.suggest('/challenge', 'GET'), '/challenges', 'GET: /challenger takes only POST')
+  t.equal(paths.suggest('/challenge', 'POST'), '/challenger')
+  t.equal(paths.suggest('/challengers', 'GET'), '/challenges')
+  t.equal(paths.suggest('/api/challenge', 'GET'), '/api/challenges')
+  t.equal(paths.suggest('/secret/tokens', 'GET'), '/secret/token', 'the only near one, whatever the method')
+  // Fewer edits still win over the method.
+  t.equal(paths.suggest('/challengerr', 'GET'), '/challenger')
 })
 
 t.test('the message and the journal\'s words', async t => {

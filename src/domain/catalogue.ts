@@ -1,5 +1,6 @@
 // The challenge catalogue: the list of challenge-list.ts, checked, and the lookups over it
 // (bits, status maps, the reference's names). Plain data and lookups; it knows nothing of HTTP or Fastify.
+import { API_BASE } from './api-base.js'
 import { challenges, SOLUTIONS_BASE, type Challenge, type NearMiss, type RequestFacts, type SeenRequest, type Trigger } from './challenge-list.js'
 
 export { challenges, SOLUTIONS_BASE, type Challenge, type RequestFacts, type SeenRequest, type Trigger }
@@ -166,7 +167,7 @@ export function resourceOf (trigger: Trigger): string {
  */
 export function routeResource (url: string, prefix: string): string {
   const resource = url.slice(prefix.length)
-  return resource === '/api' || resource.startsWith('/api/') ? resource.slice(4) : resource
+  return resource === API_BASE || resource.startsWith(`${API_BASE}/`) ? resource.slice(API_BASE.length) : resource
 }
 
 /** The lookups over one list of challenges (the service's is below; a test can make its own). */

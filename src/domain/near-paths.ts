@@ -5,8 +5,7 @@
 
 /** A path (prefix included, query string left out) longer than this gets no suggestion. */
 export const MAX_SUGGESTED_PATH = 200
-/** The base the API answers under as well as the root (`/api/heartbeat` and `/heartbeat`). */
-const API = '/api'
+import { API_BASE as API } from './api-base.js'
 
 /** One real path: its API base, and its segments (`:name` for a parameter), whole and after the base. */
 interface Known {
@@ -18,6 +17,8 @@ interface Known {
   resource: readonly string[]
   /** For a path without parameters, worked out once: the path and its resource, as registered and in lower case. */
   fixed: { text: string, lower: string, resource: string, lowerResource: string } | null
+  /** The methods it answers (not counting the 405s of the methods it refuses). */
+  methods: Set<string>
 }
 
 /** `rest` (a path after the prefix) split into its API base ('' or '/api', any case) and the resource after it. */
@@ -96,23 +97,32 @@ function withoutBase (segments: readonly string[], base: string): readonly strin
 export class NearPaths {
   readonly #prefix: string
   readonly #known: Known[] = []
-  readonly #seen = new Set<string>()
+  readonly #seen = new Map<string, Known>()
 
   constructor (prefix: string) {
     this.#prefix = prefix
   }
 
-  /** Adds the route `url` (as registered: the prefix included). Wildcard routes and other prefixes are left out. */
-  add (url: string): void {
-    if (this.#seen.has(url) || url.includes('*') || !url.startsWith(this.#prefix)) return
-    this.#seen.add(url)
+  /**
+   * Adds the route `url` (as registered: the prefix included) for `methods`, the methods it answers
+   * (none for a route that only refuses methods with 405). Wildcard routes and other prefixes are left out.
+   */
+  add (url: string, methods: readonly string[]): void {
+    if (url.includes('*') || !url.startsWith(this.#prefix)) return
+    const seen = this.#seen.get(url)
+    if (seen !== undefined) {
+      for (const method of methods) seen.methods.add(method)
+      return
+    }
     const rest = url.slice(this.#prefix.length)
     const base = baseOf(rest)
     const segments = rest.split('/')
     const resource = withoutBase(segments, base)
     const text = resource.join('/')
     const fixed = rest.includes('/:') ? null : { text: rest, lower: rest.toLowerCase(), resource: text, lowerResource: text.toLowerCase() }
-    this.#known.push({ base, segments, resource, fixed })
+    const known: Known = { base, segments, resource, fixed, methods: new Set(methods) }
+    this.#seen.set(url, known)
+    this.#known.push(known)
   }
 
   /**
@@ -120,11 +130,13 @@ export class NearPaths {
    * the learner should send it: the prefix, their base when the path exists under it, and their own
    * value for a parameter (their session id as they sent it). null when `path` is a real path
    * itself (only the method was wrong), when nothing is near, or when it is too long to look at.
-   * The fewest edits win; among as few, the path under the learner's base, then the first registered.
+   * The fewest edits win; among as few, the path under the learner's base, then one that answers
+   * `method` (the request's: GET /challenge is nearer GET /challenges than /challenger, which takes
+   * only POST), then the first registered.
    * At most two edits, and fewer for a short path: one from 3 characters, two from 6 (else any
    * two-character path would be "near" /).
    */
-  suggest (path: string): string | null {
+  suggest (path: string, method: string): string | null {
     if (path.length > MAX_SUGGESTED_PATH || !path.startsWith(this.#prefix)) return null
     const rest = path.slice(this.#prefix.length)
     const base = baseOf(rest)
@@ -134,12 +146,12 @@ export class NearPaths {
     const lowerResource = lower.slice(base.length)
     const best = { path: null as string | null, score: Infinity }
     /** Keeps `before` + `candidate` (a real path; `lowered`, in lower case) if it is nearer `against` than the best so far. */
-    const consider = (candidate: string | null, lowered: string | null, against: string, before: string, otherBase: number): void => {
+    const consider = (candidate: string | null, lowered: string | null, against: string, before: string, otherBase: number, otherMethod: number): void => {
       // Most are too long or too short to be near: no lower case, no table.
       if (candidate === null || Math.abs(candidate.length - against.length) > 2) return
       const edits = editsUpTo2(lowered ?? candidate.toLowerCase(), against)
       if (edits > Math.min(2, Math.floor(Math.min(candidate.length, against.length) / 3))) return
-      const score = edits * 2 + otherBase
+      const score = edits * 4 + otherBase * 2 + otherMethod
       if (score < best.score) {
         best.score = score
         best.path = before + candidate
@@ -150,11 +162,12 @@ export class NearPaths {
       const whole = fixed === null ? filled(known.segments, sent) : fixed.text
       if (whole === rest) return null
       const otherBase = known.base === base ? 0 : 1
+      const otherMethod = known.methods.has(method) ? 0 : 1
       // The path as sent, base and all; then its resource under this path's base (/api/docs: /docs).
-      consider(whole, fixed === null ? null : fixed.lower, lower, '', otherBase)
+      consider(whole, fixed === null ? null : fixed.lower, lower, '', otherBase, otherMethod)
       if (otherBase === 0) continue
-      if (fixed === null) consider(filled(known.resource, sentResource), null, lowerResource, known.base, 1)
-      else consider(fixed.resource, fixed.lowerResource, lowerResource, known.base, 1)
+      if (fixed === null) consider(filled(known.resource, sentResource), null, lowerResource, known.base, 1, otherMethod)
+      else consider(fixed.resource, fixed.lowerResource, lowerResource, known.base, 1, otherMethod)
     }
     return best.path === null ? null : this.#prefix + best.path
   }

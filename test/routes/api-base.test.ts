@@ -64,6 +64,9 @@ t.test('under /api, near misses and typos get the same hints, naming the /api pa
   await server.inject({ method: 'HEAD', url: '/api/heartbeat', headers })
   const typo = await server.inject({ method: 'GET', url: '/api/heartbeats', headers })
   t.same(typo.json(), { errorMessages: ['No resource at GET /api/heartbeats; did you mean /api/heartbeat?'] })
+  // As near as each other: the one that answers the method (/challenger's GET is only a 405).
+  t.same((await server.inject({ method: 'GET', url: '/api/challenge' })).json(), { errorMessages: ['No resource at GET /api/challenge; did you mean /api/challenges?'] })
+  t.same((await server.inject({ method: 'POST', url: '/challenge' })).json(), { errorMessages: ['No resource at POST /challenge; did you mean /challenger?'] })
   const requests = (await server.inject({ method: 'GET', url: `/api/challenger/${guid}/requests` })).json().requests as Array<{ path: string, status: number, hint: string | null }>
   t.same(requests.slice(0, 2).map(r => [r.path, r.status, r.hint]), [
     ['/api/heartbeats', 404, 'did you mean /api/heartbeat?'],
