@@ -14,6 +14,12 @@ import fp from 'fastify-plugin'
 import { browserHeaders } from '../src/domain/browser-headers.js'
 import { API_BASE } from './api-bases.js'
 
+/** An operation of the document, as transformObject sees it (the marker is only on operations with a body). */
+interface Operation {
+  'x-optional-body'?: boolean
+  requestBody: { required?: boolean }
+}
+
 export interface DocsOptions {
   version: string
 }
@@ -81,7 +87,21 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
       }
     },
     // HEAD answers exist for every GET, and teach nothing GET does not: the document leaves them out.
-    exposeHeadRoutes: false
+    exposeHeadRoutes: false,
+    // @fastify/swagger marks every body required; a route whose schema says `x-optional-body` takes none too.
+    transformObject: (document) => {
+      // This plugin asks for OpenAPI 3 (above), never Swagger 2.
+      const { openapiObject } = document as Extract<typeof document, { openapiObject: unknown }>
+      // Every document has paths: this service's routes.
+      for (const operations of Object.values(openapiObject.paths as Record<string, Record<string, Operation>>)) {
+        for (const operation of Object.values(operations)) {
+          if (operation['x-optional-body'] !== true) continue
+          delete operation['x-optional-body']
+          operation.requestBody.required = false
+        }
+      }
+      return openapiObject
+    }
   })
   // Encapsulated, so that helmet's headers reach the docs and not the API. The page at /docs (no
   // trailing slash) names its assets by absolute path: under a host's prefix, indexPrefix puts

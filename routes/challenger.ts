@@ -132,6 +132,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
           'To name it for the class board, send `{"name": "Ada"}` (in "Try it out", choose the example "A session named for the class board", ' +
           'or type the name in the body). Any other body is ignored.',
         body: NewSession,
+        // The body may be left out: plugins/docs.ts documents it as not required.
+        'x-optional-body': true,
         response: {
           200: noBody('The session in X-CHALLENGER is live', { Location: Progress }),
           201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location: Progress }),

@@ -15,7 +15,7 @@ interface Operation {
   responses: Record<string, unknown>
   security?: unknown
   description?: string
-  requestBody?: { content: Record<string, { example?: unknown, examples: Record<string, { summary: string, value: object }> }> }
+  requestBody?: { required?: boolean, content: Record<string, { example?: unknown, examples: Record<string, { summary: string, value: object }> }> }
 }
 type OpenApi = {
   paths: Record<string, Record<string, Operation>>
@@ -204,6 +204,9 @@ t.test('POST /challenger\'s body example, the one "Try it out" sends untouched, 
     named: { summary: 'A session named for the class board', value: { name: 'Ada' } }
   })
   t.equal(json?.example, undefined)
+  t.equal(post?.requestBody?.required, false, 'the body may be left out')
+  t.equal(doc.paths['/secret/note']?.post?.requestBody?.required, true, 'where it may not, it is required')
+  t.notMatch(JSON.stringify(doc), /x-optional-body/, 'the marker stays out of the document')
   t.match(post?.description, /^Without a body, or with `\{\}` \(what "Try it out" sends untouched\), the new session has no name\. To name it for the class board, send `\{"name": "Ada"\}`/)
   const sent = await server.inject({ method: 'POST', url: '/practice/challenger', payload: json?.examples.unnamed?.value })
   t.equal(sent.statusCode, 201)
