@@ -4,7 +4,9 @@
 // them, early answers included. Only a socket shows either: requests are written raw here.
 import { createServer as createHttpServer, ServerResponse, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import Fastify from 'fastify'
 import t from 'tap'
+import app from '../src/app.js'
 import { createServer } from '../src/server.js'
 import { firstValues, namesOnTheWire, wireHeaders, wireName } from '../src/domain/wire.js'
 import { begun } from './sockets.js'
@@ -55,6 +57,26 @@ t.test('namesOnTheWire: HTTP/1 answers only; HTTP/2 has lower-case names by defi
   t.equal(answer.writeHead, writeHead, 'left as it was')
   namesOnTheWire({ httpVersionMajor: 1 } as IncomingMessage, answer)
   t.not(answer.writeHead, writeHead)
+})
+
+t.test('embedded: a writeHead the host put on the response keeps working, with the names on the wire', async t => {
+  const host = Fastify()
+  t.teardown(() => host.close())
+  // As response-time middleware does: a header added as the answer goes out.
+  host.addHook('onRequest', async (request, reply) => {
+    const writeHead = reply.raw.writeHead
+    reply.raw.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+      this.setHeader('x-response-time', '1ms')
+      return writeHead.apply(this, args)
+    } as ServerResponse['writeHead']
+  })
+  await host.register(app, { prefix: '/practice' })
+  await host.listen({ port: 0, host: '127.0.0.1' })
+  const answer = await rawRequest((host.server.address() as AddressInfo).port, 'GET /practice/heartbeat HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: abc\r\nConnection: close\r\n\r\n')
+  t.match(answer, /^HTTP\/1\.1 204 /)
+  t.equal(wireValue(answer, 'x-response-time'), '1ms', 'the host\'s header is there, as the host spelled it')
+  t.equal(wireValue(answer, 'X-Challenger'), 'abc', 'and the service\'s, in Title-Case')
+  t.same(headerNames(answer).filter(name => !TITLE_CASE.test(name)), ['x-response-time'], 'the service\'s names all Title-Case')
 })
 
 t.test('firstValues: the first of repeated copies; a single value with a comma stays whole', async t => {

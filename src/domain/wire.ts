@@ -49,30 +49,43 @@ export function wireHeaders (headers: OutgoingHttpHeaders): OutgoingHttpHeader[]
 type WriteHead = (this: ServerResponse, statusCode: number, reason?: unknown, headers?: unknown) => ServerResponse
 
 /**
- * ServerResponse#writeHead with the header names on the wire. Fastify passes the headers to
- * writeHead as one object (lower case); an answer streamed (a static file) sets them one by one
+ * Calls `writeHead` on `response` with the header names on the wire. Fastify passes the headers
+ * to writeHead as one object (lower case); an answer streamed (a static file) sets them one by one
  * with setHeader, and Node calls writeHead without any: then those are renamed in place.
  */
-function writeHeadOnTheWire (this: ServerResponse, statusCode: number, reason?: unknown, headers?: unknown): ServerResponse {
-  // The class's own writeHead (Node's, or a subclass's such as light-my-request's for inject()).
-  const writeHead = (Object.getPrototypeOf(this) as { writeHead: WriteHead }).writeHead
+function onTheWire (response: ServerResponse, writeHead: WriteHead, statusCode: number, reason?: unknown, headers?: unknown): ServerResponse {
   if (headers === undefined && typeof reason === 'object' && reason !== null && !Array.isArray(reason)) {
-    return writeHead.call(this, statusCode, wireHeaders(reason as OutgoingHttpHeaders))
+    return writeHead.call(response, statusCode, wireHeaders(reason as OutgoingHttpHeaders))
   }
   if (typeof headers === 'object' && headers !== null && !Array.isArray(headers)) {
-    return writeHead.call(this, statusCode, reason, wireHeaders(headers as OutgoingHttpHeaders))
+    return writeHead.call(response, statusCode, reason, wireHeaders(headers as OutgoingHttpHeaders))
   }
   // setHeader under the same name, whatever its case, replaces the value and takes the new spelling.
-  for (const name of this.getHeaderNames()) this.setHeader(wireName(name), this.getHeader(name) as string)
-  return writeHead.call(this, statusCode, reason, headers)
+  for (const name of response.getHeaderNames()) response.setHeader(wireName(name), response.getHeader(name) as string)
+  return writeHead.call(response, statusCode, reason, headers)
+}
+
+/** writeHead with the names on the wire, over the class's own (Node's, or a subclass's such as light-my-request's for inject()). */
+function writeHeadOnTheWire (this: ServerResponse, statusCode: number, reason?: unknown, headers?: unknown): ServerResponse {
+  return onTheWire(this, (Object.getPrototypeOf(this) as { writeHead: WriteHead }).writeHead, statusCode, reason, headers)
 }
 
 /**
  * Makes `response` write its header names in Title-Case. HTTP/1 only: HTTP/2 sends names in lower
  * case by definition (RFC 9113 §8.2.1), and Node's HTTP/2 compatibility layer lowers them anyway.
+ * A writeHead that a host's code put on the response before (to add a header as the answer goes
+ * out, say) is kept: the names go through it.
  */
 export function namesOnTheWire (request: IncomingMessage, response: ServerResponse): void {
-  if (request.httpVersionMajor === 1) response.writeHead = writeHeadOnTheWire as ServerResponse['writeHead']
+  if (request.httpVersionMajor !== 1) return
+  if (!Object.hasOwn(response, 'writeHead')) {
+    response.writeHead = writeHeadOnTheWire as ServerResponse['writeHead']
+    return
+  }
+  const previous = response.writeHead as WriteHead
+  response.writeHead = function (this: ServerResponse, statusCode: number, reason?: unknown, headers?: unknown): ServerResponse {
+    return onTheWire(this, previous, statusCode, reason, headers)
+  } as ServerResponse['writeHead']
 }
 
 /** The request headers of which only the first copy counts, as the reference reads them. */
