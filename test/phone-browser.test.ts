@@ -128,8 +128,14 @@ chromiumTest('every page fits a 390 px phone, as cards, and commands wrap only a
     const commands = await commandLines(page)
     t.same(commands.filter(command => command.split.length > 0).map(command => command.split), [], `${name}: no word of a command is split over two lines`)
     t.same(commands.filter(command => command.scrolls).map(command => command.text), [], `${name}: every command fits its box by wrapping at spaces`)
+    t.same(await page.locator('.header-name').evaluateAll(names => names.filter(name => new Set([...name.getClientRects()].map(rect => Math.round(rect.top))).size > 1).map(name => name.textContent)), [],
+      `${name}: no header name in the descriptions is split over two lines`)
     await screenshot(t, page, name)
   }
+
+  // The header names checked above are there to check: every description that names one has it kept whole.
+  await page.goto(`${base}/gui/challenges`)
+  t.ok(await page.locator('#challenges .header-name').count() >= 10, 'the descriptions name headers (X-CHALLENGER, X-AUTH-TOKEN, …) as units')
 
   // The landing page's commands, wrapped: the note's takes several lines, each break at a space.
   await page.goto(`${base}/`)

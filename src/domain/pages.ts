@@ -221,7 +221,7 @@ export function challengesPage (options: ChallengesPageOptions): string {
   const address = `${options.origin}${base}`
   const known = live ? guid : null
   const body = rows.map(row => `<tr data-id="${row.id}" class="${row.status ? 'done' : 'todo'}">` +
-    `<td>${String(row.id).padStart(2, '0')}</td><td>${escapeHtml(row.name)}</td><td>${escapeHtml(row.description)}` +
+    `<td>${String(row.id).padStart(2, '0')}</td><td>${escapeHtml(row.name)}</td><td>${unbroken(escapeHtml(row.description))}` +
     `<details><summary>How to pass it</summary>${command(filledHint(row.hint, address, known))}</details>${solutionLink(row)}</td>` +
     `<td class="status">${row.status ? 'done' : 'not done'}</td></tr>`).join('\n')
   const scripts = guid === null ? [] : nameForm ? ['/gui/refresh.js', '/gui/name.js'] : ['/gui/refresh.js']
@@ -240,6 +240,11 @@ ${body}
 export const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b6b2b"/>' +
   '<path d="M4 8.5l2.5 2.5L12 5" stroke="#fff" stroke-width="2" fill="none"/></svg>'
 
+/** Header names in escaped prose (X-CHALLENGER, X-HTTP-Method-Override), kept on one line: a narrow screen breaks at their hyphens otherwise. */
+function unbroken (html: string): string {
+  return html.replace(/\bX-[A-Za-z]+(?:-[A-Za-z]+)*/g, name => `<span class="header-name">${name}</span>`)
+}
+
 export const STYLESHEET = `
 body { font-family: system-ui, sans-serif; margin: 0; background: #f7f7f5; color: #1d1d1b; }
 main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
@@ -253,7 +258,7 @@ table { border-collapse: collapse; width: 100%; }
 /* A wide table scrolls inside its box; on a phone the rows become cards (below). */
 .scroll { overflow-x: auto; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #d8d8d2; vertical-align: top; }
-.status { white-space: nowrap; }
+.status, .header-name { white-space: nowrap; }
 tr.done .status { color: #0b6b2b; font-weight: 600; }
 tr.done .status::before { content: "✔ "; }
 tr.todo .status { color: #7a4a00; }
