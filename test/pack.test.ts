@@ -1,6 +1,6 @@
 // The published shape, not the source tree: `npm pack`, install the tarball into a fresh Fastify
 // project with the dependencies our lockfile resolved (offline, from the npm cache), mount it under
-// a prefix beside a host route, drive the secret-note flow, run the README's embed example and a
+// a prefix beside a host route, drive the secret-note flow, run the docs' embed example and a
 // CommonJS require(), and start its bin.
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -55,7 +55,7 @@ function closure (packages: Record<string, LockEntry>, names: string[]): Record<
 // that alone can take tap's default 30 s for a file.
 t.setTimeout(180_000)
 
-t.test('the packed tarball installs offline, runs the README examples (ESM and CommonJS), mounts under a prefix and runs as a bin', async t => {
+t.test('the packed tarball installs offline, runs the examples of docs/embedding.md (ESM and CommonJS), mounts under a prefix and runs as a bin', async t => {
   const dir = await mkdtemp(join(tmpdir(), 'api-challenges-pack-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
 
@@ -66,7 +66,7 @@ t.test('the packed tarball installs offline, runs the README examples (ESM and C
   const fastify = (lock.packages['node_modules/fastify'] as LockEntry).version
   const integrity = 'sha512-' + createHash('sha512').update(await readFile(join(dir, tarball))).digest('base64')
 
-  // The host is a fresh project made as the README says (npm init -y, then "type": "module"), with the
+  // The host is a fresh project made as docs/embedding.md says (npm init -y, then "type": "module"), with the
   // tarball and fastify as its dependencies, and a lockfile of exactly the versions ours resolved.
   await run('npm', ['init', '-y'], { cwd: dir })
   await run('npm', ['pkg', 'set', 'type=module'], { cwd: dir })
@@ -134,12 +134,12 @@ await app.close()
     docs: 200
   })
 
-  // The README's plain-JavaScript embed example, read from the README (its first js block under
-  // "Embed in your Fastify app"), verbatim but for a free port.
-  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8')
-  const embed = readme.slice(readme.indexOf('## Embed in your Fastify app'))
+  // The docs' plain-JavaScript embed example, read from docs/embedding.md (its first js block under
+  // "In JavaScript"), verbatim but for a free port.
+  const embedding = await readFile(new URL('../docs/embedding.md', import.meta.url), 'utf8')
+  const embed = embedding.slice(embedding.indexOf('## In JavaScript'))
   const readmeExample = /```js\n([\s\S]*?)```/.exec(embed)?.[1] as string
-  t.match(readmeExample, /^import Fastify from 'fastify'\nimport apiChallenges from 'api-challenges-fastify'\n/, 'the README\'s example, found')
+  t.match(readmeExample, /^import Fastify from 'fastify'\nimport apiChallenges from 'api-challenges-fastify'\n/, 'the docs\' example, found')
   t.equal(readmeExample.split('{ port: 3000 }').length, 2, 'the one change: port 0, not 3000')
   await writeFile(join(dir, 'index.js'), readmeExample.replace('{ port: 3000 }', '{ port: 0 }'))
   const example = spawn(process.execPath, ['index.js'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -152,7 +152,7 @@ await app.close()
       if (found !== null) resolve(found[1] as string)
     })
     example.stderr.setEncoding('utf8').on('data', (chunk: string) => { logged += chunk })
-    example.on('exit', code => reject(new Error(`the README example exited with ${code}: ${logged}`)))
+    example.on('exit', code => reject(new Error(`the docs' example exited with ${code}: ${logged}`)))
   })
   t.same(await (await fetch(`${base}/`)).json(), { course: 'API testing 101' }, "the host's own route")
   const session = await fetch(`${base}/practice/challenger`, { method: 'POST' })
