@@ -1,10 +1,10 @@
 import neostandard from 'neostandard'
 
-// The floors of the house (README, "Architecture"): src/server.ts → src/app.ts → routes/ →
+// The floors of the house (docs/architecture.md): src/server.ts → src/app.ts → routes/ →
 // plugins/ → src/domain/. Imports point down only; routes never import each other.
 const above = (floor, groups) => ({
   '@typescript-eslint/no-restricted-imports': ['error', {
-    patterns: [{ group: groups, message: `${floor} imports nothing from a floor above it (README, "Architecture")` }]
+    patterns: [{ group: groups, message: `${floor} imports nothing from a floor above it (docs/architecture.md)` }]
   }]
 })
 
@@ -17,9 +17,9 @@ export default [
     files: ['src/domain/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/plugins/*', '**/routes/*', '**/app.js', '**/server.js', '**/server-options.js'], message: 'src/domain/ is the ground floor: it imports nothing above it (README, "Architecture")' }],
+        patterns: [{ group: ['**/plugins/*', '**/routes/*', '**/app.js', '**/server.js', '**/server-options.js'], message: 'src/domain/ is the ground floor: it imports nothing above it (docs/architecture.md)' }],
         // It knows nothing of Fastify: types may be named, nothing of it is run.
-        paths: ['fastify', 'fastify-plugin', '@fastify/type-provider-typebox'].map(name => ({ name, allowTypeImports: true, message: 'src/domain/ knows nothing of Fastify (README, "Architecture")' }))
+        paths: ['fastify', 'fastify-plugin', '@fastify/type-provider-typebox'].map(name => ({ name, allowTypeImports: true, message: 'src/domain/ knows nothing of Fastify (docs/architecture.md)' }))
       }]
     }
   },

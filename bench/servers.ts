@@ -169,9 +169,10 @@ export const spinLoad = process.env.BENCH_SPIN !== '0'
  * Runs `work` with the load generator's event loop kept from sleeping: a pending setImmediate makes
  * libuv poll without waiting, so its core never idles. An idle core must be woken by the server's
  * core for each answer, and on a virtual machine that wake-up is an interrupt between virtual CPUs
- * that can cost more than the answer itself: on the PVM guest of BENCHMARKS.md a server a little
- * slower than the load generator woke it for 0.85 to 0.94 of its answers and one a little faster
- * for 0.17 to 0.25, so a small difference in cost became a large one in req/s. Spinning, neither
+ * that can cost more than the answer itself: on a PVM guest (2026-11-25; the BENCHMARKS.md of git
+ * history, see docs/benchmarks.md) a server a little slower than the load generator woke it for
+ * 0.85 to 0.94 of its answers and one a little faster for 0.17 to 0.25, so a small difference in
+ * cost became a large one in req/s. Spinning, neither
  * does (no wake-up of the client core counted in /proc/interrupts), and the rounds measure the
  * servers. No callback per request: the load generator's work per answer is unchanged.
  */
