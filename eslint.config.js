@@ -1,4 +1,13 @@
+import { createRequire } from 'node:module'
 import neostandard from 'neostandard'
+
+// The browser's names for public/, from the list neostandard itself uses for its `env` option (its
+// own copy of the `globals` package); Node's names, which neostandard gives every file, are taken away.
+const globals = createRequire(import.meta.resolve('neostandard'))('globals')
+const browserOnly = {
+  ...Object.fromEntries(Object.keys(globals.node).map(name => [name, 'off'])),
+  ...globals.browser
+}
 
 // The floors of the house (docs/architecture.md): src/server.ts → src/app.ts → routes/ →
 // plugins/ → src/domain/. Imports point down only; routes never import each other.
@@ -24,5 +33,7 @@ export default [
     }
   },
   { files: ['plugins/**/*.ts'], rules: above('plugins/', ['**/routes/*', '**/app.js', '**/server.js', '**/server-options.js']) },
-  { files: ['routes/**/*.ts'], rules: above('routes/ (which never import each other)', ['./*', '**/routes/*', '**/app.js', '**/server.js', '**/server-options.js']) }
+  { files: ['routes/**/*.ts'], rules: above('routes/ (which never import each other)', ['./*', '**/routes/*', '**/app.js', '**/server.js', '**/server-options.js']) },
+  // The browser's scripts: modules (<script type="module">), run by the browser as they are.
+  { files: ['public/**/*.js'], languageOptions: { sourceType: 'module', globals: browserOnly } }
 ]

@@ -1,25 +1,52 @@
 // Web pages: the landing page (GET /) and the challenges page (GET /gui/challenges[/{guid}]),
-// server-rendered from src/domain/pages.ts with their stylesheet and refresh script, and, with an
-// admin token only, the class board (GET /admin, src/domain/admin-page.ts) and the progress page's
-// name form with its script (/gui/name.js). @fastify/helmet, in this plugin only, gives them and
-// their assets a strict Content-Security-Policy and the browser's other protections (no framing
-// among them). The learners' pages work without JavaScript (the scripts refresh the statuses and
-// send the name form); the board is its script's work.
+// server-rendered from src/domain/pages.ts, and, with an admin token only, the class board
+// (GET /admin, src/domain/admin-page.ts) and the progress page's name form. Their stylesheets, icon
+// and scripts are the files of public/gui/, served as /gui/<file> by @fastify/static (the board's
+// files, the name form's script among them, only with an admin token). @fastify/helmet, in this
+// plugin only, gives the pages and their files a strict Content-Security-Policy and the browser's
+// other protections (no framing among them). The learners' pages work without JavaScript (the
+// scripts refresh the statuses and send the name form); the board is its script's work.
+import { existsSync, readdirSync } from 'node:fs'
+import { extname } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import helmet from '@fastify/helmet'
+import fastifyStatic from '@fastify/static'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { browserHeaders } from '../src/domain/browser-headers.js'
 import { challengeRows, challenges, SOLUTIONS_BASE } from '../src/domain/catalogue.js'
 import { viewOf } from '../src/domain/journal.js'
-import { ADMIN_SCRIPT, ADMIN_STYLESHEET, adminPage } from '../src/domain/admin-page.js'
-import { challengesPage, CSP_DIRECTIVES, ICON, landingPage, NAME_SCRIPT, REFRESH_SCRIPT, solutionUrls, STYLESHEET } from '../src/domain/pages.js'
+import { adminPage } from '../src/domain/admin-page.js'
+import { challengesPage, CSP_DIRECTIVES, landingPage, solutionUrls } from '../src/domain/pages.js'
 import { GuidParams, header } from '../src/domain/schemas.js'
 
 const HTML = 'text/html; charset=utf-8'
 
 function text (type: string, description: string) {
   return { description, content: { [type]: { schema: { type: 'string' } } } }
+}
+
+/** The files of public/gui/ that exist only with a class board: its script and stylesheet, and the name form's script. */
+export const BOARD_FILES: readonly string[] = ['admin.js', 'admin.css', 'name.js']
+
+/** The Content-Type of each kind of file in public/gui/ (text/javascript, not send's application/javascript: RFC 9239). */
+export const FILE_TYPES: Readonly<Record<string, string>> = {
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml'
+}
+
+/**
+ * The browser's files, public/gui/ at the package's top, for the module at `moduleUrl`: one floor
+ * above routes/ in the repository, two above dist/routes/ once built (the tarball has public/
+ * beside dist/).
+ */
+export function guiFolder (moduleUrl: string): string {
+  const candidates = ['../public/gui/', '../../public/gui/'].map(path => fileURLToPath(new URL(path, moduleUrl)))
+  const found = candidates.find(folder => existsSync(folder))
+  if (found === undefined) throw new Error(`api-challenges: the pages' files are missing: neither ${candidates.join(' nor ')} exists`)
+  return found
 }
 
 const pageHeaders = { 'Content-Security-Policy': header('Only the page\'s own stylesheet, script and icon; no framing') }
@@ -95,15 +122,29 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   }, async (request, reply) =>
     reply.type(HTML).send(await render(request, request.params.guid)))
 
-  fastify.get('/gui/style.css', { schema: { summary: 'The pages\' stylesheet', response: { 200: text('text/css; charset=utf-8', 'CSS') } } },
-    async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(STYLESHEET))
-  fastify.get('/gui/refresh.js', { schema: { summary: 'The challenges page\'s refresh script', response: { 200: text('text/javascript; charset=utf-8', 'JavaScript') } } },
-    async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(REFRESH_SCRIPT))
-
-  fastify.get('/gui/icon.svg', { schema: { summary: 'The pages\' icon', response: { 200: text('image/svg+xml', 'SVG') } } },
-    async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'max-age=300').send(ICON))
-
-  const urls = ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/style.css', '/gui/refresh.js', '/gui/icon.svg']
+  // The pages' files, each a route of its own (no wildcard: any other path under /gui/ is the
+  // service's 404), with helmet's headers from this plugin and the cache time they always had.
+  // @fastify/static adds no reply decorator: a host's own @fastify/static, or Swagger UI's, keeps its own.
+  const folder = guiFolder(import.meta.url)
+  const files = readdirSync(folder).filter(file => fastify.adminEnabled || !BOARD_FILES.includes(file))
+  await fastify.register(fastifyStatic, {
+    root: folder,
+    prefix: '/gui/',
+    wildcard: false,
+    globIgnore: fastify.adminEnabled ? [] : [...BOARD_FILES],
+    decorateReply: false,
+    // The same headers as before these were files: a type, five minutes' caching, and no validators or ranges.
+    contentType: false,
+    cacheControl: false,
+    etag: false,
+    lastModified: false,
+    acceptRanges: false,
+    setHeaders: (res, path) => {
+      res.setHeader('Content-Type', FILE_TYPES[extname(path)] as string)
+      res.setHeader('Cache-Control', 'max-age=300')
+    }
+  })
+  const urls = ['/', '/gui/challenges', '/gui/challenges/:guid', ...files.map(file => `/gui/${file}`)]
 
   // The class board: the page and its files carry no data and need no token (the page asks for
   // it); they exist only where the board's API does, and so do the progress page's name form and
@@ -112,13 +153,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     fastify.get('/admin', {
       schema: { summary: 'The class board, for the instructor', response: { 200: { ...text(HTML, 'The board, filled in by its script once the admin token is entered'), headers: pageHeaders } } }
     }, async (_request, reply) => reply.type(HTML).send(adminPage(base)))
-    fastify.get('/gui/admin.js', { schema: { summary: 'The class board\'s script', response: { 200: text('text/javascript; charset=utf-8', 'JavaScript') } } },
-      async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(ADMIN_SCRIPT))
-    fastify.get('/gui/admin.css', { schema: { summary: 'The class board\'s stylesheet', response: { 200: text('text/css; charset=utf-8', 'CSS') } } },
-      async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(ADMIN_STYLESHEET))
-    fastify.get('/gui/name.js', { schema: { summary: 'The progress page\'s name form script', response: { 200: text('text/javascript; charset=utf-8', 'JavaScript') } } },
-      async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(NAME_SCRIPT))
-    urls.push('/admin', '/gui/admin.js', '/gui/admin.css', '/gui/name.js')
+    urls.push('/admin')
   }
 
   for (const url of urls) fastify.allowOnly(url, ['GET', 'HEAD', 'OPTIONS'])

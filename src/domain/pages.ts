@@ -1,6 +1,7 @@
-// The service's web pages, as plain strings: the landing page and the challenges page, with their
-// stylesheet, the small script that refreshes the statuses and the one that sends the name form.
-// Every value placed in a page is escaped. No front-end build: what is here is what the browser gets.
+// The service's web pages, as plain strings: the landing page and the challenges page. Every value
+// placed in a page is escaped. Their stylesheet, icon and scripts are files of their own in
+// public/gui/ (served as /gui/…, routes/pages.ts), linted and type-checked as the browser's code.
+// No front-end build: what is here and there is what the browser gets.
 import type { Challenge, ChallengeRow } from './catalogue.js'
 import type { JournalView } from './journal.js'
 
@@ -37,7 +38,8 @@ const bearerWarning = `<p class="warning"><strong>${BEARER_WARNING}</strong> Who
 
 /**
  * A whole page: `script` (one path or several) and `stylesheet` are paths under `base` of the
- * page's own scripts and extra stylesheet.
+ * page's own scripts and extra stylesheet. The scripts are modules, run once the page is parsed,
+ * each with names of its own.
  */
 export function page (base: string, title: string, body: string, script: string | readonly string[] = '', stylesheet = ''): string {
   const scripts = [script].flat().filter(path => path !== '')
@@ -46,7 +48,7 @@ export function page (base: string, title: string, body: string, script: string 
     `<title>${escapeHtml(title)}</title><link rel="icon" href="${escapeHtml(base)}/gui/icon.svg">` +
     `<link rel="stylesheet" href="${escapeHtml(base)}/gui/style.css">` +
     `${stylesheet === '' ? '' : `<link rel="stylesheet" href="${escapeHtml(base)}${stylesheet}">`}` +
-    scripts.map(path => `<script src="${escapeHtml(base)}${path}" defer></script>`).join('') + '</head>' +
+    scripts.map(path => `<script type="module" src="${escapeHtml(base)}${path}"></script>`).join('') + '</head>' +
     `<body><main>${body}</main></body></html>\n`
 }
 
@@ -149,7 +151,7 @@ function solutionLink (row: PageRow): string {
   return ` <a class="solution" href="${escapeHtml(row.solution)}" rel="external noopener noreferrer" aria-label="${escapeHtml(label)}">solution ↗</a>`
 }
 
-/** One journal entry as a row of "Your last requests" (the refresh script builds the same). */
+/** One journal entry as a row of "Your last requests" (public/gui/refresh.js builds the same). */
 function requestRow (entry: JournalView): string {
   return `<tr class="${entry.passed.length > 0 ? 'passed' : entry.hint === null ? '' : 'near'}"><td><time datetime="${escapeHtml(entry.at)}">${escapeHtml(entry.at.slice(11, 19))}</time></td>` +
     `<td><code>${escapeHtml(`${entry.method} ${entry.path}`)}</code></td><td>${entry.status}</td>` +
@@ -170,7 +172,7 @@ ${requests.map(requestRow).join('\n')}
 }
 
 /**
- * The learner's name for the class board, and a form to set it (sent by the name script as
+ * The learner's name for the class board, and a form to set it (sent by public/gui/name.js as
  * PATCH /challenger/{guid}). The input has no `name`: without the script, a submit only reloads.
  */
 function nameSection (name: string | undefined): string {
@@ -237,165 +239,7 @@ ${body}
 <p><a href="${escapeHtml(base)}/">Home</a>${docs ? ` · <a href="${escapeHtml(base)}/docs">API documentation</a>` : ''}</p>`, scripts)
 }
 
-export const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b6b2b"/>' +
-  '<path d="M4 8.5l2.5 2.5L12 5" stroke="#fff" stroke-width="2" fill="none"/></svg>'
-
 /** Header names in escaped prose (X-CHALLENGER, X-HTTP-Method-Override), kept on one line: a narrow screen breaks at their hyphens otherwise. */
 function unbroken (html: string): string {
   return html.replace(/\bX-[A-Za-z]+(?:-[A-Za-z]+)*/g, name => `<span class="header-name">${name}</span>`)
 }
-
-export const STYLESHEET = `
-body { font-family: system-ui, sans-serif; margin: 0; background: #f7f7f5; color: #1d1d1b; }
-main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
-pre { background: #ecece8; padding: .5rem .75rem; white-space: pre-wrap; overflow-wrap: anywhere; }
-/* A command wraps only between its words (each a <span>); a word longer than the line scrolls the block. */
-pre.command { overflow-wrap: normal; word-break: normal; overflow-x: auto; }
-pre.command span { white-space: nowrap; }
-input { max-width: 100%; box-sizing: border-box; }
-code.guid { overflow-wrap: anywhere; }
-table { border-collapse: collapse; width: 100%; }
-/* A wide table scrolls inside its box; on a phone the rows become cards (below). */
-.scroll { overflow-x: auto; }
-th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #d8d8d2; vertical-align: top; }
-.status, .header-name { white-space: nowrap; }
-tr.done .status { color: #0b6b2b; font-weight: 600; }
-tr.done .status::before { content: "✔ "; }
-tr.todo .status { color: #7a4a00; }
-progress { width: 16rem; max-width: 100%; height: 1rem; }
-details summary { cursor: pointer; color: #4a4a45; margin-top: .25rem; }
-details pre { margin: .25rem 0 0; }
-a.solution { display: inline-block; margin-top: .25rem; white-space: nowrap; }
-#requests code { white-space: pre-wrap; overflow-wrap: anywhere; }
-#requests tr.passed td:nth-child(4) { color: #0b6b2b; font-weight: 600; }
-#requests tr.near td:nth-child(5) { color: #7a4a00; }
-.warning { border-left: .25rem solid #7a4a00; background: #fbf3e4; padding: .5rem .75rem; }
-.field { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
-.field input { font: inherit; padding: .3rem .4rem; }
-.field button { font: inherit; padding: .3rem .8rem; }
-#name-result.error { color: #a01c1c; }
-/* The learner's name, isolated: a text direction it carries cannot spill out of it. */
-#current-name { unicode-bidi: isolate; }
-#name-line { overflow-wrap: anywhere; }
-/* A phone: each challenge and each request is a card, as on the class board; nothing scrolls sideways. */
-@media (max-width: 40rem) {
-  main { padding: 1rem .75rem 3rem; }
-  #challenges thead, #requests thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
-  #challenges, #challenges tbody, #requests, #requests tbody { display: block; }
-  #challenges tr, #requests tr { display: grid; gap: .2rem .6rem; padding: .5rem 0; border-bottom: 1px solid #d8d8d2; }
-  #challenges td, #requests td { border: 0; padding: 0; min-width: 0; overflow-wrap: anywhere; }
-  #challenges tr { grid-template-columns: 1.75rem 1fr auto; }
-  #challenges td:nth-child(2) { font-weight: 600; }
-  #challenges td:nth-child(3) { grid-column: 1 / -1; grid-row: 2; }
-  #challenges td.status { grid-column: 3; grid-row: 1; }
-  #requests tr { grid-template-columns: auto 1fr auto; }
-  #requests td:nth-child(4), #requests td:nth-child(5) { grid-column: 1 / -1; }
-  #requests td:nth-child(4)::before { content: "passed: "; }
-  #requests td:empty { display: none; }
-}
-`
-
-/**
- * Refreshes the statuses every 2 seconds from GET /challenges without reloading, and the last
- * requests from GET /challenger/{guid}/requests. It sends X-Challenges-Page so that its own
- * requests pass nothing (challenge 02 is the learner's to pass) and stay out of the journal.
- * Every value goes in as text, never as HTML.
- */
-export const REFRESH_SCRIPT = `
-'use strict'
-const table = document.getElementById('challenges')
-const base = table.dataset.base
-const guid = table.dataset.guid
-async function refresh () {
-  try {
-    const res = await fetch(base + '/challenges', { headers: { 'X-CHALLENGER': guid, 'X-Challenges-Page': '1', Accept: 'application/json' } })
-    if (!res.ok) return
-    const { challenges } = await res.json()
-    let done = 0
-    for (const c of challenges) {
-      const row = table.querySelector('tr[data-id="' + Number(c.id) + '"]')
-      if (row === null) continue
-      row.className = c.status ? 'done' : 'todo'
-      row.querySelector('.status').textContent = c.status ? 'done' : 'not done'
-      if (c.status) done++
-    }
-    document.getElementById('progress').value = done
-    document.getElementById('progress-text').textContent = done + ' of ' + challenges.length + ' done'
-  } catch {}
-  if (table.dataset.journal === '1') await refreshRequests()
-}
-function cell (row, text) {
-  const td = document.createElement('td')
-  td.textContent = text
-  row.appendChild(td)
-  return td
-}
-async function refreshRequests () {
-  try {
-    const res = await fetch(base + '/challenger/' + encodeURIComponent(guid) + '/requests', { headers: { 'X-Challenges-Page': '1', Accept: 'application/json' } })
-    if (!res.ok) return
-    const { requests } = await res.json()
-    const body = document.querySelector('#requests tbody')
-    const rows = requests.map(r => {
-      const row = document.createElement('tr')
-      row.className = r.passed.length > 0 ? 'passed' : r.hint === null ? '' : 'near'
-      const time = document.createElement('time')
-      time.dateTime = r.at
-      time.textContent = String(r.at).slice(11, 19)
-      cell(row, '').appendChild(time)
-      const code = document.createElement('code')
-      code.textContent = r.method + ' ' + r.path
-      cell(row, '').appendChild(code)
-      cell(row, String(r.status))
-      cell(row, r.passed.join(', '))
-      cell(row, r.hint === null ? '' : r.hint)
-      return row
-    })
-    body.replaceChildren(...rows)
-    document.getElementById('requests-empty').hidden = rows.length > 0
-  } catch {}
-}
-setInterval(refresh, 2000)
-`
-
-/**
- * The name form's script (served, and named by the page, only with the class board on): it sends
- * the form as PATCH /challenger/{guid}, then shows the name as the server kept it, or why not.
- * That request is the learner's own, and the journal shows it. The name goes in as text.
- */
-export const NAME_SCRIPT = `
-'use strict'
-// In a block: the refresh script's top-level names (table, base, guid) are the page's too.
-{
-  const { base, guid } = document.getElementById('challenges').dataset
-  const nameForm = document.getElementById('name-form')
-  if (nameForm !== null) {
-    nameForm.addEventListener('submit', async event => {
-      event.preventDefault()
-      const input = document.getElementById('name')
-      const result = document.getElementById('name-result')
-      let message = 'Not saved: the server could not be reached.'
-      let ok = false
-      try {
-        const res = await fetch(base + '/challenger/' + encodeURIComponent(guid), {
-          method: 'PATCH',
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-          body: JSON.stringify({ name: input.value })
-        })
-        const answer = await res.json()
-        ok = res.ok
-        if (ok) {
-          document.getElementById('current-name').textContent = answer.name
-          document.getElementById('name-line').hidden = false
-          input.value = answer.name
-          message = 'Saved.'
-        } else {
-          message = 'Not saved: ' + answer.errorMessages[0]
-        }
-      } catch {}
-      result.className = ok ? '' : 'error'
-      result.textContent = message
-    })
-  }
-}
-`
