@@ -1,16 +1,28 @@
 // The web pages: escaping, statuses, progress figures, the CSP, the bearer-secret warning, that
 // looking passes nothing, what the pages fill in (this server, the session id, the number of
 // challenges), the links to the reference's solutions, the learner's name on the progress page (only
-// with a class board), and the class board's page (GET /admin, only with an admin token).
+// with a class board), the class board's page (GET /admin, only with an admin token), and the
+// pages' files (public/gui/) as the browser gets them.
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { BOARD_FILES, FILE_TYPES, guiFolder } from '../routes/pages.js'
 import { MAX_PAGE } from '../src/domain/admin-csv.js'
-import { ADMIN_SCRIPT, ADMIN_STYLESHEET, adminPage, BOARD_CAP, BOARD_PAGE, BOARD_REFRESH_MS, TOKEN_KEY } from '../src/domain/admin-page.js'
+import { adminPage, BOARD_CAP, BOARD_PAGE, BOARD_REFRESH_MS, TOKEN_KEY } from '../src/domain/admin-page.js'
 import { challenges, SOLUTIONS_BASE } from '../src/domain/catalogue.js'
 import {
-  BEARER_WARNING, challengesPage, command, escapeHtml, filledHint, landingPage, NAME_SCRIPT, page, progressText, REFRESH_SCRIPT,
+  BEARER_WARNING, challengesPage, command, escapeHtml, filledHint, landingPage, page, progressText,
   SESSION_PLACEHOLDER, solutionUrls, type ChallengesPageOptions
 } from '../src/domain/pages.js'
 import { build, newSession, passed } from './helper.js'
+
+/** The pages' files, as they are in the repository. */
+const GUI = fileURLToPath(new URL('../public/gui/', import.meta.url))
+
+/** A file of public/gui/, as the browser should get it. */
+function guiFile (name: string): string {
+  return readFileSync(`${GUI}${name}`, 'utf8')
+}
 
 const rows = [
   { id: 1, name: 'POST /challenger (201)', description: 'Create <a session>', hint: 'POST /challenger <no header>', status: true },
@@ -56,7 +68,7 @@ t.test('rendering escapes every value and shows status as text', async t => {
   t.match(withJournal, /<p id="requests-empty" hidden>/)
   t.match(challengesOf({ guid: 'g', live: true, requests: [] }), /<p id="requests-empty">No requests yet/)
   t.match(html, /<progress id="progress" value="1" max="2"><\/progress> <span id="progress-text">1 of 2 done<\/span>/)
-  t.match(html, /<script src="\/p\/gui\/refresh.js" defer><\/script>/)
+  t.match(html, '<script type="module" src="/p/gui/refresh.js"></script>')
   t.notMatch(html, /name\.js/, 'no name script without the class board')
   t.notMatch(challengesOf({ base: '' }), /refresh\.js/, 'no script without a session')
   t.equal(progressText([]), '0 of 0 done')
@@ -77,8 +89,9 @@ t.test('a command is one <pre class="command"> with each word in a span, escaped
     '<pre class="command"><span>curl</span> <span>-H</span> <span>&quot;X-CHALLENGER:</span> <span>&lt;id&gt;&quot;</span>\n<span>GET</span>  <span>/x</span></pre>',
     'spaces and line breaks stay as they are, between the words')
   t.equal(command(''), '<pre class="command"></pre>')
-  t.match(page('/p', 't', '', ['/a.js', '/b.js']), '<script src="/p/a.js" defer></script><script src="/p/b.js" defer></script></head>')
-  t.match(page('/p', 't', '', '/a.js'), '<script src="/p/a.js" defer></script></head>')
+  t.match(page('/p', 't', '', ['/a.js', '/b.js']), '<script type="module" src="/p/a.js"></script><script type="module" src="/p/b.js"></script></head>')
+  t.match(page('/p', 't', '', '/a.js'), '<script type="module" src="/p/a.js"></script></head>')
+  t.match(page('/p"><x', 't', '', '/a.js'), '<script type="module" src="/p&quot;&gt;&lt;x/a.js"></script>', 'the prefix is escaped')
   t.notMatch(page('/p', 't', ''), '<script')
 })
 
@@ -183,10 +196,10 @@ t.test('with a class board, the progress page shows the learner\'s name as text,
   t.match(unnamed, '<p id="name-line" hidden>You are <strong id="current-name"></strong> on the class board.</p>', 'no name yet: the line is hidden')
   t.match(unnamed, '<input id="name" maxlength="40" required autocomplete="nickname" value="">', 'an empty input of at most 40 characters, with no name= (nothing for a URL)')
   t.match(unnamed, '<button type="submit">Save the name</button>')
-  t.match(unnamed, '<script src="/gui/refresh.js" defer></script><script src="/gui/name.js" defer></script></head>', 'and the form\'s script')
+  t.match(unnamed, '<script type="module" src="/gui/refresh.js"></script><script type="module" src="/gui/name.js"></script></head>', 'and the form\'s script')
   const script = await app.inject({ method: 'GET', url: '/gui/name.js' })
   t.equal(script.headers['content-type'], 'text/javascript; charset=utf-8')
-  t.equal(script.body, NAME_SCRIPT)
+  t.equal(script.body, guiFile('name.js'))
   t.notMatch((await app.inject({ method: 'GET', url: '/gui/challenges/not-a-live-one' })).body, 'name-form', 'no form without a live session')
   t.notMatch((await app.inject({ method: 'GET', url: '/gui/challenges' })).body, 'name-form', 'nor without a session')
 
@@ -209,9 +222,9 @@ t.test('without a class board, the progress page has no name form and no script 
   const html = (await app.inject({ method: 'GET', url: `/gui/challenges/${me.guid}` })).body
   t.notMatch(html, /name-form|name-line|class board/, 'no form, and no name line')
   t.notMatch(html, 'Ada')
-  t.match(html, '<script src="/gui/refresh.js" defer></script></head>', 'the refresh script alone')
+  t.match(html, '<script type="module" src="/gui/refresh.js"></script></head>', 'the refresh script alone')
   t.equal((await app.inject({ method: 'GET', url: '/gui/name.js' })).statusCode, 404)
-  t.notMatch(REFRESH_SCRIPT, /name-form|PATCH/, 'the refresh script has nothing of the form')
+  t.notMatch(guiFile('refresh.js'), /name-form|PATCH/, 'the refresh script has nothing of the form')
 })
 
 t.test('the landing page says how many challenges there are, and what comes after its three', async t => {
@@ -265,7 +278,7 @@ t.test('with solutionLinks off, no page links to a solution', async t => {
 
 t.test('GET /admin, its script and stylesheet exist only with an admin token', async t => {
   const app = await build(t)
-  for (const url of ['/admin', '/gui/admin.js', '/gui/admin.css']) {
+  for (const url of ['/admin', '/gui/admin.js', '/gui/admin.css', '/gui/name.js']) {
     t.equal((await app.inject({ method: 'GET', url })).statusCode, 404, `${url} without an admin token`)
   }
 })
@@ -281,23 +294,24 @@ t.test('with an admin token, GET /admin is the board\'s page: no token needed, n
     "default-src 'none';style-src 'self';script-src 'self';connect-src 'self';img-src 'self';form-action 'self';base-uri 'none';frame-ancestors 'none'")
   t.equal(board.headers['x-frame-options'], 'DENY')
   t.equal(board.headers['referrer-policy'], 'no-referrer')
-  t.match(board.body, '<script src="/gui/admin.js" defer></script>')
+  t.match(board.body, '<script type="module" src="/gui/admin.js"></script>')
   t.match(board.body, '<link rel="stylesheet" href="/gui/style.css"><link rel="stylesheet" href="/gui/admin.css">')
   t.notMatch(board.body, /<script>|<script [^>]*>[^<]/, 'no inline script')
   t.notMatch(board.body, /\sstyle=|<style/, 'no inline style')
   t.notMatch(board.body, /Ada Lovelace/, 'no learner\'s data in the page itself')
   t.notMatch(board.body, token, 'nor the token')
   t.match(board.body, '<input id="token" type="password" autocomplete="off" spellcheck="false" required>', 'the token\'s input has no name=, so a submit without the script puts nothing in the URL')
-  t.match(board.body, '<div id="admin" data-base="">')
+  t.match(board.body, '<div id="admin" data-base="" data-token-key="api-challenges admin token" data-refresh-ms="5000" data-page="250" data-cap="1000">',
+    'the script\'s settings are the server\'s')
 
   const script = await app.inject({ method: 'GET', url: '/gui/admin.js' })
   t.equal(script.statusCode, 200, 'the script needs no token')
   t.equal(script.headers['content-type'], 'text/javascript; charset=utf-8')
   t.equal(script.headers['content-security-policy'], board.headers['content-security-policy'])
-  t.equal(script.body, ADMIN_SCRIPT)
+  t.equal(script.body, guiFile('admin.js'))
   const style = await app.inject({ method: 'GET', url: '/gui/admin.css' })
   t.equal(style.headers['content-type'], 'text/css; charset=utf-8')
-  t.equal(style.body, ADMIN_STYLESHEET)
+  t.equal(style.body, guiFile('admin.css'))
 
   t.equal((await app.inject({ method: 'HEAD', url: '/admin' })).statusCode, 200)
   const options = await app.inject({ method: 'OPTIONS', url: '/admin' })
@@ -308,16 +322,21 @@ t.test('with an admin token, GET /admin is the board\'s page: no token needed, n
 })
 
 t.test('the board\'s script and the refresh script insert text, never markup, and send the token only as a header', async t => {
-  for (const [name, script] of [['admin.js', ADMIN_SCRIPT], ['refresh.js', REFRESH_SCRIPT], ['name.js', NAME_SCRIPT]] as const) {
-    t.notMatch(script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/, `${name} builds no markup from text`)
+  const scripts = readdirSync(GUI).filter(name => name.endsWith('.js'))
+  t.same(scripts.sort(), ['admin.js', 'name.js', 'refresh.js'])
+  for (const name of scripts) {
+    t.notMatch(guiFile(name), /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/, `${name} builds no markup from text`)
+    t.match(guiFile(name), /^\/\/ @ts-check\n/, `${name} is type-checked (tsconfig.web.json)`)
   }
-  t.match(ADMIN_SCRIPT, "headers: { Authorization: 'Bearer ' + used")
-  t.match(ADMIN_SCRIPT, `const KEY = ${JSON.stringify(TOKEN_KEY)}`)
-  t.match(ADMIN_SCRIPT, `const EVERY = ${BOARD_REFRESH_MS}\nconst PAGE = ${BOARD_PAGE}\nconst CAP = ${BOARD_CAP}\n`)
+  const board = guiFile('admin.js')
+  t.match(board, "headers: { Authorization: 'Bearer ' + used")
+  t.match(board, 'const KEY = settings.tokenKey ?? \'\'\nconst EVERY = Number(settings.refreshMs)\nconst PAGE = Number(settings.page)\nconst CAP = Number(settings.cap)\n',
+    'its settings are the page\'s')
+  t.match(adminPage(''), `data-token-key="${TOKEN_KEY}" data-refresh-ms="${BOARD_REFRESH_MS}" data-page="${BOARD_PAGE}" data-cap="${BOARD_CAP}"`)
   t.equal(BOARD_REFRESH_MS, 5000, 'the board refreshes every 5 s')
   t.equal(BOARD_CAP % BOARD_PAGE, 0, 'the cap is a whole number of pages')
   t.ok(BOARD_PAGE <= MAX_PAGE, 'a page the API gives')
-  t.match(adminPage('/p"><x'), '<div id="admin" data-base="/p&quot;&gt;&lt;x">', 'the prefix is escaped')
+  t.match(adminPage('/p"><x'), '<div id="admin" data-base="/p&quot;&gt;&lt;x" ', 'the prefix is escaped')
 })
 
 t.test('under a prefix the board\'s page, script and stylesheet are under it', async t => {
@@ -328,9 +347,43 @@ t.test('under a prefix the board\'s page, script and stylesheet are under it', a
   t.teardown(() => host.close())
   const board = await host.inject({ method: 'GET', url: '/practice/admin' })
   t.equal(board.statusCode, 200)
-  t.match(board.body, '<div id="admin" data-base="/practice">')
+  t.match(board.body, '<div id="admin" data-base="/practice" ')
   t.match(board.body, 'src="/practice/gui/admin.js"')
   t.match(board.body, 'href="/practice/gui/admin.css"')
   t.equal((await host.inject({ method: 'GET', url: '/practice/gui/admin.js' })).statusCode, 200)
   t.equal((await host.inject({ method: 'GET', url: '/admin' })).statusCode, 404, 'not at the root')
+})
+
+t.test('every file of public/gui/ answers as it is, with its type, the pages\' CSP and five minutes\' caching; the board\'s only with a class board', async t => {
+  const files = readdirSync(GUI).sort()
+  t.same(files, ['admin.css', 'admin.js', 'icon.svg', 'name.js', 'refresh.js', 'style.css'])
+  const app = await build(t, { adminToken: 'a-board-token-for-the-test' })
+  const without = await build(t)
+  for (const name of files) {
+    const url = `/gui/${name}`
+    const res = await app.inject({ method: 'GET', url })
+    t.equal(res.statusCode, 200, url)
+    t.equal(res.body, guiFile(name), `${url}: the file as it is`)
+    t.equal(res.headers['content-type'], FILE_TYPES[name.slice(name.lastIndexOf('.'))], `${url}: its type`)
+    t.equal(res.headers['content-length'], String(Buffer.byteLength(guiFile(name))))
+    t.equal(res.headers['cache-control'], 'max-age=300', `${url}: cached five minutes, as before`)
+    t.equal(res.headers['content-security-policy'],
+      "default-src 'none';style-src 'self';script-src 'self';connect-src 'self';img-src 'self';form-action 'self';base-uri 'none';frame-ancestors 'none'")
+    t.equal(res.headers['x-content-type-options'], 'nosniff')
+    t.same([res.headers.etag, res.headers['last-modified'], res.headers['accept-ranges']], [undefined, undefined, undefined], `${url}: no validators, no ranges`)
+    const head = await app.inject({ method: 'HEAD', url })
+    t.same([head.statusCode, head.body, head.headers['content-length']], [200, '', res.headers['content-length']], `${url}: HEAD`)
+    t.equal((await app.inject({ method: 'OPTIONS', url })).headers.allow, 'GET, HEAD, OPTIONS')
+    t.equal((await app.inject({ method: 'DELETE', url })).statusCode, 405)
+    t.equal((await without.inject({ method: 'GET', url })).statusCode, BOARD_FILES.includes(name) ? 404 : 200, `${url} without a class board`)
+  }
+  for (const url of ['/gui/', '/gui/nope.js', '/gui/../package.json', '/gui/%2e%2e/package.json', '/gui/style.css/x']) {
+    t.equal((await app.inject({ method: 'GET', url })).statusCode, 404, `${url}: nothing else`)
+  }
+})
+
+t.test('the pages\' files are found beside routes/ in the repository and beside dist/ once built, or the service says where it looked', async t => {
+  t.equal(guiFolder(new URL('../routes/pages.ts', import.meta.url).href), GUI, 'the repository')
+  t.equal(guiFolder(new URL('../dist/routes/pages.js', import.meta.url).href), GUI, 'the build, and the installed package')
+  t.throws(() => guiFolder('file:///nowhere/routes/pages.js'), { message: "api-challenges: the pages' files are missing: neither /nowhere/public/gui/ nor /public/gui/ exists" })
 })
