@@ -387,3 +387,24 @@ t.test('the pages\' files are found beside routes/ in the repository and beside 
   t.equal(guiFolder(new URL('../dist/routes/pages.js', import.meta.url).href), GUI, 'the build, and the installed package')
   t.throws(() => guiFolder('file:///nowhere/routes/pages.js'), { message: "api-challenges: the pages' files are missing: neither /nowhere/public/gui/ nor /public/gui/ exists" })
 })
+
+t.test('a host with its own @fastify/static (reply.sendFile and a /gui/ of its own) mounts the service beside it, each serving its files', async t => {
+  const { default: Fastify } = await import('fastify')
+  const { default: fastifyStatic } = await import('@fastify/static')
+  const { default: app } = await import('../src/app.js')
+  const host = Fastify()
+  const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
+  await host.register(fastifyStatic, { root: fixtures, prefix: '/gui/' })
+  host.get('/sent', async (_request, reply) => reply.sendFile('crash-on-input.ts'))
+  await host.register(app, { prefix: '/practice', adminToken: 'a-board-token-for-the-test' })
+  t.teardown(() => host.close())
+  for (const name of ['style.css', 'admin.js']) {
+    const ours = await host.inject({ method: 'GET', url: `/practice/gui/${name}` })
+    t.same([ours.statusCode, ours.body], [200, guiFile(name)], `the service's /practice/gui/${name}`)
+    t.equal(ours.headers['cache-control'], 'max-age=300')
+  }
+  t.equal((await host.inject({ method: 'GET', url: '/sent' })).body, readFileSync(`${fixtures}crash-on-input.ts`, 'utf8'), 'the host\'s reply.sendFile')
+  t.equal((await host.inject({ method: 'GET', url: '/gui/crash-on-input.ts' })).statusCode, 200, 'the host\'s own /gui/')
+  t.equal((await host.inject({ method: 'GET', url: '/gui/style.css' })).statusCode, 404, 'which has only its own files')
+  t.equal((await host.inject({ method: 'GET', url: '/practice/docs' })).statusCode, 200, 'and Swagger UI, with its own @fastify/static')
+})
