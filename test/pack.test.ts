@@ -121,7 +121,10 @@ const write = await app.inject({ method: 'POST', url: '/practice/secret/note', h
 const read = await app.inject({ method: 'GET', url: '/practice/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })
 const mine = await app.inject({ method: 'GET', url: '/mine', headers: { 'x-challenger': guid } })
 const docs = await app.inject({ method: 'GET', url: '/practice/docs/json' })
-console.log(JSON.stringify({ write: write.json(), read: read.json(), readStatus: read.statusCode, mine: mine.json(), mineEcho: mine.headers['x-challenger'] ?? null, docs: docs.statusCode }))
+const style = await app.inject({ method: 'GET', url: '/practice/gui/style.css' })
+const script = await app.inject({ method: 'GET', url: '/practice/gui/refresh.js' })
+const files = [style, script].map(res => [res.statusCode, res.headers['content-type'], res.body.length > 100])
+console.log(JSON.stringify({ write: write.json(), read: read.json(), readStatus: read.statusCode, mine: mine.json(), mineEcho: mine.headers['x-challenger'] ?? null, docs: docs.statusCode, files }))
 await app.close()
 `)
   const flow = await run(process.execPath, ['host.mjs'], { cwd: dir })
@@ -131,8 +134,9 @@ await app.close()
     readStatus: 200,
     mine: { host: true },
     mineEcho: null,
-    docs: 200
-  })
+    docs: 200,
+    files: [[200, 'text/css; charset=utf-8', true], [200, 'text/javascript; charset=utf-8', true]]
+  }, 'the pages\' files (public/) come with it')
 
   // The docs' plain-JavaScript embed example, read from docs/embedding.md (its first js block under
   // "In JavaScript"), verbatim but for a free port.
