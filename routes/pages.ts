@@ -123,15 +123,17 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     reply.type(HTML).send(await render(request, request.params.guid)))
 
   // The pages' files, each a route of its own (no wildcard: any other path under /gui/ is the
-  // service's 404), with helmet's headers from this plugin and the cache time they always had.
-  // @fastify/static adds no reply decorator: a host's own @fastify/static, or Swagger UI's, keeps its own.
+  // service's 404, and other methods its 405), in this plugin: helmet's headers are on them. No
+  // reply.sendFile is added: the pages send no file by hand, and a host's (from its own
+  // @fastify/static) stays the host's.
   const folder = guiFolder(import.meta.url)
-  const files = readdirSync(folder).filter(file => fastify.adminEnabled || !BOARD_FILES.includes(file))
+  const hidden = fastify.adminEnabled ? [] : [...BOARD_FILES]
+  const files = readdirSync(folder).filter(file => !hidden.includes(file))
   await fastify.register(fastifyStatic, {
     root: folder,
     prefix: '/gui/',
     wildcard: false,
-    globIgnore: fastify.adminEnabled ? [] : [...BOARD_FILES],
+    globIgnore: hidden,
     decorateReply: false,
     // The same headers as before these were files: a type, five minutes' caching, and no validators or ranges.
     contentType: false,
