@@ -103,7 +103,7 @@ type App = typeof import('../src/app.js')['default']
 async function copyWithChallenge (t: Test): Promise<{ withRoute: App, withoutRoute: App }> {
   const copy = mkdtempSync(join(tmpdir(), 'add-challenge-'))
   t.teardown(() => { rmSync(copy, { recursive: true, force: true }) })
-  for (const dir of ['src', 'plugins', 'routes']) cpSync(join(root, dir), join(copy, dir), { recursive: true })
+  for (const dir of ['src', 'plugins', 'routes', 'public']) cpSync(join(root, dir), join(copy, dir), { recursive: true })
   for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(root, file), join(copy, file))
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir')
   // Step 1: the trigger, and the row in id order with the next free bit.
