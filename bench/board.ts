@@ -6,7 +6,8 @@
 // Run: npm run build && npm run bench:board
 import { performance } from 'node:perf_hooks'
 import { RedisStore } from '../src/domain/redis-store.js'
-import { MemoryStore, type ChallengerStore, type SessionPage } from '../src/domain/store.js'
+import { MemoryStore } from '../src/domain/memory-store.js'
+import type { ChallengerStore, SessionPage } from '../src/domain/store.js'
 import { hasRedis, startRedis } from './redis.js'
 import { setting } from './settings.js'
 

@@ -12,7 +12,7 @@
 //   (default 100,000) through the service's RedisStore, on a throwaway redis-server (when installed).
 import { RedisStore } from '../src/domain/redis-store.js'
 import { DEFAULT_JOURNAL_SIZE, knownText, type JournalEntry } from '../src/domain/journal.js'
-import { MemoryStore } from '../src/domain/store.js'
+import { MemoryStore } from '../src/domain/memory-store.js'
 import { hasRedis, startRedis } from './redis.js'
 import { setting } from './settings.js'
 
@@ -80,7 +80,10 @@ async function measure (sessions: number, stores = 1): Promise<MemoryFigure> {
   // JSON.parse makes each a flat string, as the service's body parser does.
   for (const [s, store] of made.entries()) {
     const list = guids[s] as string[]
-    for (let i = 0; i < sessions; i++) await store.setNote(list[i] as string, JSON.parse(`"${String(i).padStart(100, 'n')}"`))
+    for (let i = 0; i < sessions; i++) {
+      const guid = list[i] as string
+      store.writeNote(guid, store.get(guid)?.token as string, JSON.parse(`"${String(i).padStart(100, 'n')}"`), 0)
+    }
   }
   const withNote = heapAfterGc()
   // A full journal in every session (at 100,000 only): the entries a learner's requests leave, their
@@ -99,7 +102,7 @@ async function measure (sessions: number, stores = 1): Promise<MemoryFigure> {
     for (const [s, store] of made.entries()) {
       const list = guids[s] as string[]
       for (let i = 0; i < sessions; i++) {
-        for (let j = 0; j < DEFAULT_JOURNAL_SIZE; j++) store.recordNow(list[i] as string, { ...kinds[j % kinds.length] as JournalEntry, at: Date.now() })
+        for (let j = 0; j < DEFAULT_JOURNAL_SIZE; j++) store.record(list[i] as string, { ...kinds[j % kinds.length] as JournalEntry, at: Date.now() })
       }
     }
     withJournal = heapAfterGc()

@@ -43,7 +43,7 @@ function countingIn (challengers: ChallengerStore): { store?: FastifyRateLimitSt
   const count = challengers.countCreation.bind(challengers)
   class Counts implements FastifyRateLimitStore {
     incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, windowMs?: number): void {
-      count(key, windowMs as number).then(({ count, msLeft }) => { callback(null, { current: count, ttl: msLeft }) }, callback)
+      (async () => await count(key, windowMs as number))().then(({ count, msLeft }) => { callback(null, { current: count, ttl: msLeft }) }, callback)
     }
 
     // The limiter made with its own options (below) counts in a child: the same counts.

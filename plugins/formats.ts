@@ -61,18 +61,8 @@ async function formats (fastify: FastifyInstance): Promise<void> {
     const xml = route.config?.xml
     if (xml === undefined) return
     const toXml: preSerializationHookHandler<unknown> = function (request, reply, payload, done) {
-      const status = reply.statusCode
-      if (status < 400) {
-        if (request.format === 'xml') {
-          reply.type(`${request.xmlType}; charset=utf-8`).serializer(xml as (payload: unknown) => string)
-        } else {
-          // JSON: the route's own compiled serializer for the status, the one Fastify would pick,
-          // handed over directly. Fastify would otherwise parse the Content-Type on every answer
-          // to find it among the route's media types (its getSchemaSerializer). Its table is an
-          // object keyed by status: the number indexes it as its string does.
-          const json = reply.getSerializationFunction(status as unknown as string, 'application/json')
-          if (json !== undefined) reply.serializer(json)
-        }
+      if (reply.statusCode < 400 && request.format === 'xml') {
+        reply.type(`${request.xmlType}; charset=utf-8`).serializer(xml as (payload: unknown) => string)
       }
       done(null, payload)
     }

@@ -62,15 +62,12 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
   fastify.decorateRequest('journaled', true)
   const store = fastify.challengers
   if (options.journalSize === 0 || store.record === undefined) return
-  const recordNow = store.recordNow?.bind(store)
   const record = store.record.bind(store)
   const prefix = fastify.prefix
 
-  /** A fresh entry to fill: one per request for a store across the network, which keeps it a while. */
-  const blank = (): JournalEntry => ({ at: 0, method: '', path: '', status: 0, token: undefined, tokenSource: undefined, contentType: null, passed: 0, hint: -1, suggestion: null })
-  // A store in this process packs an entry before recordNow returns and keeps nothing of the object
-  // (ChallengerStore.recordNow): one entry, and one set of near-miss facts, serve every request.
-  const scratch = blank()
+  // A store keeps nothing of an entry once record returns (ChallengerStore.record): one entry, and
+  // one set of near-miss facts, serve every request.
+  const scratch: JournalEntry = { at: 0, method: '', path: '', status: 0, token: undefined, tokenSource: undefined, contentType: null, passed: 0, hint: -1, suggestion: null }
   const facts: RequestFacts = { method: '', status: 0, token: undefined, tokenSource: undefined, contentType: null, override: null, authorization: 'none', namedSession: false }
 
   /** Fills `entry` with what the journal keeps of the request, and returns it. */
@@ -122,15 +119,12 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     return entry
   }
 
-  /** Records the entry, then calls `next`: at once in this process, else once the store says it is in (see record). */
-  const write = (session: ChallengerRecord, entry: JournalEntry, next: () => void): void => {
-    if (recordNow !== undefined) {
-      recordNow(session.guid, entry)
-      next()
-      return
-    }
+  /** Records the request in `session`'s journal, then calls `next`: at once when the store answers at once. */
+  const write = (request: FastifyRequest, reply: FastifyReply, session: ChallengerRecord, route: RouteFacts, next: () => void): void => {
+    const recording = record(session.guid, entryOf(request, reply, session, route, scratch))
     // The journal is for learning: a store that fails to keep an entry fails nothing else.
-    record(session.guid, entry).then(next, next)
+    if (recording instanceof Promise) recording.then(next, next)
+    else next()
   }
 
   // Each route gets its own recorder, made when the route is: what it needs to know of the route is
@@ -142,13 +136,9 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     }
     const session = request.challenger ?? request.named
     if (session !== null) {
-      // In this process, no callback to make: the entry is in before the answer goes on.
-      if (recordNow !== undefined) {
-        recordNow(session.guid, entryOf(request, reply, session, route, scratch))
-        done(null, payload)
-        return
-      }
-      write(session, entryOf(request, reply, session, route, blank()), () => { done(null, payload) })
+      const recording = record(session.guid, entryOf(request, reply, session, route, scratch))
+      if (recording instanceof Promise) recording.then(() => { done(null, payload) }, () => { done(null, payload) })
+      else done(null, payload)
       return
     }
     // An unknown path is answered before the session is looked up: a learner's typo is worth a line.
@@ -159,9 +149,10 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
       return
     }
     const next = (): void => { done(null, payload) }
-    fastify.findSession(guid).then(found => {
+    // (Not on a hot path: a promise whatever the store.)
+    Promise.resolve().then(() => fastify.findSession(guid)).then(found => {
       if (found === undefined) next()
-      else write(found, entryOf(request, reply, found, route, blank()), next)
+      else write(request, reply, found, route, next)
     }, next)
   }
 

@@ -159,7 +159,7 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
     if (countSessions === undefined) return undefined
     if (counting === undefined) {
       // A store that cannot be reached now gives no figure (NaN) rather than failing the scrape.
-      counting = countSessions(ACTIVE_MS).catch(() => undefined).finally(() => { counting = undefined })
+      counting = (async () => await countSessions(ACTIVE_MS))().catch(() => undefined).finally(() => { counting = undefined })
     }
     return await counting
   }

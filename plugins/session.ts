@@ -7,15 +7,17 @@ import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fas
 import fp from 'fastify-plugin'
 import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../src/domain/catalogue.js'
 import { SINGLE_PLAYER_GUID } from '../src/domain/options.js'
-import { newToken, type ChallengerRecord } from '../src/domain/store.js'
+import { newToken } from '../src/domain/ids.js'
+import { then, type ChallengerRecord, type Maybe } from '../src/domain/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route works without its session: a store that cannot be reached is no error there. */
     sessionOptional?: boolean
     /**
-     * The route's POST writes the session's note: with a store across the network, its session is
-     * looked up by the route's `lookUpWithNote` preHandler, together with the write (one round trip).
+     * The route's POST writes the session's note: its session is looked up by the route's
+     * `lookUpWithNote` preHandler, together with the write (ChallengerStore.writeNote: one round trip
+     * to Redis), rather than at onRequest.
      */
     sessionWithNote?: boolean
   }
@@ -27,9 +29,11 @@ declare module 'fastify' {
     sessionGuidFor (guid: string | null | undefined): string | null
     /**
      * The live session `guid` names (any case), or undefined; in single-player mode the one
-     * session, whatever `guid` is, made if it is missing.
+     * session, whatever `guid` is, made if it is missing. With `write`, the note it describes is
+     * stored in the same step when its token is the session's (ChallengerStore.writeNote). At once
+     * with a store that answers at once.
      */
-    findSession (guid: string | undefined): Promise<ChallengerRecord | undefined>
+    findSession (guid: string | undefined, write?: NoteWrite): Maybe<ChallengerRecord | undefined>
     /**
      * The progress bit (for `request.pass`) of the challenge that `trigger` passes, asked for when
      * a route is registered; a trigger no challenge has throws. The app notes the triggers asked
@@ -39,14 +43,14 @@ declare module 'fastify' {
     /** The challenges whose trigger no route of this app has asked a bit for so far. */
     unreachableChallenges (): Challenge[]
     /**
-     * The preHandler of a route with `config.sessionWithNote`, to run before its token is judged: a
-     * request whose lookup was left to it (`request.sessionDeferred`) is looked up here, and in the
-     * same step (ChallengerStore.getAndSetNote) the note `write` describes is stored when the token
-     * is the session's (`request.storedNote`). `write` gives undefined for a request that writes nothing
-     * whatever its token (no token, or a body that cannot be used). Undefined where every lookup is
-     * made at onRequest (a store in this process, or single-player mode): no hook to add.
+     * The preHandler of a route with `config.sessionWithNote`, to run before its token is judged:
+     * the session of a request whose lookup was left to it (`request.sessionDeferred`) is looked up
+     * here, and in the same step the note `write` describes is stored when the token is the
+     * session's. So a request that gets past the token check has had its note stored. `write` gives
+     * undefined for a request that writes nothing whatever its token (no token, or a body that
+     * cannot be used).
      */
-    lookUpWithNote (write: (request: FastifyRequest) => NoteWrite | undefined): preHandlerHookHandler | undefined
+    lookUpWithNote (write: (request: FastifyRequest) => NoteWrite | undefined): preHandlerHookHandler
   }
   interface FastifyRequest {
     /** The session named by X-CHALLENGER; null when the header is absent or names no session. */
@@ -57,8 +61,6 @@ declare module 'fastify' {
     passedBits: number
     /** True while the session of a request to a `sessionWithNote` route is still to be looked up (lookUpWithNote). */
     sessionDeferred: boolean
-    /** The note lookUpWithNote stored, as stored; null when it stored none. */
-    storedNote: string | null
     /**
      * Records a challenge on this request's session: `bit` is `fastify.bitFor(trigger)`,
      * looked up when the route is registered. Does nothing without a session or for bit 0.
@@ -68,7 +70,7 @@ declare module 'fastify' {
   }
 }
 
-/** What lookUpWithNote stores when `token` is the session's: `note`, and the progress bits `bits`. */
+/** What a note write stores when `token` is the session's: `note`, and the progress bits `bits`. */
 export interface NoteWrite {
   token: string
   note: string
@@ -79,26 +81,60 @@ export interface SessionOptions {
   mode: 'multi' | 'single'
 }
 
+/**
+ * A lookup that failed: a route that only tracks progress (the heartbeat) answers without its session
+ * when the store is away (503); every other route, and every other error, is reported.
+ */
+function failed (request: FastifyRequest, error: Error & { statusCode?: number }, done: (error?: Error) => void): void {
+  if (error.statusCode === 503 && request.routeOptions.config.sessionOptional === true) done()
+  else done(error)
+}
+
 async function session (fastify: FastifyInstance, options: SessionOptions): Promise<void> {
   const store = fastify.challengers
   const single = options.mode === 'single'
   fastify.decorate('sessionGuidFor', single ? () => SINGLE_PLAYER_GUID : (guid: string | null | undefined) => guid === undefined || guid === '' ? null : guid)
 
+  /** The session `guid` names (lowercase), with the note `write` describes written in the same step. */
+  const look = (guid: string, write?: NoteWrite): Maybe<ChallengerRecord | undefined> =>
+    write === undefined ? store.get(guid) : store.writeNote(guid, write.token, write.note, write.bits)
   // The one session of single-player mode, made if no instance has made it yet (ifAbsent: two
-  // instances starting together on one Redis agree on one token).
-  const ensureSinglePlayer = async (): Promise<ChallengerRecord | undefined> => {
+  // instances starting together on one Redis agree on one token), then looked up.
+  const ensureSinglePlayer = async (write?: NoteWrite): Promise<ChallengerRecord | undefined> => {
     await store.restore({ guid: SINGLE_PLAYER_GUID, token: newToken(), note: '', progress: 0 }, { pinned: true, ifAbsent: true })
-    return await store.get(SINGLE_PLAYER_GUID)
+    return await look(SINGLE_PLAYER_GUID, write)
   }
   // A store that is away at start-up is no reason not to start: the session is made on first use.
   if (single) await ensureSinglePlayer().catch((error: unknown) => { fastify.log.warn({ err: error }, 'the single-player session waits for the store') })
 
-  fastify.decorate('findSession', function (guid: string | undefined): Promise<ChallengerRecord | undefined> {
-    // Multi-player lookups take one promise hop; single-player ones may make the session first.
-    if (single) return store.get(SINGLE_PLAYER_GUID).then(record => record ?? ensureSinglePlayer())
+  fastify.decorate('findSession', function (guid: string | undefined, write?: NoteWrite): Maybe<ChallengerRecord | undefined> {
+    if (single) return then(look(SINGLE_PLAYER_GUID, write), record => record ?? ensureSinglePlayer(write))
     // Session ids are issued in lowercase; the same UUID in capitals names the same session.
-    return guid === undefined || guid === '' ? Promise.resolve(undefined) : store.get(guid.toLowerCase())
+    return guid === undefined || guid === '' ? undefined : look(guid.toLowerCase(), write)
   })
+
+  /**
+   * Looks the session `guid` names up for `request` (see findSession) and goes on: at once when the
+   * store answers at once.
+   */
+  const lookUp = (request: FastifyRequest, guid: string | undefined, write: NoteWrite | undefined, done: (error?: Error) => void): void => {
+    let found: Maybe<ChallengerRecord | undefined>
+    try {
+      found = fastify.findSession(guid, write)
+    } catch (error) {
+      failed(request, error as Error, done)
+      return
+    }
+    if (found instanceof Promise) {
+      found.then(record => {
+        request.challenger = record ?? null
+        done()
+      }, (error: Error) => { failed(request, error, done) })
+      return
+    }
+    request.challenger = found ?? null
+    done()
+  }
 
   // The triggers this app's routes asked for: the check at start-up is the app's, not the module's.
   const emitted = new Set<string>()
@@ -113,72 +149,39 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   fastify.decorateRequest('named', null)
   fastify.decorateRequest('passedBits', 0)
   fastify.decorateRequest('sessionDeferred', false)
-  fastify.decorateRequest('storedNote', null)
 
-  const passNow = store.passNow?.bind(store)
   fastify.decorateRequest('pass', function (this: FastifyRequest, bit: number): Promise<void> | undefined {
     // Already passed (as far as this request saw): nothing to write.
     if (bit === 0 || this.challenger === null || (this.challenger.progress & bit) !== 0) return undefined
     this.passedBits |= bit
-    if (passNow === undefined) return store.pass(this.challenger.guid, bit)
-    passNow(this.challenger.guid, bit)
-    return undefined
+    const passing = store.pass(this.challenger.guid, bit)
+    return passing instanceof Promise ? passing : undefined
   })
 
-  // A note write's lookup and write in one round trip (see lookUpWithNote): with a store across the
-  // network that can, in multi-player mode (single-player lookups may have to make the session first).
-  const getAndSetNote = single ? undefined : store.getAndSetNote?.bind(store)
-  fastify.decorate('lookUpWithNote', function (write: (request: FastifyRequest) => NoteWrite | undefined): preHandlerHookHandler | undefined {
-    if (getAndSetNote === undefined) return undefined
+  fastify.decorate('lookUpWithNote', function (write: (request: FastifyRequest) => NoteWrite | undefined): preHandlerHookHandler {
     return function lookUpWithNote (request, _reply, done) {
       if (!request.sessionDeferred) {
         done()
         return
       }
       request.sessionDeferred = false
-      const guid = (request.headers['x-challenger'] as string).toLowerCase()
-      const wanted = write(request)
-      const lookup = wanted === undefined
-        ? fastify.findSession(guid)
-        : getAndSetNote(guid, wanted.token, wanted.note, wanted.bits).then(found => {
-          if (found?.[1] === true) request.storedNote = wanted.note
-          return found?.[0]
-        })
-      lookup.then((record) => {
-        request.challenger = record ?? null
-        done()
-      }, done)
+      lookUp(request, request.headers['x-challenger'] as string | undefined, write(request), done)
     }
   })
 
-  const getNow = single ? undefined : store.getNow?.bind(store)
   fastify.addHook('onRequest', function findChallenger (request, _reply, done) {
     const guid = request.headers['x-challenger'] as string | undefined
     if (!single && (guid === undefined || guid === '')) {
       done()
       return
     }
-    // A store in this process answers at once: no promise.
-    if (getNow !== undefined) {
-      request.challenger = getNow((guid as string).toLowerCase()) ?? null
-      done()
-      return
-    }
     // A note write: looked up with the write, once the body is read (lookUpWithNote).
-    if (getAndSetNote !== undefined && request.method === 'POST' && request.routeOptions.config.sessionWithNote === true) {
+    if (request.method === 'POST' && request.routeOptions.config.sessionWithNote === true) {
       request.sessionDeferred = true
       done()
       return
     }
-    fastify.findSession(guid).then((record) => {
-      request.challenger = record ?? null
-      done()
-    }, (error: Error & { statusCode?: number }) => {
-      // A route that only tracks progress (the heartbeat) answers without its session when the
-      // store is away (503); every other route, and every other error, is reported.
-      if (error.statusCode === 503 && request.routeOptions.config.sessionOptional === true) done()
-      else done(error)
-    })
+    lookUp(request, guid, undefined, done)
   })
 }
 

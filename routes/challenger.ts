@@ -5,7 +5,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { progressFrom, statusMap } from '../src/domain/catalogue.js'
 import { clientKey } from '../src/domain/connections.js'
-import { newToken, type ChallengerRecord } from '../src/domain/store.js'
+import { newToken } from '../src/domain/ids.js'
+import { CreationRefusedError, type ChallengerRecord, type Maybe } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
 import { viewOf } from '../src/domain/journal.js'
 import { requestsXml, sessionXml } from '../src/domain/xml.js'
@@ -54,9 +55,6 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       return false
     }
   }
-  // A store across the network counts the creation, makes the session and records its challenge
-  // in one step: one round trip (the counts are the ones the creation limit of plugins/api-bases.ts keeps there).
-  const createCounted = fastify.challengers.createCounted?.bind(fastify.challengers)
   const takeAnyBody = (): true => true
   // A restored session's URL, under the base the PUT came to (fastify.prefix is /api's under /api).
   const restoredAt = (guid: string): string => `${fastify.prefix}/challenger/${guid}`
@@ -65,6 +63,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     const created = fastify.bitFor('POST /challenger created')
     // A JSON body may name the learner; any other body is dropped, as the reference ignores it.
     fastify.acceptBodies('optional-json')
+    const store = fastify.challengers
 
     /** The name a JSON body gives the new session (none: undefined), or why it cannot be a name. */
     const nameIn = (body: unknown): { name?: string } | { refused: string } => {
@@ -74,55 +73,61 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     const answerCreated = (reply: FastifyReply, guid: string): FastifyReply =>
       reply.header('x-challenger', guid).header('location', fastify.progressPage(guid)).code(201).send()
 
-    const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      const named = request.headers['x-challenger']
-      if (named === undefined || named === '') {
-        const given = nameIn(request.body)
-        if ('refused' in given) return reply.fail(400, `Invalid request: ${given.refused}`)
-        const name = given.name
-        let session = request.challenger
-        // In single-player mode the one session already exists: it is handed out, not made.
-        if (session === null) {
-          if (createCounted !== undefined) {
-            const made = await createCounted(name, created, most > 0 ? { client: clientKey(request.ip), windowMs: CREATION_WINDOW_MS, max: most } : undefined)
-            if ('msLeft' in made) {
-              refuseCreation(reply, Math.ceil(made.msLeft / 1000))
-              return reply
-            }
-            // Made with its challenge passed: request.pass below has nothing left to write.
-            session = made
-            request.passedBits |= created
-          } else {
-            if (!await mayCreate(request, reply)) return reply
-            session = await fastify.challengers.create(name)
-          }
-          request.challenger = session
-        } else if (name !== undefined) {
-          await fastify.challengers.setName?.(session.guid, name)
-        }
-        await request.pass(created)
-        return answerCreated(reply, session.guid)
-      }
-      if (request.challenger === null) {
-        return reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
-      }
-      return reply.header('location', fastify.progressPage(request.challenger.guid)).code(200).send()
+    /** The new session's 201. Made with its challenge passed: request.pass has nothing left to write. */
+    const answerMade = (request: FastifyRequest, reply: FastifyReply, made: ChallengerRecord): FastifyReply => {
+      request.challenger = made
+      request.passedBits |= created
+      return answerCreated(reply, made.guid)
     }
-    // With a store in this process and no creation limit to consult, the usual creation (no
-    // X-CHALLENGER, no name or a good one) is made at once, without a promise; the rest is handle's.
-    const createNow = createCounted === undefined && most === 0 ? fastify.challengers.createNow?.bind(fastify.challengers) : undefined
-    const createAtOnce = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
-      const named = request.headers['x-challenger']
-      // In single-player mode the one session already exists (request.challenger): it is handed out, not made.
-      if (createNow === undefined || (named !== undefined && named !== '') || request.challenger !== null) return handle(request, reply)
-      const given = nameIn(request.body)
-      if ('refused' in given) return handle(request, reply)
-      const session = createNow(given.name)
-      request.challenger = session
-      const passing = request.pass(created)
-      if (passing !== undefined) return passing.then(async () => { await answerCreated(reply, session.guid) })
-      answerCreated(reply, session.guid)
+    /** The 429 of a client over the creation limit; any other failure is the error handler's. */
+    const answerRefused = (reply: FastifyReply, error: unknown): FastifyReply => {
+      if (!(error instanceof CreationRefusedError)) throw error
+      refuseCreation(reply, Math.ceil(error.msLeft / 1000))
+      return reply
+    }
+    /**
+     * The store counts the creation against the client's limit (where the creation limit of
+     * plugins/api-bases.ts keeps its counts), makes the session and records its challenge in one
+     * step (one round trip to Redis); a store in this process answers at once, and so does this.
+     */
+    const create = (request: FastifyRequest, reply: FastifyReply, name: string | undefined): Promise<void> | undefined => {
+      let made: Maybe<ChallengerRecord>
+      try {
+        made = store.create(name, created, most > 0 ? { client: clientKey(request.ip), windowMs: CREATION_WINDOW_MS, max: most } : undefined)
+      } catch (error) {
+        answerRefused(reply, error)
+        return undefined
+      }
+      if (made instanceof Promise) {
+        return made.then(async made => { await answerMade(request, reply, made) }, async (error: unknown) => { await answerRefused(reply, error) })
+      }
+      answerMade(request, reply, made)
       return undefined
+    }
+
+    /** The one session of single-player mode, handed out (and named, when the body names it). */
+    const handOut = async (request: FastifyRequest, reply: FastifyReply, session: ChallengerRecord, name: string | undefined): Promise<void> => {
+      if (name !== undefined) await store.setName?.(session.guid, name)
+      await request.pass(created)
+      return answerCreated(reply, session.guid)
+    }
+
+    // Answered at once (no promise) when the store answers at once.
+    const handle = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
+      const named = request.headers['x-challenger']
+      const session = request.challenger
+      if (named !== undefined && named !== '') {
+        if (session === null) reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
+        else reply.header('location', fastify.progressPage(session.guid)).code(200).send()
+        return undefined
+      }
+      const given = nameIn(request.body)
+      if ('refused' in given) {
+        reply.fail(400, `Invalid request: ${given.refused}`)
+        return undefined
+      }
+      // In single-player mode the one session already exists: it is handed out, not made.
+      return session === null ? create(request, reply, given.name) : handOut(request, reply, session, given.name)
     }
 
     fastify.post('/challenger', {
@@ -149,7 +154,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       // fail on every request without a body and build an Error with its stack for nothing (measured:
       // about a sixth of the creation's CPU time).
       validatorCompiler: () => takeAnyBody
-    }, createAtOnce)
+    }, handle)
     fastify.allowOnly('/challenger', ['POST', 'OPTIONS'])
   }
 

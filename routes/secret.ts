@@ -60,22 +60,20 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   // Challenges 33, 34, 37 and 38, by method and by how the token came.
   const read = { 'x-auth-token': fastify.bitFor('GET /secret/note x-auth-token'), bearer: fastify.bitFor('GET /secret/note bearer') }
   const written = { 'x-auth-token': fastify.bitFor('POST /secret/note x-auth-token'), bearer: fastify.bitFor('POST /secret/note bearer') }
-  // With a store across the network, a note write's session is looked up here, with the write that
-  // its token, if it is the session's, earns: the note as the handler below would store it. The
-  // token is still judged by tokenAuth next, and the body after it.
-  const lookUp = fastify.lookUpWithNote(request => {
+  // A note write's session is looked up here, with the write that its token, if it is the
+  // session's, earns: the note as the handler below answers it (one round trip to Redis). The token
+  // is still judged by tokenAuth next, and the body after it.
+  fastify.addHook('preHandler', fastify.lookUpWithNote(request => {
     if (request.bodyError !== null || (request.validationError ?? null) !== null) return undefined
     const found = presentedToken(request.headers.authorization, request.headers['x-auth-token'])
     if (found === undefined) return undefined
     return { token: found[0], note: truncate((request.body as { note: string }).note, options.noteMaxLength), bits: written[found[1]] }
-  })
-  if (lookUp !== undefined) fastify.addHook('preHandler', lookUp)
+  }))
   // Challenges 31, 32, 35 and 36: the refusals, by method.
   fastify.addHook('preHandler', fastify.tokenAuth({
     GET: { missing: 'GET /secret/note no-token', wrong: 'GET /secret/note wrong-token' },
     POST: { missing: 'POST /secret/note no-token', wrong: 'POST /secret/note wrong-token' }
   }))
-  const setNoteNow = fastify.challengers.setNoteNow?.bind(fastify.challengers)
 
   const refused = {
     401: failure('A missing or unknown session, or no token'),
@@ -118,30 +116,11 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
       }
     }
   }, (request, reply) => {
-    const session = authorized(request)
-    // The note and its challenge in one step (one round trip to Redis). A store in this process
-    // answers at once: no promise.
+    // The token was the session's: lookUpWithNote has stored the note, and its challenge, with the
+    // lookup. The bit is this request's when the session had not passed it before.
     const bit = written[request.tokenSource as TokenSource]
-    const bits = (session.progress & bit) === 0 ? bit : 0
-    request.passedBits |= bits
-    // Stored already, with the lookup: nothing left to write.
-    if (request.storedNote !== null) {
-      reply.send({ note: request.storedNote })
-      return undefined
-    }
-    const note = truncate(request.body.note, options.noteMaxLength)
-    // The note as answered: a body to send, so that Fastify sends it once, even while an
-    // asynchronous onSend hook (the journal's, with Redis) still runs.
-    const answer = (stored: string | undefined): { note: string } => {
-      // The store may have dropped the session since the request began.
-      if (stored === undefined) throw Object.assign(new Error('The session ended before the note was stored'), { statusCode: 401 })
-      return { note: stored }
-    }
-    if (setNoteNow !== undefined) {
-      reply.send(answer(setNoteNow(session.guid, note, bits)))
-      return undefined
-    }
-    return fastify.challengers.setNote(session.guid, note, bits).then(answer)
+    request.passedBits |= (authorized(request).progress & bit) === 0 ? bit : 0
+    reply.send({ note: truncate(request.body.note, options.noteMaxLength) })
   })
 
   fastify.allowOnly('/secret/note', ['GET', 'HEAD', 'POST', 'OPTIONS'])

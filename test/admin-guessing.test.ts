@@ -10,7 +10,7 @@ import app, { type ApiChallengesOptions } from '../src/app.js'
 import { configFromEnv } from '../src/domain/config.js'
 import { ADMIN_TOKEN_PATTERN } from '../src/domain/options.js'
 import { RedisStore } from '../src/domain/redis-store.js'
-import { MemoryStore } from '../src/domain/store.js'
+import { MemoryStore } from '../src/domain/memory-store.js'
 import { fakeTime } from './clock.js'
 import { redisMissing, redisServer } from './redis-server.js'
 

@@ -7,7 +7,8 @@ import t from 'tap'
 import app from '../src/app.js'
 import { challenges } from '../src/domain/catalogue.js'
 import { configFromEnv } from '../src/domain/config.js'
-import { MemoryStore, StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
+import { MemoryStore } from '../src/domain/memory-store.js'
+import { StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
 import { build, errorMessages, newSession, passed, storeOf } from './helper.js'
 
 const TOKEN = 'instructor-token-0123456789'
@@ -315,9 +316,9 @@ t.test('GET /admin/summary: live, active in the last 10 minutes, passes per chal
 t.test('a store without the board\'s methods: 501, and names are not kept; a store that fails: 503', async t => {
   const inner = new MemoryStore()
   const bare: ChallengerStore = {
-    create: async () => await inner.create(),
+    create: async (name, progress, limit) => await inner.create(name, progress, limit),
     get: async guid => await inner.get(guid),
-    setNote: async (guid, note, bits) => await inner.setNote(guid, note, bits),
+    writeNote: async (guid, token, note, bits) => await inner.writeNote(guid, token, note, bits),
     pass: async (guid, bits) => { await inner.pass(guid, bits) },
     restore: async (record, options) => await inner.restore(record, options),
     available: () => true,

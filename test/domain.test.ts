@@ -5,7 +5,8 @@ import { configFromEnv, ConfigError } from '../src/domain/config.js'
 import { worstSessionBytes } from '../src/domain/journal.js'
 import { defaults, journalMemory, resolveOptions } from '../src/domain/options.js'
 import { safeEqual } from '../src/domain/secrets.js'
-import { detached, MemoryStore, newGuid, newToken, TOKEN_PATTERN } from '../src/domain/store.js'
+import { detached, MemoryStore } from '../src/domain/memory-store.js'
+import { newGuid, newToken, TOKEN_PATTERN } from '../src/domain/ids.js'
 import { truncate } from '../src/domain/truncate.js'
 
 t.test('truncate counts code points and never splits a surrogate pair', async t => {

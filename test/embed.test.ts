@@ -100,8 +100,8 @@ t.test('an exception inside a handler or hook is a 500 with the error body and a
   const lines: string[] = []
   const host = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { lines.push(line) } } } })
   class FailingStore extends MemoryStore {
-    override async create (): Promise<never> { throw new Error('boom at /internal/place') }
-    override getNow (): never { throw new TypeError('lookup exploded') }
+    override create (): never { throw new Error('boom at /internal/place') }
+    override get (): never { throw new TypeError('lookup exploded') }
   }
   await host.register(app, { store: new FailingStore() })
   t.teardown(() => host.close())

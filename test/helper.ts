@@ -5,7 +5,8 @@ import type { Test } from 'tap'
 import type { ApiChallengesOptions } from '../src/app.js'
 import { challenges, isPassed } from '../src/domain/catalogue.js'
 import { createServer } from '../src/server.js'
-import { MemoryStore, type ChallengerStore } from '../src/domain/store.js'
+import { MemoryStore } from '../src/domain/memory-store.js'
+import type { ChallengerStore } from '../src/domain/store.js'
 
 const stores = new WeakMap<FastifyInstance, ChallengerStore>()
 

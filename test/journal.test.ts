@@ -4,7 +4,8 @@ import t from 'tap'
 import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, routeResource, type RequestFacts } from '../src/domain/catalogue.js'
 import { decodeEntry, encodeEntry, JOURNAL_TEXT_BYTES, Journals, journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
 import { RedisStore, sessionId } from '../src/domain/redis-store.js'
-import { MemoryStore, type ChallengerStore } from '../src/domain/store.js'
+import { MemoryStore } from '../src/domain/memory-store.js'
+import type { ChallengerStore } from '../src/domain/store.js'
 import { basic, build, newSession } from './helper.js'
 import { fakeTime } from './clock.js'
 import { redisMissing, redisServer } from './redis-server.js'
@@ -479,7 +480,7 @@ t.test('the journal holds JOURNAL_SIZE entries, 0 turns it off, and it goes with
 
   const none = new MemoryStore({ journalSize: 0 })
   const kept = await none.create()
-  none.recordNow(kept.guid, entry())
+  none.record(kept.guid, entry())
   t.same(await none.journal(kept.guid), [], 'a store with journalSize 0 keeps nothing')
 
   const off = await build(t, { journalSize: 0, creationRateLimit: 0 })
@@ -537,9 +538,9 @@ t.test('single-player mode: the one session records every request, a stray path 
 t.test('a store without a journal, and one that fails to keep an entry, fail nothing', async t => {
   // The store interface's required members only: no journal.
   const only = (store: MemoryStore, extra: Partial<ChallengerStore> = {}): ChallengerStore => ({
-    create: async () => await store.create(),
+    create: async (name, progress, limit) => await store.create(name, progress, limit),
     get: async guid => await store.get(guid),
-    setNote: async (guid, note, bits) => await store.setNote(guid, note, bits),
+    writeNote: async (guid, token, note, bits) => await store.writeNote(guid, token, note, bits),
     pass: async (guid, bits) => { await store.pass(guid, bits) },
     restore: async (record, options) => await store.restore(record, options),
     available: () => true,

@@ -6,7 +6,8 @@ import t from 'tap'
 import { DurationHistogram, DURATION_BUCKETS } from '../plugins/metrics.js'
 import app from '../src/app.js'
 import { challenges } from '../src/domain/catalogue.js'
-import { MemoryStore, StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
+import { MemoryStore } from '../src/domain/memory-store.js'
+import { StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
 import { build, newSession } from './helper.js'
 
 const TOKEN = 'instructor-token-0123456789'
@@ -21,15 +22,18 @@ const value = (families: Families, name: string, labels: Record<string, string> 
 const scrape = async (server: Awaited<ReturnType<typeof build>>): Promise<Families> =>
   parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
 
-/** A store with no in-process shortcuts (getNow, counts): every lookup is a promise, as with Redis. */
+/** A store that answers through promises (and without counts): every lookup is a promise, as with Redis. */
 function remoteLike (inner: MemoryStore, down: () => boolean): ChallengerStore {
   return {
-    create: async () => await inner.create(),
+    create: async (name, progress, limit) => await inner.create(name, progress, limit),
     get: async guid => {
       if (down()) throw new StoreUnavailableError(new Error('gone'))
       return await inner.get(guid)
     },
-    setNote: async (guid, note, bits) => await inner.setNote(guid, note, bits),
+    writeNote: async (guid, token, note, bits) => {
+      if (down()) throw new StoreUnavailableError(new Error('gone'))
+      return await inner.writeNote(guid, token, note, bits)
+    },
     pass: async (guid, bits) => { await inner.pass(guid, bits) },
     restore: async (record, options) => await inner.restore(record, options),
     available: () => !down(),
@@ -161,9 +165,9 @@ t.test('a store that fails: its errors are counted, it is reported down, and the
   let down = false
   class Flaky extends MemoryStore {
     override available (): boolean { return !down }
-    override getNow (guid: string) {
+    override get (guid: string) {
       if (down) throw new StoreUnavailableError(new Error('gone'))
-      return super.getNow(guid)
+      return super.get(guid)
     }
 
     override async counts (): Promise<never> { throw new StoreUnavailableError(new Error('gone')) }
@@ -183,7 +187,7 @@ t.test('a store that fails: its errors are counted, it is reported down, and the
   t.ok(Number.isNaN(value(families, 'api_challenges_sessions_active')))
 })
 
-t.test('a store whose get rejects with StoreUnavailableError: each 503 is a store error; a store that cannot count gives NaN', async t => {
+t.test('a store whose lookups reject with StoreUnavailableError: each 503 is a store error; a store that cannot count gives NaN', async t => {
   let down = false
   const server = await build(t, { adminToken: TOKEN, store: remoteLike(new MemoryStore(), () => down) })
   const { guid, token } = await newSession(server)

@@ -17,7 +17,7 @@ async function send (agent: Agent, port: number, method: string, path: string, h
 
 /** `make` returns a fresh, empty store with room for `maxSessions`; the suite closes it. */
 export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<ChallengerStore>): void {
-  t.test('create, get, setNote and pass', async t => {
+  t.test('create, get, writeNote and pass', async t => {
     const store = await make(100)
     t.teardown(() => store.close())
     const a = await store.create()
@@ -27,8 +27,8 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     t.same(await store.get(a.guid), { guid: a.guid, token: a.token, note: '', progress: 0 })
     t.equal(await store.get('11111111-2222-4333-8444-555555555555'), undefined)
     t.equal(await store.get('__proto__'), undefined)
-    t.equal(await store.setNote(a.guid, 'hi <&> 😀'), 'hi <&> 😀')
-    t.equal(await store.setNote('nobody', 'x'), undefined)
+    t.same(await store.writeNote(a.guid, a.token, 'hi <&> 😀', 0), { guid: a.guid, token: a.token, note: '', progress: 0 }, 'the session as it was found')
+    t.equal(await store.writeNote('nobody', a.token, 'x', 0), undefined)
     await store.pass(a.guid, 0b101)
     await store.pass(a.guid, 0b110)
     await store.pass('nobody', 1)
@@ -37,17 +37,33 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     t.equal(store.available(), true)
   })
 
-  t.test('setNote with bits passes them in the same step; without, progress stays as it was', async t => {
+  t.test('writeNote stores the note and its bits in one step when the token is the session\'s, and nothing otherwise', async t => {
     const store = await make(100)
     t.teardown(() => store.close())
     const a = await store.create()
     await store.pass(a.guid, 0b1)
-    t.equal(await store.setNote(a.guid, 'first', 0b1100), 'first')
+    t.same(await store.writeNote(a.guid, a.token, 'first', 0b1100), { guid: a.guid, token: a.token, note: '', progress: 0b1 }, 'found as it was before the write')
     t.same(await store.get(a.guid), { guid: a.guid, token: a.token, note: 'first', progress: 0b1101 })
-    t.equal(await store.setNote(a.guid, 'second'), 'second')
-    t.same(await store.get(a.guid), { guid: a.guid, token: a.token, note: 'second', progress: 0b1101 })
-    t.equal(await store.setNote('nobody', 'x', 0b10), undefined, 'a session that is gone stays gone')
+    t.same(await store.writeNote(a.guid, 'f'.repeat(32), 'wrong', 0b10), { guid: a.guid, token: a.token, note: 'first', progress: 0b1101 }, 'another token: found')
+    t.same(await store.get(a.guid), { guid: a.guid, token: a.token, note: 'first', progress: 0b1101 }, 'and nothing written')
+    await store.writeNote(a.guid, a.token, 'second', 0)
+    t.same(await store.get(a.guid), { guid: a.guid, token: a.token, note: 'second', progress: 0b1101 }, 'without bits, progress stays as it was')
+    t.equal(await store.writeNote('nobody', a.token, 'x', 0b10), undefined, 'a session that is gone stays gone')
     t.equal(await store.get('nobody'), undefined)
+  })
+
+  t.test('create with a limit counts the creation where countCreation counts, and refuses one over it', async t => {
+    const store = await make(10)
+    t.teardown(() => store.close())
+    const limit = { client: '127.0.0.9', windowMs: 60_000, max: 2 }
+    const ada = await store.create('Ada', 0b1, limit)
+    t.same(await store.get(ada.guid), { guid: ada.guid, token: ada.token, note: '', progress: 0b1, name: 'Ada' }, 'made with its name and progress')
+    await store.create(undefined, 0, limit)
+    await t.rejects(async () => await store.create(undefined, 0, limit), { name: 'CreationRefusedError', statusCode: 429 })
+    const refused = await Promise.resolve().then(() => store.create(undefined, 0, limit)).catch((error: { msLeft: number }) => error)
+    t.ok('msLeft' in refused && refused.msLeft > 0 && refused.msLeft <= 60_000, 'with the time left in the window')
+    t.equal((await store.countCreation?.('127.0.0.9', 60_000, 0))?.count, 4, 'every creation counted, the refused ones too')
+    t.equal((await store.list?.(10))?.total, 2, 'and no session made over the limit')
   })
 
   t.test('restore replaces a live session and creates a missing one', async t => {
@@ -85,7 +101,7 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     const live = async (): Promise<string[]> => ((await store.list?.(10))?.sessions ?? []).map(s => s.guid)
     const learner = await store.create()
     t.ok(await store.get(learner.guid))
-    await store.setNote(learner.guid, 'mine')
+    await store.writeNote(learner.guid, learner.token, 'mine', 0)
     const made: string[] = []
     for (let i = 0; i < 12; i++) made.push((await store.create()).guid)
     const [nine, ten, eleven] = made.slice(-3) as [string, string, string]
@@ -147,7 +163,7 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     t.teardown(() => store.close())
     const a = await store.create()
     const seen = await store.get(a.guid)
-    await store.setNote(a.guid, 'later')
+    await store.writeNote(a.guid, a.token, 'later', 0)
     t.equal(seen?.note, '')
   })
 
@@ -254,7 +270,7 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     const b = await store.create()
     await store.create()
     await store.pass(a.guid, 0b11)
-    await store.setNote(b.guid, 'x', 0b10)
+    await store.writeNote(b.guid, b.token, 'x', 0b10)
     await store.pass(b.guid, 2 ** 31)
     const summary = await store.summary?.(60_000)
     t.equal(summary?.live, 3)

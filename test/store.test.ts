@@ -1,7 +1,7 @@
 // The in-memory store's life cycle with a hand-moved clock: expiry, touch, capacity, restore.
 import t from 'tap'
 import { MAX_COUNTED, WindowCounts } from '../src/domain/counts.js'
-import { MemoryStore } from '../src/domain/store.js'
+import { MemoryStore } from '../src/domain/memory-store.js'
 import { fakeTime } from './clock.js'
 import { storeBehaviour } from './store-behaviour.js'
 
@@ -22,7 +22,7 @@ t.test('a session untouched for idleMs is gone; one millisecond less and it is a
   time.advance(IDLE)
   t.equal(await store.get(a.guid), undefined, 'gone at exactly idleMs')
   t.equal(store.size, 0, 'and its memory is released')
-  t.equal(await store.setNote(a.guid, 'x'), undefined)
+  t.equal(await store.writeNote(a.guid, a.token, 'x', 0), undefined)
 })
 
 t.test('expired sessions are released without being asked for, a few per call and all on the timer', async t => {
@@ -66,7 +66,7 @@ t.test('restore replaces a live session and recreates a gone one', async t => {
   const time = fakeTime()
   const store = new MemoryStore({ idleMs: IDLE, now: time.now, every: time.every })
   const a = await store.create()
-  await store.setNote(a.guid, 'old')
+  await store.writeNote(a.guid, a.token, 'old', 0)
   t.equal(await store.restore({ guid: a.guid, token: 'f'.repeat(32), note: 'new', progress: 3 }), 'replaced')
   t.same(await store.get(a.guid), { guid: a.guid, token: 'f'.repeat(32), note: 'new', progress: 3 })
   t.equal(store.size, 1)
@@ -86,7 +86,7 @@ t.test('a pinned session never expires and does not count toward capacity', asyn
   time.tick()
   t.same(await store.get(pinned.guid), pinned)
   t.equal(await store.get(other.guid), undefined)
-  await store.setNote(pinned.guid, 'kept')
+  await store.writeNote(pinned.guid, pinned.token, 'kept', 0)
   await store.pass(pinned.guid, 4)
   t.equal(await store.restore({ ...pinned, note: 'restored' }), 'replaced', 'restoring it keeps it pinned')
   time.advance(IDLE * 10)
@@ -98,7 +98,7 @@ t.test('a looked-up record is a copy: changing the store does not change it', as
   t.teardown(() => store.close())
   const a = await store.create()
   const seen = await store.get(a.guid)
-  await store.setNote(a.guid, 'later')
+  await store.writeNote(a.guid, a.token, 'later', 0)
   t.equal(seen?.note, '')
 })
 
@@ -192,7 +192,7 @@ t.test('the board\'s cursor holds across thousands of touches (its marks are com
   const made: string[] = []
   for (let i = 0; i < 100; i++) made.push((await store.create()).guid)
   // 40,000 touches: more marks than the first limit (1,024 marks, one per 32 touches), so stale ones are dropped.
-  for (let i = 0; i < 40_000; i++) store.getNow(made[(i * 7) % 100] as string)
+  for (let i = 0; i < 40_000; i++) store.get(made[(i * 7) % 100] as string)
   const first = await store.list(10)
   const expected = (await store.list(100)).sessions.map(s => s.guid)
   t.same(first.sessions.map(s => s.guid), expected.slice(0, 10))
@@ -215,15 +215,14 @@ t.test('the session found last stands for its guid only while it is live', async
   const store = new MemoryStore({ idleMs: IDLE, maxSessions: 1, now: time.now, every: time.every })
   const a = await store.create()
   t.ok(await store.get(a.guid), 'found: the calls that follow name it')
-  t.equal(store.setNoteNow(a.guid, 'kept'), 'kept')
-  store.passNow(a.guid, 4)
+  store.pass(a.guid, 4)
   t.equal((await store.get(a.guid))?.progress, 4)
   // Made to make room (the only session, so it goes though it was used): the session found last
   // is gone, and calls by its guid find nothing.
   await store.create()
   t.equal(store.size, 1)
-  t.equal(store.setNoteNow(a.guid, 'lost'), undefined, 'evicted: no note kept')
-  store.passNow(a.guid, 8)
+  t.equal(await store.setName(a.guid, 'lost'), undefined, 'evicted: not named')
+  store.pass(a.guid, 8)
   t.equal(await store.journal(a.guid), undefined)
 
   // Found, then expired: gone on the next lookup, and with it the shortcut.
@@ -231,19 +230,19 @@ t.test('the session found last stands for its guid only while it is live', async
   t.ok(await store.get(b.guid))
   time.advance(IDLE)
   t.equal(await store.get(b.guid), undefined)
-  t.equal(store.setNoteNow(b.guid, 'late'), undefined, 'expired: no note kept')
+  t.equal(await store.setName(b.guid, 'late'), undefined, 'expired: not named')
 
   // A pinned session found, then replaced by restore: the calls reach the new record.
   const pinned = { guid: '00000000-0000-4000-8000-000000000001', token: 'f'.repeat(32), note: 'old', progress: 1 }
   await store.restore(pinned, { pinned: true })
   t.equal((await store.get(pinned.guid))?.note, 'old')
   await store.restore({ ...pinned, note: 'new', progress: 2 }, { pinned: true })
-  t.equal(store.setNoteNow(pinned.guid, 'newer', 16), 'newer')
-  t.same(await store.get(pinned.guid), { ...pinned, note: 'newer', progress: 18, name: undefined }, 'the replacement was written, not the record it replaced')
+  store.pass(pinned.guid, 16)
+  t.same(await store.get(pinned.guid), { ...pinned, note: 'new', progress: 18, name: undefined }, 'the replacement was written, not the record it replaced')
 
   // Closed: nothing is found.
   await store.close()
-  t.equal(store.setNoteNow(pinned.guid, 'closed'), undefined)
+  t.equal(await store.setName(pinned.guid, 'closed'), undefined)
 })
 
 t.test('the counts in memory: a window closes windowMs after it opened, by the store\'s clock; closed ones are forgotten on the timer', async t => {

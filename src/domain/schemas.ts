@@ -4,7 +4,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { challenges, OTHER_REFERENCE_NAMES, paddedId } from './catalogue.js'
 import { MAX_NAME } from './names.js'
-import { TOKEN_PATTERN } from './store.js'
+import { TOKEN_PATTERN } from './ids.js'
 
 export interface HeaderDoc {
   type: 'string'

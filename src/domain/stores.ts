@@ -1,7 +1,8 @@
 // The store the service keeps its sessions in, chosen once from the options: the one the host
 // passed, a Redis store for a Redis URL, else a new in-memory store.
 import { RedisStore } from './redis-store.js'
-import { MemoryStore, type ChallengerStore } from './store.js'
+import { MemoryStore } from './memory-store.js'
+import type { ChallengerStore } from './store.js'
 
 export interface StoreOptions {
   /** The store to use, as it is: it brings its own expiry and capacity. */

@@ -4,7 +4,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import app from '../../src/app.js'
-import { MemoryStore } from '../../src/domain/store.js'
+import { MemoryStore } from '../../src/domain/memory-store.js'
 import { build, newSession, passed } from '../helper.js'
 
 t.test('a session made at one base passes challenges at the other', async t => {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { challenges } from '../../src/domain/catalogue.js'
-import { MemoryStore } from '../../src/domain/store.js'
+import { MemoryStore } from '../../src/domain/memory-store.js'
 import { BASES, baseName, build, errorMessages, passed } from '../helper.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -111,9 +111,9 @@ for (const base of BASES) {
         store: {
           create: async () => { throw new Error('disk on fire at /var/secret') },
           get: async () => { throw new Error('disk on fire at /var/secret') },
-          setNote: async () => undefined,
+          writeNote: async () => undefined,
           pass: async () => {},
-          restore: async () => 'created',
+          restore: async () => 'created' as const,
           available: () => true,
           close: async () => {}
         }
@@ -132,9 +132,9 @@ for (const base of BASES) {
         store: {
           create: async () => { throw busy },
           get: async () => undefined,
-          setNote: async () => undefined,
+          writeNote: async () => undefined,
           pass: async () => {},
-          restore: async () => 'created',
+          restore: async () => 'created' as const,
           available: () => true,
           close: async () => {}
         }
@@ -158,10 +158,9 @@ for (const base of BASES) {
 
     t.test('GET /challenger/{guid} looks the session up once, even when X-CHALLENGER names it too', async t => {
       const store = new MemoryStore()
-      // Every lookup, through a promise (get) or not, ends in getNow.
       const asked: string[] = []
-      const getNow = store.getNow.bind(store)
-      store.getNow = (id: string) => { asked.push(id); return getNow(id) }
+      const get = store.get.bind(store)
+      store.get = (id: string) => { asked.push(id); return get(id) }
       const app = await build(t, { store })
       const guid = (await app.inject({ method: 'POST', url: `${base}/challenger` })).headers['x-challenger'] as string
       const other = (await app.inject({ method: 'POST', url: `${base}/challenger` })).headers['x-challenger'] as string

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { MemoryStore, type ChallengerStore } from '../../src/domain/store.js'
+import { MemoryStore } from '../../src/domain/memory-store.js'
+import type { ChallengerStore } from '../../src/domain/store.js'
 import { BASES, baseName, basic, build, errorMessages, newSession, passed, storeOf } from '../helper.js'
 
 const json = { 'content-type': 'application/json' }
@@ -7,9 +8,9 @@ const json = { 'content-type': 'application/json' }
 /** A store with only the asynchronous interface, as a networked one has: MemoryStore's answers, each a promise. */
 function asyncOnly (store: MemoryStore, pass = store.pass.bind(store)): ChallengerStore {
   return {
-    create: async () => await store.create(),
+    create: async (name, progress, limit) => await store.create(name, progress, limit),
     get: async guid => await store.get(guid),
-    setNote: async (guid, note, bits) => await store.setNote(guid, note, bits),
+    writeNote: async (guid, token, note, bits) => await store.writeNote(guid, token, note, bits),
     pass,
     restore: async (record, options) => await store.restore(record, options),
     available: () => store.available(),
@@ -359,7 +360,7 @@ for (const base of BASES) {
 
     t.test('a session that ends while its note is written gets 401, not a false 200', async t => {
       class EndingStore extends MemoryStore {
-        override setNoteNow (): string | undefined {
+        override writeNote (): undefined {
           return undefined
         }
       }

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { challenges, OTHER_REFERENCE_NAMES, paddedId } from '../../src/domain/catalogue.js'
 import { SINGLE_PLAYER_GUID } from '../../src/domain/options.js'
-import { MemoryStore } from '../../src/domain/store.js'
+import { MemoryStore } from '../../src/domain/memory-store.js'
 import { fakeTime } from '../clock.js'
 import { BASES, baseName, basic, build, errorMessages, newSession, passed, storeOf } from '../helper.js'
 
