@@ -138,6 +138,18 @@ await app.close()
     files: [[200, 'text/css; charset=utf-8', true], [200, 'text/javascript; charset=utf-8', true]]
   }, 'the pages\' files (public/) come with it')
 
+  // The Redis store's scripts (.lua files beside its modules) come with it: a store that cannot find
+  // them would throw as the app starts. Redis itself is not there: the app starts all the same, and says 503.
+  await writeFile(join(dir, 'redis.mjs'), `
+import Fastify from 'fastify'
+import apiChallenges from '${pkg.name}'
+const app = Fastify()
+await app.register(apiChallenges, { redisUrl: 'redis://127.0.0.1:1' })
+console.log((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode)
+await app.close()
+`)
+  t.equal((await run(process.execPath, ['redis.mjs'], { cwd: dir })).stdout.trim(), '503', 'the Redis store\'s scripts are in the package')
+
   // The docs' plain-JavaScript embed example, read from docs/embedding.md (its first js block under
   // "In JavaScript"), verbatim but for a free port.
   const embedding = await readFile(new URL('../docs/embedding.md', import.meta.url), 'utf8')
