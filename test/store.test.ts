@@ -2,6 +2,7 @@
 import t from 'tap'
 import { MAX_COUNTED, WindowCounts } from '../src/domain/counts.js'
 import { MemoryStore } from '../src/domain/memory-store.js'
+import { then } from '../src/domain/store.js'
 import { fakeTime } from './clock.js'
 import { storeBehaviour } from './store-behaviour.js'
 
@@ -279,4 +280,12 @@ t.test('WindowCounts keeps at most MAX_COUNTED clients: the closed windows go fi
   counts.sweep()
   t.equal(counts.size, 1, 'the sweep forgets every closed window')
   t.equal(counts.count('another', 5000, 0).count, 1, 'and keeps the open ones')
+})
+
+t.test('then goes on at once after a value, and after a promise once it resolves', async t => {
+  const next = (n: number): number => n + 1
+  t.equal(then(1, next), 2, 'a value: the answer at once, no promise')
+  const later = then(Promise.resolve(1), next)
+  t.ok(later instanceof Promise, 'a promise: a promise of the answer')
+  t.equal(await later, 2)
 })

@@ -34,7 +34,7 @@ import { decodeEntry, encodeEntry, type JournalEntry } from './journal.js'
 import { Availability } from './redis/availability.js'
 import { Batch } from './redis/batch.js'
 import { guidOf, sessionId } from './redis/ids.js'
-import { defineScripts, PER_MS, type Common, type Found, type Scripts } from './redis/scripts.js'
+import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Scripts } from './redis/scripts.js'
 import { BadCursorError, CreationRefusedError, type ChallengerRecord, type ChallengerStore, type ClassSummary, type CreationCount, type CreationLimit, type SessionPage, type SessionSummary, type StoreStatus } from './store.js'
 
 export { StoreUnavailableError } from './store.js'
@@ -91,6 +91,7 @@ export class RedisStore implements ChallengerStore {
   readonly #batch: Batch
 
   constructor (options: RedisStoreOptions) {
+    const scripts = loadScripts()
     this.#prefix = options.prefix
     this.#maxSessions = options.maxSessions
     this.#journalSize = options.journalSize ?? 20
@@ -110,7 +111,7 @@ export class RedisStore implements ChallengerStore {
       // A batch is already all of a turn's calls: it goes out as soon as it is made, not a turn later.
       autoPipeliningIgnoredCommands: ['batch']
     })
-    this.#scripts = defineScripts(this.client)
+    this.#scripts = defineScripts(this.client, scripts)
     this.#common = [`${this.#prefix}lru`, `${this.#prefix}sessions`, `${this.#prefix}new`, options.idleMs, this.#prefix]
     this.#availability = new Availability(this.client, {
       timeoutMs: timeout,

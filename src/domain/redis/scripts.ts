@@ -63,19 +63,27 @@ export interface Scripts {
   peekCount (key: string): Promise<[number, number]>
 }
 
+/** A script as Redis runs it: its name, how many of its arguments are keys, its text. */
+export type Script = [name: string, keys: number, lua: string]
+
 /** The scripts' text, read at the first store's start. */
-let sources: Array<[name: string, keys: number, lua: string]> | undefined
+let sources: Script[] | undefined
 
 function read (file: string): string {
   return readFileSync(new URL(`lua/${file}.lua`, import.meta.url), 'utf8')
 }
 
-/** Defines the scripts as commands of `client`, and hands them out typed. */
-export function defineScripts (client: Redis): Scripts {
+/** The scripts, read from ./lua once (a missing file throws here, before any connection is made). */
+export function loadScripts (): Script[] {
   sources ??= Object.entries(SCRIPTS).map(([name, script]) => {
     const flags = 'flags' in script ? ` flags=${script.flags}` : ''
     return [name, script.keys, `#!lua${flags}\n${CONSTANTS}${script.files.map(read).join('')}`]
   })
-  for (const [name, numberOfKeys, lua] of sources) client.defineCommand(name, { numberOfKeys, lua })
+  return sources
+}
+
+/** Defines `scripts` as commands of `client`, and hands them out typed. */
+export function defineScripts (client: Redis, scripts: Script[]): Scripts {
+  for (const [name, numberOfKeys, lua] of scripts) client.defineCommand(name, { numberOfKeys, lua })
   return client as unknown as Scripts
 }
