@@ -151,8 +151,10 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       },
       // Any body is taken (see the schema's description): only a JSON object's name is looked at,
       // by checkName in the handler. The schema is for the OpenAPI document; checked here, it would
-      // fail on every request without a body and build an Error with its stack for nothing (measured:
-      // about a sixth of the creation's CPU time).
+      // refuse what the reference takes (no body, a JSON array, any other type's body: 201 with the
+      // body ignored), answer a bad name with the validator's words rather than checkName's, and
+      // build an Error with its stack on every request without a body (measured: about a sixth of
+      // the creation's CPU time).
       validatorCompiler: () => takeAnyBody
     }, handle)
     fastify.allowOnly('/challenger', ['POST', 'OPTIONS'])
