@@ -13,6 +13,7 @@
 // reference. A body without a Content-Type is read as JSON, as the reference does.
 import { errorCodes, type FastifyError, type FastifyInstance, type FastifyRequest, type preHandlerHookHandler, type preParsingHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
+import { BadXmlBodyError } from '../src/domain/errors.js'
 
 export type BodyPolicy = 'json' | 'optional-json' | 'none' | 'ignore'
 
@@ -37,9 +38,9 @@ export interface BodiesOptions {
 
 type Done = (error: Error | null, body?: unknown) => void
 
-/** A 400 that keeps the parser's message, for an XML body that is refused. */
+/** A 400 that keeps the parser's message, for an XML body that is refused (APICH_BAD_XML_BODY). */
 function badRequest (error: Error): FastifyError {
-  return Object.assign(error, { statusCode: 400 }) as FastifyError
+  return new BadXmlBodyError(error.message, { cause: error })
 }
 
 /**

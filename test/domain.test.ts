@@ -2,6 +2,7 @@
 import t from 'tap'
 import { bitFor, challenges, checkedCatalogue, isPassed, type Challenge, type Trigger } from '../src/domain/catalogue.js'
 import { configFromEnv, ConfigError } from '../src/domain/config.js'
+import { BadCursorError, BadXmlBodyError, ERROR_CODES, SessionEndedError, StoreUnavailableError, UnreachableChallengeError } from '../src/domain/errors.js'
 import { worstSessionBytes } from '../src/domain/journal.js'
 import { defaults, journalMemory, resolveOptions } from '../src/domain/options.js'
 import { safeEqual } from '../src/domain/secrets.js'
@@ -92,6 +93,30 @@ t.test('resolveOptions merges defaults without touching the caller and refuses b
   t.equal(resolveOptions({ redisUrl: 'rediss://cache:6380' }).redisUrl, 'rediss://cache:6380')
   t.throws(() => resolveOptions({ redisUrl: 'http://cache' }), /option redisUrl must be a redis:\/\/ or rediss:\/\/ URL/)
   t.throws(() => resolveOptions({ redisKeyPrefix: 'has space' }), /option redisKeyPrefix must be/)
+  const refused = ((): unknown => { try { return resolveOptions({ noteMaxLength: 0 }) } catch (error) { return error } })()
+  t.type(refused, TypeError, 'a TypeError, as before the codes')
+  t.match(refused, { name: 'TypeError', code: 'APICH_OPTION', statusCode: undefined })
+})
+
+t.test('the service\'s own errors each have a stable code of their own, and keep their names and messages', async t => {
+  const codes = Object.values(ERROR_CODES)
+  t.equal(new Set(codes).size, codes.length, 'no code is used twice')
+  t.ok(codes.every(code => /^APICH_[A-Z_]+$/.test(code)), 'all APICH_, apart from Fastify\'s FST_ERR_')
+  const cause = new Error('ECONNREFUSED')
+  const down = new StoreUnavailableError(cause)
+  t.match(down, { name: 'StoreUnavailableError', code: 'APICH_STORE_UNAVAILABLE', statusCode: 503, message: 'The session store is unavailable; try again shortly' })
+  t.equal(down.cause, cause, 'what made the store unavailable, for the log')
+  t.ok(down instanceof StoreUnavailableError && down instanceof Error)
+  t.notOk(new BadCursorError() instanceof StoreUnavailableError, 'each class knows its own')
+  t.match(new BadCursorError(), { name: 'BadCursorError', code: 'APICH_BAD_CURSOR', statusCode: 400, message: /^The cursor is not one that GET \/admin\/sessions gave/ })
+  t.match(new SessionEndedError(), { name: 'SessionEndedError', code: 'APICH_SESSION_ENDED', statusCode: 401, message: 'The session ended before the note was stored' })
+  const xml = new BadXmlBodyError('A DOCTYPE is not allowed in the body (100%s)', { cause })
+  t.match(xml, { name: 'BadXmlBodyError', code: 'APICH_BAD_XML_BODY', statusCode: 400, message: 'A DOCTYPE is not allowed in the body (100%s)' }, 'the parser\'s message as it was')
+  t.equal(xml.cause, cause)
+  t.match(new UnreachableChallengeError('"GET /x" (challenge 39)'), { code: 'APICH_UNREACHABLE_CHALLENGE', message: 'api-challenges: no route reports "GET /x" (challenge 39)' })
+  t.throws(() => bitFor('HEAD /heartbeat' as Trigger), { code: 'APICH_UNKNOWN_TRIGGER', name: 'Error' })
+  const template = challenges[0] as Challenge
+  t.throws(() => checkedCatalogue([template, template]), { code: 'APICH_CATALOGUE', message: 'catalogue: id 1 used twice' })
 })
 
 t.test('configFromEnv reads the environment and names a bad variable', async t => {
@@ -124,7 +149,7 @@ t.test('configFromEnv reads the environment and names a bad variable', async t =
     [{ MODE: 'solo' }, /^MODE must be multi or single, got "solo"$/],
     [{ DOCS: 'no' }, /^DOCS must be true or false, got "no"$/]
   ]
-  for (const [env, message] of bad) t.throws(() => configFromEnv(env), { name: 'ConfigError', message }, JSON.stringify(env))
+  for (const [env, message] of bad) t.throws(() => configFromEnv(env), { name: 'ConfigError', code: 'APICH_CONFIG', message }, JSON.stringify(env))
   t.type(new ConfigError('x'), Error)
 })
 

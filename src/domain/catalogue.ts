@@ -1,6 +1,7 @@
 // The challenge catalogue: the list of challenge-list.ts, checked, and the lookups over it
 // (bits, status maps, the reference's names). Plain data and lookups; it knows nothing of HTTP or Fastify.
 import { API_BASE } from './api-base.js'
+import { CatalogueError, UnknownTriggerError } from './errors.js'
 import { challenges, SOLUTIONS_BASE, type Challenge, type NearMiss, type RequestFacts, type SeenRequest, type Trigger } from './challenge-list.js'
 
 export { challenges, SOLUTIONS_BASE, type Challenge, type RequestFacts, type SeenRequest, type Trigger }
@@ -103,21 +104,21 @@ export const OTHER_REFERENCE_NAMES: readonly string[] = Object.freeze([
 export function checkedCatalogue (list: readonly Challenge[]): readonly Challenge[] {
   const once = (what: string, values: ReadonlyArray<string | number>): void => {
     const twice = values.filter((value, at) => values.indexOf(value) !== at)
-    if (twice.length > 0) throw new Error(`catalogue: ${what} ${twice.join(', ')} used twice`)
+    if (twice.length > 0) throw new CatalogueError(`${what} ${twice.join(', ')} used twice`)
   }
   once('id', list.map(c => c.id))
   // GET /challenges and the pages list the challenges in the catalogue's order, which is id order.
   const early = list.find((c, at) => at > 0 && c.id < (list[at - 1] as Challenge).id)
-  if (early !== undefined) throw new Error(`catalogue: challenge ${early.id} comes after a higher id; keep the list in id order`)
+  if (early !== undefined) throw new CatalogueError(`challenge ${early.id} comes after a higher id; keep the list in id order`)
   once('reference name', list.map(c => c.referenceName))
   once('trigger', list.map(c => c.trigger))
   once('bit', list.map(c => c.bit))
   const wrong = list.filter(c => !Number.isInteger(c.bit) || c.bit < 0 || c.bit > 30)
-  if (wrong.length > 0) throw new Error(`catalogue: challenge ${wrong[0]?.id} has bit ${wrong[0]?.bit}; bits go from 0 to 30`)
+  if (wrong.length > 0) throw new CatalogueError(`challenge ${wrong[0]?.id} has bit ${wrong[0]?.bit}; bits go from 0 to 30`)
   const unhinted = list.filter(c => c.nearMisses.length === 0)
-  if (unhinted.length > 0) throw new Error(`catalogue: challenge ${unhinted[0]?.id} has no near miss; each has at least one`)
+  if (unhinted.length > 0) throw new CatalogueError(`challenge ${unhinted[0]?.id} has no near miss; each has at least one`)
   const misses = list.reduce((sum, c) => sum + c.nearMisses.length, 0)
-  if (misses > MAX_NEAR_MISSES) throw new Error(`catalogue: ${misses} near misses; the journal keeps at most ${MAX_NEAR_MISSES}`)
+  if (misses > MAX_NEAR_MISSES) throw new CatalogueError(`${misses} near misses; the journal keeps at most ${MAX_NEAR_MISSES}`)
   return list
 }
 
@@ -192,7 +193,7 @@ export function createCatalogue (list: readonly Challenge[]) {
      */
     bitFor (trigger: Trigger): number {
       const mask = maskByTrigger.get(trigger)
-      if (mask === undefined) throw new Error(`catalogue: no challenge is passed by ${JSON.stringify(trigger)}`)
+      if (mask === undefined) throw new UnknownTriggerError(trigger)
       return mask
     },
     /**

@@ -2,8 +2,12 @@
 // A bad value stops start-up with one line that names the variable.
 import { isIP } from 'node:net'
 import { everyClientOf, NAMED_RANGES } from './address-ranges.js'
+import { ConfigError } from './errors.js'
 import { MAX_JOURNAL_SIZE } from './journal.js'
 import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, CREDENTIAL_RULES, defaults, heapLimit, journalMemory, megabytes, type ApiChallengesOptions } from './options.js'
+
+/** An environment variable the server cannot use (APICH_CONFIG): src/server.ts says so and does not start. */
+export { ConfigError }
 
 /**
  * Which X-Forwarded-For hops to believe (Fastify's trustProxy): none (false), the last `n` (the
@@ -60,10 +64,6 @@ export const serverDefaults = Object.freeze({
 })
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
-
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
 
 type Env = Record<string, string | undefined>
 

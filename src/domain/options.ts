@@ -2,6 +2,7 @@
 // option fail at registration with a clear message.
 import { existsSync, readFileSync } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
+import { OptionError } from './errors.js'
 import { MAX_JOURNAL_SIZE, worstSessionBytes } from './journal.js'
 import type { ChallengerStore } from './store.js'
 
@@ -91,7 +92,7 @@ export const CREDENTIAL_RULES: Readonly<Record<'username' | 'password', Readonly
 function credential (name: 'username' | 'password', value: unknown): string {
   const rules = CREDENTIAL_RULES[name]
   if (typeof value !== 'string' || value === '' || rules.some(([pattern]) => pattern.test(value))) {
-    throw new TypeError(`api-challenges: option ${name} must be a non-empty string without ${rules.map(([, what]) => what).join(' or ')}, got ${JSON.stringify(value)}`)
+    throw new OptionError(`api-challenges: option ${name} must be a non-empty string without ${rules.map(([, what]) => what).join(' or ')}, got ${JSON.stringify(value)}`)
   }
   return value
 }
@@ -127,40 +128,40 @@ export const defaults = Object.freeze({
 
 function whole (name: string, value: unknown, min: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new TypeError(`api-challenges: option ${name} must be a whole number of at least ${min}, got ${JSON.stringify(value)}`)
+    throw new OptionError(`api-challenges: option ${name} must be a whole number of at least ${min}, got ${JSON.stringify(value)}`)
   }
   return value
 }
 
 function atMost (name: string, value: number, max: number): number {
-  if (value > max) throw new TypeError(`api-challenges: option ${name} must be at most ${max}, got ${value}`)
+  if (value > max) throw new OptionError(`api-challenges: option ${name} must be at most ${max}, got ${value}`)
   return value
 }
 
 function text (name: string, value: unknown, pattern: RegExp, rule: string): string {
   if (typeof value !== 'string' || !pattern.test(value)) {
-    throw new TypeError(`api-challenges: option ${name} must be ${rule}, got ${JSON.stringify(value)}`)
+    throw new OptionError(`api-challenges: option ${name} must be ${rule}, got ${JSON.stringify(value)}`)
   }
   return value
 }
 
 function adminToken (value: unknown): string {
   if (typeof value !== 'string' || !ADMIN_TOKEN_PATTERN.test(value)) {
-    throw new TypeError(`api-challenges: option adminToken must be ${ADMIN_TOKEN_RULE}, got ${typeof value === 'string' ? `${value.length} characters` : typeof value}`)
+    throw new OptionError(`api-challenges: option adminToken must be ${ADMIN_TOKEN_RULE}, got ${typeof value === 'string' ? `${value.length} characters` : typeof value}`)
   }
   return value
 }
 
 function oneOf<T extends string | boolean> (name: string, value: unknown, allowed: readonly T[]): T {
   if (!allowed.includes(value as T)) {
-    throw new TypeError(`api-challenges: option ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`)
+    throw new OptionError(`api-challenges: option ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`)
   }
   return value as T
 }
 
 function abortSignal (name: string, value: unknown): AbortSignal {
   if (!(value instanceof AbortSignal)) {
-    throw new TypeError(`api-challenges: option ${name} must be an AbortSignal, got ${value instanceof AbortController ? 'an AbortController (pass its signal)' : typeof value}`)
+    throw new OptionError(`api-challenges: option ${name} must be an AbortSignal, got ${value instanceof AbortController ? 'an AbortController (pass its signal)' : typeof value}`)
   }
   return value
 }
@@ -229,7 +230,7 @@ function refuseUnknown (options: object): void {
     const guess = closest(name)
     return guess === undefined ? JSON.stringify(name) : `${JSON.stringify(name)} (did you mean "${guess}"?)`
   })
-  throw new TypeError(`api-challenges: unknown option${unknown.length > 1 ? 's' : ''} ${named.join(', ')}; ` +
+  throw new OptionError(`api-challenges: unknown option${unknown.length > 1 ? 's' : ''} ${named.join(', ')}; ` +
     `the options are ${optionNames.join(', ')}, and Fastify's own ${fastifyNames.join(', ')}`)
 }
 
@@ -286,7 +287,7 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     ? journalMemory(resolved.maxSessions, resolved.journalSize, heapLimit())
     : undefined
   if (excess !== undefined) {
-    throw new TypeError(`api-challenges: option journalSize ${resolved.journalSize} with maxSessions ${resolved.maxSessions}: full journals of a stranger's requests ` +
+    throw new OptionError(`api-challenges: option journalSize ${resolved.journalSize} with maxSessions ${resolved.maxSessions}: full journals of a stranger's requests ` +
       `could take ${megabytes(excess.bytes)}, more than the heap limit of ${megabytes(heapLimit())}; journalSize may be at most ${excess.largest} with that many sessions`)
   }
   return resolved
