@@ -1,8 +1,9 @@
 // Errors: one body shape, {"errorMessages": ["..."]} (src/domain/messages.ts), sent by `reply.fail(status,
 // message)`, with the error handler and the 404 handler for the service. Errors that happen before
-// routing are src/server-options.ts's. The service's own errors carry stable codes (APICH_…, listed in
-// src/domain/errors.ts; Fastify's are FST_ERR_…): the log has them, a body never does. It also keeps the service's paths, as its routes are
-// registered, for the 404's "did you mean …?" (request.nearPath, src/domain/near-paths.ts).
+// routing are src/server-options.ts's. The service's own errors carry stable codes (APICH_…, listed
+// in src/domain/errors.ts; Fastify's are FST_ERR_…): the log has them, a body never does. It also
+// keeps the service's paths, as its routes are registered, for the 404's "did you mean …?"
+// (request.nearPath, src/domain/near-paths.ts).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { errorBody } from '../src/domain/messages.js'
