@@ -1,81 +1,22 @@
 // The challenges, as data: what each one is, the request that passes it (its trigger) and its fixed
 // bit in a session's progress. catalogue.ts checks the list and answers questions about it.
-// To add a challenge, see "Add a challenge" in the README.
+// To add a challenge, see "Add a challenge" in the README: its row here, its trigger in a route,
+// its test. Everything else (the Trigger type, counts, pages, documents, solution links) is read
+// from the rows.
+import { headInstead, jsonNote, notAllowed, otherMethod, overrideInstead, overrideMisses, tokenCameAs, wrongBearer, type NearMiss } from './near-miss-rules.js'
 
-/**
- * What a route reports after it has answered a request, in the form
- * `<METHOD> <resource> <outcome>`; the catalogue maps some of them to a challenge.
- * HEAD never appears here, so a HEAD request passes nothing ("HEAD is not GET").
- */
-export type Trigger =
-  | 'POST /challenger created'
-  | 'GET /challenges listed'
-  | 'DELETE /heartbeat'
-  | 'PATCH /heartbeat'
-  | 'TRACE /heartbeat'
-  | 'GET /heartbeat'
-  | 'POST /heartbeat as DELETE'
-  | 'POST /heartbeat as PATCH'
-  | 'POST /heartbeat as TRACE'
-  | 'POST /secret/token refused'
-  | 'POST /secret/token issued'
-  | 'GET /secret/note wrong-token'
-  | 'GET /secret/note no-token'
-  | 'GET /secret/note x-auth-token'
-  | 'GET /secret/note bearer'
-  | 'POST /secret/note wrong-token'
-  | 'POST /secret/note no-token'
-  | 'POST /secret/note x-auth-token'
-  | 'POST /secret/note bearer'
+export type { NearMiss, RequestFacts, SeenRequest, TokenVerdict } from './near-miss-rules.js'
 
-/** How a request came with its token, on the routes that take one (/secret/note). */
-export type TokenVerdict = 'missing' | 'valid' | 'wrong'
-
-/**
- * What the service saw of one request, as a near miss judges it: what the journal keeps (method,
- * status, token, content type) and a few headers it does not keep (never their secrets).
- */
-export interface RequestFacts {
-  method: string
-  status: number
-  /** On /secret/note: whether a token came, and whether it was the session's. */
-  token?: TokenVerdict
-  tokenSource?: 'x-auth-token' | 'bearer'
-  /** The media type of Content-Type, in lowercase, without parameters; null when there was none. */
-  contentType: string | null
-  /** X-HTTP-Method-Override, trimmed and in capitals; null when not sent. */
-  override: string | null
-  /** What Authorization held: nothing, Basic credentials, or something else (a Bearer token, …). */
-  authorization: 'none' | 'basic' | 'other'
-  /** Whether X-CHALLENGER was sent (a session can also be named in the URL). */
-  namedSession: boolean
-}
-
-/** What the journal shows of a request, from which a near miss's sentence is made. */
-export interface SeenRequest {
-  method: string
-  contentType: string | null
-  tokenSource?: 'x-auth-token' | 'bearer'
-}
-
-/**
- * A request that came close to a challenge and missed it by one condition. `when` recognises it
- * (it is only asked about a request to the challenge's own resource that passed nothing new, while
- * the challenge is not yet passed), and `says` is the one sentence the learner reads.
- */
-export interface NearMiss {
-  readonly when: (request: RequestFacts) => boolean
-  readonly says: (request: SeenRequest) => string
-}
-
-export interface Challenge {
+/** A challenge as its row is written below (its trigger any text, until the rows define Trigger). */
+interface Row {
   /** The reference's v1 number. */
   readonly id: number
   /** The name of the same challenge in the reference's CHALLENGE enum, as its saved sessions key it. */
   readonly referenceName: string
   readonly name: string
   readonly description: string
-  readonly trigger: Trigger
+  /** The request that passes it, as its route reports it (see Trigger). */
+  readonly trigger: string
   /**
    * The challenge's place in a session's progress (0 to 30), fixed for ever: stored progress, in
    * memory or in Redis, keeps its meaning whatever is added or reordered. A new challenge takes a
@@ -96,73 +37,11 @@ export interface Challenge {
 /** Where the reference publishes its solution pages (its canonical host, ChallengerWebGUI.CANONICAL_HOST). */
 export const SOLUTIONS_BASE = 'https://apichallenges.com/apichallenges/solutions/'
 
-// The near misses that several challenges share, as small rules.
+// Placeholders of the hints.
 const ID = '<your session id>'
 const TOKEN = '<your token>'
 
-/** Challenge `id` is one of GET's: the same request as HEAD passes nothing. */
-const headInstead = (id: number, when: (r: RequestFacts) => boolean = () => true): NearMiss => ({
-  when: r => r.method === 'HEAD' && when(r),
-  says: () => `HEAD passes nothing: challenge ${id} needs GET`
-})
-
-/** A method the resource refuses (405), where challenge `id` needs `method`. */
-const notAllowed = (id: number, method: string, resource: string): NearMiss => ({
-  when: r => r.status === 405 && r.method !== method && r.override === null,
-  says: r => `Challenge ${id} needs ${method} ${resource}; ${r.method} is not allowed there`
-})
-
-/** The request was right but for its method: GET where POST was needed, or the other way round. */
-const otherMethod = (id: number, method: 'GET' | 'POST', when: (r: RequestFacts) => boolean): NearMiss => ({
-  when: r => r.method === (method === 'GET' ? 'POST' : 'GET') && when(r),
-  says: r => `Challenge ${id} needs ${method} /secret/note; this was ${r.method}`
-})
-
-/** A wrong token sent as Bearer, where the challenge wants a wrong X-AUTH-TOKEN. */
-const wrongBearer = (id: number, method: string): NearMiss => ({
-  when: r => r.method === method && r.token === 'wrong' && r.tokenSource === 'bearer',
-  says: () => `Challenge ${id} needs a wrong X-AUTH-TOKEN; a wrong Bearer token does not count`
-})
-
-/** The right token, but in the other header. */
-const tokenCameAs = (id: number, method: string, wanted: 'x-auth-token' | 'bearer'): NearMiss => ({
-  when: r => r.method === method && r.token === 'valid' && r.tokenSource !== wanted && r.status < 400,
-  says: () => wanted === 'bearer'
-    ? `Challenge ${id} needs your token as Authorization: Bearer <token>; this one came in X-AUTH-TOKEN`
-    : `Challenge ${id} needs your token in X-AUTH-TOKEN; this one came as a Bearer token`
-})
-
-/** The right token for a note write, but a body the service does not take as a note. */
-const jsonNote = (id: number, source: 'x-auth-token' | 'bearer'): NearMiss => ({
-  when: r => r.method === 'POST' && r.token === 'valid' && r.tokenSource === source && (r.status === 415 || r.status === 400),
-  says: r => `Challenge ${id} needs a JSON body such as {"note": "hi"}; this one ` +
-    (r.contentType === null ? 'had no Content-Type' : r.contentType === 'application/json' ? 'was not a JSON object with a string note' : `had Content-Type ${r.contentType}`)
-})
-
-/** POST with X-HTTP-Method-Override passes 40-42; challenges 25-27 want the method itself. */
-const overrideInstead = (id: number, method: string, overrideId: number): NearMiss => ({
-  when: r => r.method === 'POST' && r.override === method,
-  says: () => `Challenge ${id} needs the ${method} method itself; POST with X-HTTP-Method-Override: ${method} is challenge ${overrideId}`
-})
-
-/** Challenges 40-42: POST /heartbeat standing for `method`. */
-const overrideMisses = (id: number, method: string): NearMiss[] => [
-  {
-    when: r => r.method === 'POST' && r.override === null,
-    says: () => `Challenge ${id} needs X-HTTP-Method-Override: ${method} on the POST; this request had none`
-  },
-  {
-    when: r => r.method === 'POST' && r.override !== null && !['DELETE', 'PATCH', 'TRACE'].includes(r.override),
-    says: () => `Challenge ${id} needs X-HTTP-Method-Override: ${method}; this one asked for a method the heartbeat does not stand in for`
-  },
-  {
-    when: r => r.method === method,
-    says: () => `Challenge ${id} needs POST with X-HTTP-Method-Override: ${method}; this request was ${method} itself`
-  }
-]
-
-/** Every challenge, sorted by id. A session's progress is a bitmask of their `bit`s. */
-export const challenges: readonly Challenge[] = Object.freeze(([
+const rows = [
   {
     id: 1,
     referenceName: 'CREATE_NEW_CHALLENGER',
@@ -422,4 +301,19 @@ export const challenges: readonly Challenge[] = Object.freeze(([
     hint: `POST /heartbeat\nX-CHALLENGER: ${ID}\nX-HTTP-Method-Override: TRACE\n(with curl: a browser drops this header when it says TRACE)`,
     nearMisses: overrideMisses(42, 'TRACE')
   }
-] satisfies Challenge[]).map(c => Object.freeze(c)))
+] as const satisfies readonly Row[]
+
+/**
+ * What a route reports after it has answered a request, in the form `<METHOD> <resource> <outcome>`,
+ * to pass the challenge whose trigger it is (`fastify.bitFor(trigger)`): the rows' triggers, so that
+ * a route can name only a trigger that a row has. HEAD is in none, so a HEAD request passes nothing
+ * ("HEAD is not GET").
+ */
+export type Trigger = typeof rows[number]['trigger']
+
+export interface Challenge extends Row {
+  readonly trigger: Trigger
+}
+
+/** Every challenge, sorted by id. A session's progress is a bitmask of their `bit`s. */
+export const challenges: readonly Challenge[] = Object.freeze(rows.map(c => Object.freeze(c)))

@@ -371,18 +371,8 @@ export function decodeEntry (text: string): JournalEntry {
   // An entry written before suggestions were (a ninth element) has none.
   const [at, method, path, status, token, contentType, passed, hint, suggestion = null] = JSON.parse(text) as [number, string, string, number, number, string | null, number, number, (string | null)?]
   const [verdict, tokenSource] = TOKENS[token] as [TokenVerdict?, TokenSource?]
-  return {
-    at,
-    method,
-    path,
-    status,
-    ...(verdict === undefined ? {} : { token: verdict }),
-    ...(tokenSource === undefined ? {} : { tokenSource }),
-    contentType,
-    passed,
-    hint,
-    suggestion
-  }
+  const verdicts = { ...(verdict === undefined ? {} : { token: verdict }), ...(tokenSource === undefined ? {} : { tokenSource }) }
+  return { at, method, path, status, ...verdicts, contentType, passed, hint, suggestion }
 }
 
 /** What the endpoint and the challenges page show of an entry. */
