@@ -27,6 +27,7 @@ import heartbeat from '../routes/heartbeat.js'
 import metricsRoute from '../routes/metrics.js'
 import pages from '../routes/pages.js'
 import secret from '../routes/secret.js'
+import { UnreachableChallengeError } from './domain/errors.js'
 import { resolveOptions, VERSION, type ApiChallengesOptions } from './domain/options.js'
 
 export type { ApiChallengesOptions } from './domain/options.js'
@@ -93,7 +94,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   // Every challenge must be passable: some route registered above asked for its trigger's bit.
   const unreachable = fastify.unreachableChallenges()
   if (unreachable.length > 0) {
-    throw new Error(`api-challenges: no route reports ${unreachable.map(c => `"${c.trigger}" (challenge ${c.id})`).join(', ')}`)
+    throw new UnreachableChallengeError(unreachable.map(c => `"${c.trigger}" (challenge ${c.id})`).join(', '))
   }
 }
 

@@ -1,18 +1,20 @@
-// Adding a challenge, as the README's "Add a challenge" says: a new row in the list, sorted by id,
-// with a bit never used before, and a route that asks for its trigger's bit and passes it. Until a
-// route asks for its trigger it is unreachable (the app refuses to start); stored progress keeps
-// its meaning; a bit used twice is refused.
+// Adding a challenge, as /work/notes/add-challenge-steps.md (docs/architecture.md, "Add a
+// challenge") says: a row in the catalogue, sorted by id, with a bit never used before; its trigger
+// asked for by a route, which passes it; its test. Three files: everything else (the Trigger type,
+// GET /challenges, the pages, the OpenAPI document's solution links, the counts) is read from the
+// row. Until a route asks for its trigger it is unreachable (the app refuses to start); stored
+// progress keeps its meaning; a bit used twice is refused.
 import Fastify, { type FastifyInstance } from 'fastify'
-import { execFileSync } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import t, { type Test } from 'tap'
-import { createCatalogue, isPassed } from '../src/domain/catalogue.js'
+import { createCatalogue, isPassed, resourceOf } from '../src/domain/catalogue.js'
 import { challenges, type Challenge, type Trigger } from '../src/domain/challenge-list.js'
 
-/** The next free bit, as the README says a new challenge takes: one above the highest in use. */
+/** The next free bit, as a new challenge takes: one above the highest in use. */
 const NEXT_BIT = Math.max(...challenges.map(c => c.bit)) + 1
 
 const added: Challenge = {
@@ -27,9 +29,9 @@ const added: Challenge = {
 }
 const list = [...challenges.filter(c => c.id < 39), added, ...challenges.filter(c => c.id > 39)]
 
-// The README's steps compile a copy of the service (tsc), which takes 25 s or more on a loaded
-// machine: more than tap's 30 s per file.
-t.setTimeout(180_000)
+// The steps are followed on a copy of the service, compiled (tsc, 25 s or more on a loaded
+// machine) and tested (tap, a minute or more on a loaded one): more than tap's 30 s per file.
+t.setTimeout(600_000)
 
 t.test('a new challenge is unreachable until a route asks for its trigger', async t => {
   const catalogue = createCatalogue(list)
@@ -59,36 +61,45 @@ t.test('the list is checked: a bit or an id used twice, or a bit out of range, i
   t.throws(() => createCatalogue([...list, { ...added, id: 43, bit: NEXT_BIT + 1, referenceName: 'X', trigger: 'X' as Trigger, nearMisses: [] }]), /challenge 43 has no near miss/)
 })
 
-// The README's steps, followed on a copy of the service: its sources are changed as the steps say,
-// the copy is compiled, and its app is run, with and without the new route.
+// The steps, followed on a copy of the service and its tests: three files are changed (counted),
+// the copy is compiled and its app run, with and without the route's line, and the copy's tests
+// that read the catalogue run green with the new challenge in it.
 const root = fileURLToPath(new URL('..', import.meta.url))
 
+// Step 1: the row, in id order (before 40), with the next free bit.
 const ROW = `  {
     id: 39,
-    referenceName: 'GET_FIXTURE_200',
-    name: 'GET /fixture (200)',
-    description: 'Send GET to /fixture.',
-    trigger: 'GET /fixture reached',
+    referenceName: 'OPTIONS_HEARTBEAT_204',
+    solution: 'status-codes/options-heartbeat-204',
+    name: 'OPTIONS /heartbeat (204)',
+    description: 'Ask /heartbeat which methods it answers, with OPTIONS.',
+    trigger: 'OPTIONS /heartbeat',
     bit: ${NEXT_BIT},
-    hint: \`GET /fixture\\nX-CHALLENGER: \${ID}\`,
-    nearMisses: [{ when: request => request.method === 'HEAD', says: () => 'Challenge 39 needs GET, not HEAD' }]
+    hint: \`OPTIONS /heartbeat\\nX-CHALLENGER: \${ID}\`,
+    nearMisses: [{ when: r => r.method === 'POST' && r.override === 'OPTIONS', says: () => 'Challenge 39 needs the OPTIONS method itself; X-HTTP-Method-Override: OPTIONS passes nothing' }]
   },
 `
 
-const ROUTE = `import type { FastifyPluginAsync } from 'fastify'
+// Step 2: the route asks for the trigger's bit and passes it (the heartbeat passes the bit of the method sent).
+const ROUTE_LINE = "      ['OPTIONS', fastify.bitFor('OPTIONS /heartbeat')]\n"
 
-const fixture: FastifyPluginAsync = async (fastify) => {
-  const reached = fastify.bitFor('GET /fixture reached')
-  fastify.get('/fixture', async (request, reply) => {
-    // This handler answers HEAD too, which is not GET.
-    await request.pass(request.method === 'GET' ? reached : 0)
-    return reply.send({ reached: true })
-  })
-  fastify.allowOnly('/fixture', ['GET', 'HEAD', 'OPTIONS'])
-}
+// Step 3: its test, beside the others.
+const TEST = `import t from 'tap'
+import { build, passed } from '../helper.js'
 
-export default fixture
+t.test('OPTIONS /heartbeat passes challenge 39; a POST posing as OPTIONS is its near miss', async t => {
+  const app = await build(t)
+  const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+  const near = await app.inject({ method: 'POST', url: '/heartbeat', headers: { 'x-challenger': guid, 'x-http-method-override': 'OPTIONS' } })
+  t.equal(near.statusCode, 405)
+  t.same(await passed(app, guid), [1])
+  const [entry] = (await app.inject({ url: \`/challenger/\${guid}/requests\` })).json().requests
+  t.equal(entry.hint, 'Challenge 39 needs the OPTIONS method itself; X-HTTP-Method-Override: OPTIONS passes nothing')
+  t.equal((await app.inject({ method: 'OPTIONS', url: '/heartbeat', headers: { 'x-challenger': guid } })).statusCode, 204)
+  t.same(await passed(app, guid), [1, 39])
+})
 `
+const NEW_TEST = 'test/routes/options-heartbeat.test.ts'
 
 /** Replaces `find`, which must be there once, in `file` of the copy. */
 function edit (copy: string, file: string, find: string, replace: string): void {
@@ -97,30 +108,40 @@ function edit (copy: string, file: string, find: string, replace: string): void 
   writeFileSync(join(copy, file), text.replace(find, replace))
 }
 
+const COPIED = ['src', 'plugins', 'routes', 'public', 'test']
+
+/** The files of the copy that differ from this tree's, or are new in it. */
+function changedFiles (copy: string): string[] {
+  return COPIED.flatMap(dir => readdirSync(join(copy, dir), { recursive: true, encoding: 'utf8' }).map(file => join(dir, file)))
+    .filter(file => !statSync(join(copy, file)).isDirectory())
+    .filter(file => !existsSync(join(root, file)) || !readFileSync(join(root, file)).equals(readFileSync(join(copy, file))))
+    .sort()
+}
+
 type App = typeof import('../src/app.js')['default']
 
-/** The copy, changed by the README's steps and compiled: its app, and the same app without the new route. */
-async function copyWithChallenge (t: Test): Promise<{ withRoute: App, withoutRoute: App }> {
+/** The copy, changed by the steps and compiled: its app, and the same app without the route's line. */
+async function copyWithChallenge (t: Test): Promise<{ copy: string, withRoute: App, withoutRoute: App }> {
   const copy = mkdtempSync(join(tmpdir(), 'add-challenge-'))
   t.teardown(() => { rmSync(copy, { recursive: true, force: true }) })
-  for (const dir of ['src', 'plugins', 'routes', 'public']) cpSync(join(root, dir), join(copy, dir), { recursive: true })
-  for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(root, file), join(copy, file))
+  for (const dir of COPIED) cpSync(join(root, dir), join(copy, dir), { recursive: true })
+  for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json', '.taprc']) cpSync(join(root, file), join(copy, file))
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir')
-  // Step 1: the trigger, and the row in id order with the next free bit.
-  edit(copy, 'src/domain/challenge-list.ts', "  | 'POST /secret/note bearer'\n", "  | 'POST /secret/note bearer'\n  | 'GET /fixture reached'\n")
   edit(copy, 'src/domain/challenge-list.ts', '  {\n    id: 40,', `${ROW}  {\n    id: 40,`)
-  // Step 2: the route that passes it, registered by the app.
-  writeFileSync(join(copy, 'routes/fixture.ts'), ROUTE)
-  edit(copy, 'src/app.ts', "import secret from '../routes/secret.js'\n", "import secret from '../routes/secret.js'\nimport fixture from '../routes/fixture.js'\n")
-  edit(copy, 'src/app.ts', '    await base.register(challenges)\n', '    await base.register(challenges)\n    await base.register(fixture)\n')
+  edit(copy, 'routes/heartbeat.ts', "      ['TRACE', fastify.bitFor('TRACE /heartbeat')]\n", "      ['TRACE', fastify.bitFor('TRACE /heartbeat')],\n" + ROUTE_LINE)
+  writeFileSync(join(copy, NEW_TEST), TEST)
+  t.same(changedFiles(copy), ['routes/heartbeat.ts', 'src/domain/challenge-list.ts', NEW_TEST], 'three files, and no other')
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: copy })
-  // The same compiled app without the step-2 registration: one module graph, two apps.
-  const compiled = join(copy, 'dist/src/app.js')
-  const without = join(copy, 'dist/src/app-without-route.js')
-  writeFileSync(without, readFileSync(compiled, 'utf8').replace(/\n\s*await base\.register\(fixture\);?\n/, '\n'))
-  const withRoute = (await import(pathToFileURL(compiled).href) as { default: App }).default
-  const withoutRoute = (await import(pathToFileURL(without).href) as { default: App }).default
-  return { withRoute, withoutRoute }
+  // The same compiled app without the route's line: a second heartbeat module, and an app that imports it.
+  const dist = join(copy, 'dist')
+  const heartbeat = readFileSync(join(dist, 'routes/heartbeat.js'), 'utf8')
+  const withoutLine = heartbeat.replace(/\n\s*\['OPTIONS', fastify\.bitFor\('OPTIONS \/heartbeat'\)\]/, '')
+  t.equal(heartbeat.length - withoutLine.length > 40, true, 'the compiled line is taken out')
+  writeFileSync(join(dist, 'routes/heartbeat-without.js'), withoutLine)
+  writeFileSync(join(dist, 'src/app-without-route.js'), readFileSync(join(dist, 'src/app.js'), 'utf8').replace("'../routes/heartbeat.js'", "'../routes/heartbeat-without.js'"))
+  const withRoute = (await import(pathToFileURL(join(dist, 'src/app.js')).href) as { default: App }).default
+  const withoutRoute = (await import(pathToFileURL(join(dist, 'src/app-without-route.js')).href) as { default: App }).default
+  return { copy, withRoute, withoutRoute }
 }
 
 async function started (t: Test, app: App): Promise<FastifyInstance> {
@@ -134,34 +155,41 @@ async function started (t: Test, app: App): Promise<FastifyInstance> {
 interface Status { challengeStatus: Record<string, boolean> }
 interface Row { id: number, status: boolean }
 
-t.test('following the README on a copy: the new challenge is passed through its route, and the app refuses to start without it', async t => {
-  const { withRoute, withoutRoute } = await copyWithChallenge(t)
+t.test('following the steps on a copy: three files, and the new challenge is passed through its route, listed, linked and counted', async t => {
+  const { copy, withRoute, withoutRoute } = await copyWithChallenge(t)
 
   const server = await started(t, withRoute)
   const guid = (await server.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
   t.equal((await server.inject({ url: `/challenger/${guid}` })).json<Status>().challengeStatus['39'], false)
-  const head = await server.inject({ method: 'HEAD', url: '/fixture', headers: { 'x-challenger': guid } })
-  t.equal(head.statusCode, 200)
-  t.equal((await server.inject({ url: `/challenger/${guid}` })).json<Status>().challengeStatus['39'], false, 'HEAD is not GET')
-  const get = await server.inject({ url: '/fixture', headers: { 'x-challenger': guid } })
-  t.same(get.json(), { reached: true })
+  const options = await server.inject({ method: 'OPTIONS', url: '/heartbeat', headers: { 'x-challenger': guid } })
+  t.equal(options.statusCode, 204)
   const status = (await server.inject({ url: `/challenger/${guid}` })).json<Status>().challengeStatus
   t.same(Object.keys(status).filter(id => status[id]).sort(), ['01', '39'], 'challenge 39 passed, and nothing else')
   const rows = (await server.inject({ url: '/challenges', headers: { 'x-challenger': guid } })).json<{ challenges: Row[] }>().challenges
   const ids = rows.map(row => row.id)
   t.same(ids.slice(ids.indexOf(38), ids.indexOf(38) + 3), [38, 39, 40], 'listed in its place')
   t.same(rows.filter(row => row.status).map(row => row.id), [1, 2, 39], 'with challenges 01 and 02, the list\'s own')
-  t.equal((await server.inject({ method: 'DELETE', url: '/fixture' })).statusCode, 405, 'the method guard answers its other methods')
+  const page = (await server.inject({ url: `/gui/challenges/${guid}` })).body
+  t.match(page, `3 of ${challenges.length + 1} done`, 'the page counts it, out of one more than before')
+  t.match(page, 'solutions/status-codes/options-heartbeat-204', 'and links its solution')
+  const doc = (await server.inject('/docs/json')).json<{ paths: Record<string, Record<string, { description?: string }>> }>()
+  t.match(doc.paths['/heartbeat']?.options?.description, /- Challenge 39, OPTIONS \/heartbeat \(204\): \[Solution/, 'the OpenAPI document links it on its operation')
 
   // The check is the app's: the same modules, already asked for the trigger by the app above, do
-  // not let an app without the route start.
+  // not let an app without the route's line start.
   const without = Fastify()
   t.teardown(() => without.close())
   without.register(withoutRoute)
-  await t.rejects(async () => { await without.ready() }, /api-challenges: no route reports "GET \/fixture reached" \(challenge 39\)/)
+  await t.rejects(async () => { await without.ready() }, { code: 'APICH_UNREACHABLE_CHALLENGE', message: /^api-challenges: no route reports "OPTIONS \/heartbeat" \(challenge 39\)$/ })
+
+  // Nothing else needed changing: the copy's tests that read the catalogue, and the new one, pass.
+  const tests = [NEW_TEST, 'test/domain.test.ts', 'test/journal.test.ts', 'test/challenges-shape.test.ts', 'test/docs.test.ts', 'test/pages.test.ts', 'test/routes/challenger.test.ts']
+  const run = spawnSync(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), '--disable-coverage', '--reporter=terse', ...tests], { cwd: copy, encoding: 'utf8' })
+  t.equal(run.status, 0, `the copy's tests:\n${run.stdout}${run.stderr}`)
+  t.match(run.stdout, /# \{ total: [1-9]\d*, pass: [1-9]\d* \}/, 'and they ran')
 })
 
-t.test('in this very app: without the heartbeat\'s route, the app refuses to start, naming its seven challenges', async t => {
+t.test('in this very app: without the heartbeat\'s route, the app refuses to start, naming its challenges', async t => {
   const { default: app } = await t.mockImport<typeof import('../src/app.js')>('../src/app.js', {
     '../routes/heartbeat.js': async () => {}
   })
@@ -170,5 +198,7 @@ t.test('in this very app: without the heartbeat\'s route, the app refuses to sta
   server.register(app)
   const error = await server.ready().then(() => null, (error: Error) => error)
   t.match(error?.message, /^api-challenges: no route reports /)
-  t.same([...(error?.message ?? '').matchAll(/\(challenge (\d+)\)/g)].map(match => Number(match[1])).sort((a, b) => a - b), [25, 26, 27, 28, 40, 41, 42])
+  const onHeartbeat = challenges.filter(c => resourceOf(c.trigger) === '/heartbeat').map(c => c.id)
+  t.ok(onHeartbeat.length >= 7, 'seven at least')
+  t.same([...(error?.message ?? '').matchAll(/\(challenge (\d+)\)/g)].map(match => Number(match[1])).sort((a, b) => a - b), onHeartbeat)
 })

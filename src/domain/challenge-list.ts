@@ -1,6 +1,6 @@
 // The challenges, as data: what each one is, the request that passes it (its trigger) and its fixed
 // bit in a session's progress. catalogue.ts checks the list and answers questions about it.
-// To add a challenge, see "Add a challenge" in the README: its row here, its trigger in a route,
+// To add a challenge ("Add a challenge", docs/architecture.md): its row here, its trigger in a route,
 // its test. Everything else (the Trigger type, counts, pages, documents, solution links) is read
 // from the rows.
 import { headInstead, jsonNote, notAllowed, otherMethod, overrideInstead, overrideMisses, tokenCameAs, wrongBearer, type NearMiss } from './near-miss-rules.js'

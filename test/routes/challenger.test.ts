@@ -38,7 +38,7 @@ for (const base of BASES) {
       t.equal(anonymous.statusCode, 200)
       t.equal(anonymous.headers['content-type'], 'application/json; charset=utf-8')
       const list = anonymous.json().challenges as Array<{ id: number, name: string, description: string, status: boolean }>
-      t.same(list.map(c => c.id), [1, 2, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42])
+      t.same(list.map(c => c.id), challenges.map(c => c.id).sort((a, b) => a - b))
       t.same(list.filter(c => c.status), [], 'all false without a session')
       t.same(list.find(c => c.id === 25), { id: 25, name: 'DELETE /heartbeat (405)', description: challenges[2]?.description, status: false })
 
