@@ -225,9 +225,11 @@ export function createCatalogue (list: readonly Challenge[]) {
      * recognises the request. Its place in the list (for `nearMissSays`), or -1 for none.
      */
     nearMiss (resource: string, request: RequestFacts, progress: number): number {
-      const mask = maskOn.get(resource) ?? 0
+      const misses = missesOn.get(resource)
+      if (misses === undefined) return -1
+      const mask = maskOn.get(resource) as number
       if ((progress & mask) === mask) return -1
-      for (const { at, challenge, rule } of missesOn.get(resource) ?? []) {
+      for (const { at, challenge, rule } of misses) {
         if (!isPassed(progress, challenge) && rule.when(request)) return at
       }
       return -1
