@@ -1,0 +1,57 @@
+// The loader hooks of test/transpile-cache.mjs (see there why).
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const require = createRequire(import.meta.url)
+const root = fileURLToPath(new URL('..', import.meta.url))
+// Beside the dependencies: where the compiler comes from, and where npm ci starts afresh.
+const dir = join(root, 'node_modules', '.cache', 'api-challenges-transpiled')
+const typescript = require.resolve('typescript')
+const version = JSON.parse(readFileSync(join(typescript, '..', '..', 'package.json'), 'utf8')).version
+// What ts-node makes of tsconfig.json for an ES module, transpiling only.
+const compilerOptions = {
+  module: 'ESNext',
+  target: 'ES2022',
+  esModuleInterop: true,
+  isolatedModules: true,
+  sourceMap: false,
+  inlineSourceMap: true,
+  inlineSources: true
+}
+const salt = JSON.stringify({ version, compilerOptions, node: process.version })
+
+let ts
+function transpile (file, source) {
+  ts ??= require(typescript)
+  return ts.transpileModule(source, {
+    fileName: file,
+    reportDiagnostics: false,
+    compilerOptions: {
+      ...compilerOptions,
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022
+    }
+  }).outputText
+}
+
+export async function load (url, context, nextLoad) {
+  if (!url.startsWith('file:') || !new URL(url).pathname.endsWith('.ts')) return await nextLoad(url, context)
+  const file = fileURLToPath(url)
+  const source = readFileSync(file, 'utf8')
+  const kept = join(dir, createHash('sha256').update(salt).update('\0').update(file).update('\0').update(source).digest('hex') + '.js')
+  let output
+  try {
+    output = readFileSync(kept, 'utf8')
+  } catch {
+    output = transpile(file, source)
+    // Written whole, then renamed: test files run side by side, and a reader never sees half a file.
+    mkdirSync(dir, { recursive: true })
+    const partial = `${kept}.${process.pid}.${Math.random().toString(36).slice(2)}`
+    writeFileSync(partial, output)
+    renameSync(partial, kept)
+  }
+  return { format: 'module', source: output, shortCircuit: true }
+}
