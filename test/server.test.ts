@@ -262,7 +262,9 @@ function warnings (app: ReturnType<typeof createServer>): string[] {
 }
 
 t.test('past maxConnectionsPerClient a client\'s new connections are closed at once; other clients are served', async t => {
-  const app = createServer({ ...quiet, maxConnectionsPerClient: 3 })
+  // The held connections never speak: firstHeadTimeout out of reach, so that they stay held on a
+  // loaded machine and a close "at once" cannot be its.
+  const app = createServer({ ...quiet, maxConnectionsPerClient: 3, firstHeadTimeout: 60_000 })
   const said = warnings(app)
   t.teardown(() => app.close())
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -272,7 +274,8 @@ t.test('past maxConnectionsPerClient a client\'s new connections are closed at o
   const started = performance.now()
   const extra = await connection(port, '127.0.0.1')
   t.equal(await extra.closed, '', 'the fourth is closed without a word')
-  t.ok(performance.now() - started < 1_000, 'at once, not by a timeout')
+  // A bound no load reaches, far below the timeout.
+  t.ok(performance.now() - started < 10_000, 'at once, not by a timeout')
   t.equal(await (await connection(port, '127.0.0.1')).closed, '', 'and the fifth')
   t.match(await heartbeatFrom(port, '127.0.0.2'), /^HTTP\/1\.1 204 No Content\r\n/, 'another client is served')
   t.same(said, ['MAX_CONNECTIONS_PER_CLIENT (3) reached by 127.0.0.1: its new connections are closed at once; this is said only once'])
@@ -283,11 +286,12 @@ t.test('past maxConnectionsPerClient a client\'s new connections are closed at o
   t.match(await heartbeatFrom(port, '127.0.0.1'), /^HTTP\/1\.1 204 No Content\r\n/, 'a closed connection frees a place')
 })
 
-t.test('the header and request timeouts hold within a tenth of themselves, not Node\'s 30 s round', async t => {
+t.test('the header and request timeouts are checked every tenth of themselves, not on Node\'s 30 s round', async t => {
   t.equal(connectionsCheckingInterval(10_000, 30_000), 1_000, 'the defaults: checked every second')
   t.equal(connectionsCheckingInterval(300, 600), 30)
   t.equal(connectionsCheckingInterval(50, 60), 10)
-  const app = createServer({ ...quiet, headersTimeout: 300, requestTimeout: 600 })
+  // The service's own first-head limit out of reach: the 408 is Node's header timeout.
+  const app = createServer({ ...quiet, headersTimeout: 300, requestTimeout: 600, firstHeadTimeout: 60_000 })
   t.teardown(() => app.close())
   await app.listen({ port: 0, host: '127.0.0.1' })
   const port = (app.server.address() as AddressInfo).port
@@ -297,14 +301,15 @@ t.test('the header and request timeouts hold within a tenth of themselves, not N
   slowHeaders.socket.write('GET /heartbeat HTTP/1.1\r\nHost: x\r\n')
   t.match(await slowHeaders.closed, /^HTTP\/1\.1 408 Request Timeout\r\n/)
   let took = performance.now() - started
-  t.ok(took >= 300 && took < 1_000, `headers still missing after 300 ms: answered after ${Math.round(took)} ms`)
+  // The upper bounds: far from Node's 30 s round, out of reach of load (within a tenth is the interval above).
+  t.ok(took >= 300 && took < 10_000, `headers still missing after 300 ms: answered after ${Math.round(took)} ms`)
 
   started = performance.now()
   const slowBody = await connection(port, '127.0.0.1')
   slowBody.socket.write('PUT /challenger/6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"xCh')
   const answer = await slowBody.closed
   took = performance.now() - started
-  t.ok(took >= 600 && took < 1_300, `a body still missing after 600 ms: closed after ${Math.round(took)} ms`)
+  t.ok(took >= 600 && took < 10_000, `a body still missing after 600 ms: closed after ${Math.round(took)} ms`)
   t.match(answer, /^(HTTP\/1\.1 408 Request Timeout\r\n|)/, 'with a 408 or nothing')
 })
 
