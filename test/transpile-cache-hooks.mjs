@@ -21,7 +21,7 @@ const compilerOptions = {
   inlineSourceMap: true,
   inlineSources: true
 }
-const salt = JSON.stringify({ version, compilerOptions, node: process.version })
+const salt = JSON.stringify({ version, compilerOptions })
 
 let ts
 function transpile (file, source) {
