@@ -9,11 +9,12 @@ import { fileURLToPath } from 'node:url'
 import { root, serverFile, startProcess, waitForReady } from './processes.js'
 import { begun, listenerClosed } from './sockets.js'
 
-// Fifteen processes, two of them npm start, which builds the TypeScript first (15 s or more
-// here, each time): more than tap's 30 s per file.
-t.setTimeout(240_000)
+// A dozen server processes and two npm start, the first of which builds the TypeScript (15 s or more
+// here): about two minutes on a busy machine, so a limit well above .taprc's 300 s.
+t.setTimeout(600_000)
 // Most of a test's time is its process starting (TypeScript compiled on the fly) or waiting on
-// it, so four at a time; the two npm start ones build into dist/, so they take turns (below).
+// it, so four at a time; the second npm start runs what the first built into dist/, so they
+// take turns (below).
 t.jobs = 4
 
 // SIGTERM drains first (5 s by default): where the close itself is tested, without the drain.
@@ -181,7 +182,7 @@ t.test('SIGTERM lets a request in flight finish, then the process exits 0; the s
   t.equal(code, 0)
 })
 
-// Each builds into dist/ before it starts: one at a time.
+// One at a time: the first builds dist/, the second starts what it built.
 t.test('npm start builds, then starts the server', async t => {
   t.test('Ctrl-C on npm start (the whole process group) is one graceful shutdown', { timeout: 120_000 }, async t => {
     const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
