@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks'
 import { RedisStore } from '../src/domain/redis-store.js'
 import { MemoryStore } from '../src/domain/memory-store.js'
-import type { ChallengerStore, SessionPage } from '../src/domain/store.js'
+import type { SessionStore, SessionPage } from '../src/domain/store.js'
 import { hasRedis, startRedis } from './redis.js'
 import { setting } from './settings.js'
 
@@ -26,7 +26,7 @@ async function median (task: () => Promise<unknown>): Promise<number> {
   return times[Math.floor(times.length / 2)] as number
 }
 
-async function fill (store: ChallengerStore, count: number): Promise<string[]> {
+async function fill (store: SessionStore, count: number): Promise<string[]> {
   const guids: string[] = []
   // In batches, so that a networked store gets them pipelined.
   for (let made = 0; made < count; made += 1000) {
@@ -38,9 +38,9 @@ async function fill (store: ChallengerStore, count: number): Promise<string[]> {
 
 interface Figures { sessions: number, top: number, deep: number, moved: number, summary: number }
 
-async function measure (store: ChallengerStore, count: number): Promise<Figures> {
+async function measure (store: SessionStore, count: number): Promise<Figures> {
   const guids = await fill(store, count)
-  const list = store.list?.bind(store) as NonNullable<ChallengerStore['list']>
+  const list = store.list?.bind(store) as NonNullable<SessionStore['list']>
   // The cursor after about half the sessions.
   let page: SessionPage = await list(PAGE)
   for (let seen = PAGE; seen < count / 2; seen += PAGE) page = await list(PAGE, page.next as string)
@@ -51,7 +51,7 @@ async function measure (store: ChallengerStore, count: number): Promise<Figures>
   await store.get(page.sessions[PAGE - 1]?.guid as string)
   await Promise.all(guids.slice(0, 1000).map(async guid => await store.get(guid)))
   const moved = await median(async () => await list(PAGE, deepCursor))
-  const summarize = store.summary?.bind(store) as NonNullable<ChallengerStore['summary']>
+  const summarize = store.summary?.bind(store) as NonNullable<SessionStore['summary']>
   const summary = await median(async () => await summarize(600_000))
   return { sessions: count, top, deep, moved, summary }
 }

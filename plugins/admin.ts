@@ -55,7 +55,7 @@ async function admin (fastify: FastifyInstance, options: AdminOptions): Promise<
   // The counts live in the store (with Redis, where every instance counts); while it cannot be
   // reached, and for a store that does not count, this process counts for itself, so that the
   // board and /metrics keep answering the right token and wrong ones stay limited.
-  const store = fastify.challengers
+  const store = fastify.sessions
   const shared = store.countCreation?.bind(store)
   const local = new WindowCounts(() => performance.now())
   const countGuesses = async (client: string, add: 0 | 1): Promise<CreationCount> => {

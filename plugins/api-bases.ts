@@ -5,7 +5,7 @@ import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor }
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { clientKey } from '../src/domain/connections.js'
-import { StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
+import { StoreUnavailableError, type SessionStore } from '../src/domain/store.js'
 
 export { API_BASE } from '../src/domain/api-base.js'
 
@@ -38,9 +38,9 @@ export interface ApiBasesOptions {
  * @fastify/rate-limit's `store` option, counting in a store that counts creations itself; nothing
  * (the rate limit's own count in this process) for one that does not.
  */
-function countingIn (challengers: ChallengerStore): { store?: FastifyRateLimitStoreCtor } {
-  if (challengers.countCreation === undefined) return {}
-  const count = challengers.countCreation.bind(challengers)
+function countingIn (sessions: SessionStore): { store?: FastifyRateLimitStoreCtor } {
+  if (sessions.countCreation === undefined) return {}
+  const count = sessions.countCreation.bind(sessions)
   class Counts implements FastifyRateLimitStore {
     incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, windowMs?: number): void {
       (async () => await count(key, windowMs as number))().then(({ count, msLeft }) => { callback(null, { current: count, ttl: msLeft }) }, callback)
@@ -72,7 +72,7 @@ async function apiBases (fastify: FastifyInstance, options: ApiBasesOptions): Pr
   // live, so that the limit holds across instances.
   let check: ReturnType<FastifyInstance['createRateLimit']> | undefined
   await fastify.register(async function creationLimit (child) {
-    await child.register(rateLimit, { global: false, ...countingIn(fastify.challengers) })
+    await child.register(rateLimit, { global: false, ...countingIn(fastify.sessions) })
     // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64).
     check = child.createRateLimit({ max: most, timeWindow: CREATION_WINDOW_MS, keyGenerator: request => clientKey(request.ip) })
   })

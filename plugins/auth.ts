@@ -75,7 +75,7 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
     const wrongToken = bits('wrong')
     // A callback hook, not an async one: an accepted token, the common case, costs no promise.
     return function requireToken (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) {
-      const challenger = request.challenger
+      const challenger = request.practiceSession
       if (challenger === null) {
         reply.fail(401, NAME_A_SESSION)
         return

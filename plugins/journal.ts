@@ -11,7 +11,7 @@ import { nearMiss, nearMissMask, routeResource } from '../src/domain/catalogue.j
 import type { RequestFacts, TokenVerdict } from '../src/domain/challenge-list.js'
 import { keptText, knownText, sharedText, type JournalEntry } from '../src/domain/journal.js'
 import { presentedToken, safeEqual, type TokenSource } from '../src/domain/secrets.js'
-import type { ChallengerRecord } from '../src/domain/store.js'
+import type { Session } from '../src/domain/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -41,7 +41,7 @@ function mediaType (header: string | undefined): string | null {
 }
 
 /** Whether the request's token was the session's, for a route that takes one where tokenAuth did not judge it. */
-function judgeToken (headers: FastifyRequest['headers'], session: ChallengerRecord): [TokenVerdict, TokenSource?] {
+function judgeToken (headers: FastifyRequest['headers'], session: Session): [TokenVerdict, TokenSource?] {
   const found = presentedToken(headers.authorization, headers['x-auth-token'])
   if (found === undefined) return ['missing']
   return [safeEqual(found[0], session.token) ? 'valid' : 'wrong', found[1]]
@@ -60,18 +60,18 @@ interface RouteFacts {
 
 async function journal (fastify: FastifyInstance, options: JournalOptions): Promise<void> {
   fastify.decorateRequest('journaled', true)
-  const store = fastify.challengers
+  const store = fastify.sessions
   if (options.journalSize === 0 || store.record === undefined) return
   const record = store.record.bind(store)
   const prefix = fastify.prefix
 
-  // A store keeps nothing of an entry once record returns (ChallengerStore.record): one entry, and
+  // A store keeps nothing of an entry once record returns (SessionStore.record): one entry, and
   // one set of near-miss facts, serve every request.
   const scratch: JournalEntry = { at: 0, method: '', path: '', status: 0, token: undefined, tokenSource: undefined, contentType: null, passed: 0, hint: -1, suggestion: null }
   const facts: RequestFacts = { method: '', status: 0, token: undefined, tokenSource: undefined, contentType: null, override: null, authorization: 'none', namedSession: false }
 
   /** Fills `entry` with what the journal keeps of the request, and returns it. */
-  const entryOf = (request: FastifyRequest, reply: FastifyReply, session: ChallengerRecord, route: RouteFacts, entry: JournalEntry): JournalEntry => {
+  const entryOf = (request: FastifyRequest, reply: FastifyReply, session: Session, route: RouteFacts, entry: JournalEntry): JournalEntry => {
     // Fastify's request.headers is a getter: read once.
     const headers = request.headers
     const url = request.url
@@ -120,7 +120,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
   }
 
   /** Records the request in `session`'s journal, then calls `next`: at once when the store answers at once. */
-  const write = (request: FastifyRequest, reply: FastifyReply, session: ChallengerRecord, route: RouteFacts, next: () => void): void => {
+  const write = (request: FastifyRequest, reply: FastifyReply, session: Session, route: RouteFacts, next: () => void): void => {
     const recording = record(session.guid, entryOf(request, reply, session, route, scratch))
     // The journal is for learning: a store that fails to keep an entry fails nothing else.
     if (recording instanceof Promise) recording.then(next, next)
@@ -134,7 +134,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
       done(null, payload)
       return
     }
-    const session = request.challenger ?? request.named
+    const session = request.practiceSession ?? request.named
     if (session !== null) {
       const recording = record(session.guid, entryOf(request, reply, session, route, scratch))
       if (recording instanceof Promise) recording.then(() => { done(null, payload) }, () => { done(null, payload) })

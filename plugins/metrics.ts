@@ -101,7 +101,7 @@ export class DurationHistogram {
 async function metrics (fastify: FastifyInstance): Promise<void> {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
-  const store = fastify.challengers
+  const store = fastify.sessions
   const routes = new Map<string, RouteCounts>()
   const durations = new DurationHistogram()
   /** Passes by progress bit (0 to 30, see the catalogue). */

@@ -1,15 +1,15 @@
 // The challenger registry: every session (guid, token, note, challenge progress) behind the
-// asynchronous store interface, as the instance decorator `fastify.challengers`. createStore
+// asynchronous store interface, as the instance decorator `fastify.sessions`. createStore
 // (src/domain/stores.ts) chooses the store; the registry lets it connect before the app takes
 // requests, says in the log when it can or cannot be reached, and closes it with the app.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import type { ChallengerStore } from '../src/domain/store.js'
+import type { SessionStore } from '../src/domain/store.js'
 import { createStore, type StoreOptions } from '../src/domain/stores.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    challengers: ChallengerStore
+    sessions: SessionStore
   }
 }
 
@@ -24,7 +24,7 @@ async function registry (fastify: FastifyInstance, options: StoreOptions): Promi
   })
   // A store across the network has a moment to connect before the app takes requests.
   await store.connected?.()
-  fastify.decorate('challengers', store)
+  fastify.decorate('sessions', store)
   fastify.addHook('onClose', async () => {
     await store.close()
   })

@@ -1,4 +1,4 @@
-// The session decorator: `request.challenger` is the session the request names (or null), looked
+// The session decorator: `request.practiceSession` is the session the request names (or null), looked
 // up once per request, and `request.pass(bit)` records progress on it. Single-player mode lives
 // here and nowhere else: its one session answers for every request, whatever X-CHALLENGER says,
 // is the only one a page shows or a restore may name (`fastify.sessionGuidFor`), and is made again
@@ -8,7 +8,7 @@ import fp from 'fastify-plugin'
 import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../src/domain/catalogue.js'
 import { SINGLE_PLAYER_GUID } from '../src/domain/options.js'
 import { newToken } from '../src/domain/ids.js'
-import { then, type ChallengerRecord, type Maybe } from '../src/domain/store.js'
+import { then, type Session, type Maybe } from '../src/domain/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,7 +16,7 @@ declare module 'fastify' {
     sessionOptional?: boolean
     /**
      * The route's POST writes the session's note: its session is looked up by the route's
-     * `lookUpWithNote` preHandler, together with the write (ChallengerStore.writeNote: one round trip
+     * `lookUpWithNote` preHandler, together with the write (SessionStore.writeNote: one round trip
      * to Redis), rather than at onRequest.
      */
     sessionWithNote?: boolean
@@ -30,10 +30,10 @@ declare module 'fastify' {
     /**
      * The live session `guid` names (any case), or undefined; in single-player mode the one
      * session, whatever `guid` is, made if it is missing. With `write`, the note it describes is
-     * stored in the same step when its token is the session's (ChallengerStore.writeNote). At once
+     * stored in the same step when its token is the session's (SessionStore.writeNote). At once
      * with a store that answers at once.
      */
-    findSession (guid: string | undefined, write?: NoteWrite): Maybe<ChallengerRecord | undefined>
+    findSession (guid: string | undefined, write?: NoteWrite): Maybe<Session | undefined>
     /**
      * The progress bit (for `request.pass`) of the challenge that `trigger` passes, asked for when
      * a route is registered; a trigger no challenge has throws. The app notes the triggers asked
@@ -54,9 +54,9 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** The session named by X-CHALLENGER; null when the header is absent or names no session. */
-    challenger: ChallengerRecord | null
+    practiceSession: Session | null
     /** On a route with the session in its URL (/challenger/{guid}): that session, once its route looked it up. */
-    named: ChallengerRecord | null
+    named: Session | null
     /** The progress bits this request has set so far. */
     passedBits: number
     /** True while the session of a request to a `sessionWithNote` route is still to be looked up (lookUpWithNote). */
@@ -91,23 +91,23 @@ function failed (request: FastifyRequest, error: Error & { statusCode?: number }
 }
 
 async function session (fastify: FastifyInstance, options: SessionOptions): Promise<void> {
-  const store = fastify.challengers
+  const store = fastify.sessions
   const single = options.mode === 'single'
   fastify.decorate('sessionGuidFor', single ? () => SINGLE_PLAYER_GUID : (guid: string | null | undefined) => guid === undefined || guid === '' ? null : guid)
 
   /** The session `guid` names (lowercase), with the note `write` describes written in the same step. */
-  const look = (guid: string, write?: NoteWrite): Maybe<ChallengerRecord | undefined> =>
+  const look = (guid: string, write?: NoteWrite): Maybe<Session | undefined> =>
     write === undefined ? store.get(guid) : store.writeNote(guid, write.token, write.note, write.bits)
   // The one session of single-player mode, made if no instance has made it yet (ifAbsent: two
   // instances starting together on one Redis agree on one token), then looked up.
-  const ensureSinglePlayer = async (write?: NoteWrite): Promise<ChallengerRecord | undefined> => {
+  const ensureSinglePlayer = async (write?: NoteWrite): Promise<Session | undefined> => {
     await store.restore({ guid: SINGLE_PLAYER_GUID, token: newToken(), note: '', progress: 0 }, { pinned: true, ifAbsent: true })
     return await look(SINGLE_PLAYER_GUID, write)
   }
   // A store that is away at start-up is no reason not to start: the session is made on first use.
   if (single) await ensureSinglePlayer().catch((error: unknown) => { fastify.log.warn({ err: error }, 'the single-player session waits for the store') })
 
-  fastify.decorate('findSession', function (guid: string | undefined, write?: NoteWrite): Maybe<ChallengerRecord | undefined> {
+  fastify.decorate('findSession', function (guid: string | undefined, write?: NoteWrite): Maybe<Session | undefined> {
     if (single) return then(look(SINGLE_PLAYER_GUID, write), record => record ?? ensureSinglePlayer(write))
     // Session ids are issued in lowercase; the same UUID in capitals names the same session.
     return guid === undefined || guid === '' ? undefined : look(guid.toLowerCase(), write)
@@ -118,7 +118,7 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
    * store answers at once.
    */
   const lookUp = (request: FastifyRequest, guid: string | undefined, write: NoteWrite | undefined, done: (error?: Error) => void): void => {
-    let found: Maybe<ChallengerRecord | undefined>
+    let found: Maybe<Session | undefined>
     try {
       found = fastify.findSession(guid, write)
     } catch (error) {
@@ -127,12 +127,12 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
     }
     if (found instanceof Promise) {
       found.then(record => {
-        request.challenger = record ?? null
+        request.practiceSession = record ?? null
         done()
       }, (error: Error) => { failed(request, error, done) })
       return
     }
-    request.challenger = found ?? null
+    request.practiceSession = found ?? null
     done()
   }
 
@@ -145,16 +145,16 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   })
   fastify.decorate('unreachableChallenges', () => unreachableChallenges(emitted))
 
-  fastify.decorateRequest('challenger', null)
+  fastify.decorateRequest('practiceSession', null)
   fastify.decorateRequest('named', null)
   fastify.decorateRequest('passedBits', 0)
   fastify.decorateRequest('sessionDeferred', false)
 
   fastify.decorateRequest('pass', function (this: FastifyRequest, bit: number): Promise<void> | undefined {
     // Already passed (as far as this request saw): nothing to write.
-    if (bit === 0 || this.challenger === null || (this.challenger.progress & bit) !== 0) return undefined
+    if (bit === 0 || this.practiceSession === null || (this.practiceSession.progress & bit) !== 0) return undefined
     this.passedBits |= bit
-    const passing = store.pass(this.challenger.guid, bit)
+    const passing = store.pass(this.practiceSession.guid, bit)
     return passing instanceof Promise ? passing : undefined
   })
 

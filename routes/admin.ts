@@ -17,7 +17,7 @@ const JSON_TYPE = 'application/json'
 const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   // Before anything else about the request is looked at: the token.
   fastify.adminRoutes()
-  const store = fastify.challengers
+  const store = fastify.sessions
 
   /** JSON or CSV, as Accept asks (JSON when it does not say); null after answering 406. */
   const formatOf = (request: FastifyRequest, reply: FastifyReply, types: string[]): string | null => {

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { progressFrom, statusMap } from '../src/domain/catalogue.js'
 import { clientKey } from '../src/domain/connections.js'
 import { newToken } from '../src/domain/ids.js'
-import { CreationRefusedError, type ChallengerRecord, type Maybe } from '../src/domain/store.js'
+import { CreationRefusedError, type Session, type Maybe } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
 import { viewOf } from '../src/domain/journal.js'
 import { requestsXml, sessionXml } from '../src/domain/xml.js'
@@ -26,7 +26,7 @@ const RetryAfter = header('Seconds until this address may create a session again
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-function sessionJson (record: ChallengerRecord) {
+function sessionJson (record: Session) {
   return {
     xChallenger: record.guid,
     xAuthToken: record.token,
@@ -63,7 +63,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     const created = fastify.bitFor('POST /challenger created')
     // A JSON body may name the learner; any other body is dropped, as the reference ignores it.
     fastify.acceptBodies('optional-json')
-    const store = fastify.challengers
+    const store = fastify.sessions
 
     /** The name a JSON body gives the new session (none: undefined), or why it cannot be a name. */
     const nameIn = (body: unknown): { name?: string } | { refused: string } => {
@@ -74,8 +74,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       reply.header('x-challenger', guid).header('location', fastify.progressPage(guid)).code(201).send()
 
     /** The new session's 201. Made with its challenge passed: request.pass has nothing left to write. */
-    const answerMade = (request: FastifyRequest, reply: FastifyReply, made: ChallengerRecord): FastifyReply => {
-      request.challenger = made
+    const answerMade = (request: FastifyRequest, reply: FastifyReply, made: Session): FastifyReply => {
+      request.practiceSession = made
       request.passedBits |= created
       return answerCreated(reply, made.guid)
     }
@@ -91,7 +91,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
      * step (one round trip to Redis); a store in this process answers at once, and so does this.
      */
     const create = (request: FastifyRequest, reply: FastifyReply, name: string | undefined): Promise<void> | undefined => {
-      let made: Maybe<ChallengerRecord>
+      let made: Maybe<Session>
       try {
         made = store.create(name, created, most > 0 ? { client: clientKey(request.ip), windowMs: CREATION_WINDOW_MS, max: most } : undefined)
       } catch (error) {
@@ -106,7 +106,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     }
 
     /** The one session of single-player mode, handed out (and named, when the body names it). */
-    const handOut = async (request: FastifyRequest, reply: FastifyReply, session: ChallengerRecord, name: string | undefined): Promise<void> => {
+    const handOut = async (request: FastifyRequest, reply: FastifyReply, session: Session, name: string | undefined): Promise<void> => {
       if (name !== undefined) await store.setName?.(session.guid, name)
       await request.pass(created)
       return answerCreated(reply, session.guid)
@@ -115,7 +115,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     // Answered at once (no promise) when the store answers at once.
     const handle = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
       const named = request.headers['x-challenger']
-      const session = request.challenger
+      const session = request.practiceSession
       if (named !== undefined && named !== '') {
         if (session === null) reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
         else reply.header('location', fastify.progressPage(session.guid)).code(200).send()
@@ -166,7 +166,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     fastify.addHook('onRequest', async (request) => {
       const guid = (request.params as { guid: string }).guid.toLowerCase()
       // The session of X-CHALLENGER, when it is this one, was looked up already: once is enough.
-      request.named = request.challenger?.guid === guid ? request.challenger : await fastify.challengers.get(guid) ?? null
+      request.named = request.practiceSession?.guid === guid ? request.practiceSession : await fastify.sessions.get(guid) ?? null
     })
 
     fastify.get('/challenger/:guid', {
@@ -220,7 +220,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
         name = checked.name
       }
-      const record: ChallengerRecord = {
+      const record: Session = {
         guid,
         // As the reference does: a live session keeps its token, a recreated one gets a new one.
         token: body.xAuthToken ?? live?.token ?? newToken(),
@@ -228,7 +228,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         progress: progressFrom(body.challengeStatus ?? {}),
         name
       }
-      const outcome = await fastify.challengers.restore(record)
+      const outcome = await fastify.sessions.restore(record)
       if (outcome === 'created') reply.header('location', restoredAt(guid))
       return reply.code(outcome === 'created' ? 201 : 200).send(sessionJson(record))
     })
@@ -256,9 +256,9 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
         name = checked.name
       }
-      const setName = fastify.challengers.setName
+      const setName = fastify.sessions.setName
       // A store without names (one passed in by a host) keeps none: the session is answered as it is.
-      const record = setName === undefined ? request.named : await setName.call(fastify.challengers, request.named.guid, name)
+      const record = setName === undefined ? request.named : await setName.call(fastify.sessions, request.named.guid, name)
       if (record === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
       return sessionJson(record)
     })
@@ -276,7 +276,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       }
     }, async (request, reply) => {
       const record = request.named
-      const entries = record === null ? undefined : await fastify.challengers.journal?.(record.guid) ?? []
+      const entries = record === null ? undefined : await fastify.sessions.journal?.(record.guid) ?? []
       if (entries === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
       return { requests: entries.map(viewOf) }
     })

@@ -37,9 +37,9 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     if (page) request.journaled = false
     await request.pass(bit)
     // The list shows this request's own pass too.
-    const progress = request.challenger === null ? 0 : request.challenger.progress | bit
+    const progress = request.practiceSession === null ? 0 : request.practiceSession.progress | bit
     // As the reference does: where the learner sees this progress as a page.
-    if (request.challenger !== null) reply.header('location', fastify.progressPage(request.challenger.guid))
+    if (request.practiceSession !== null) reply.header('location', fastify.progressPage(request.practiceSession.guid))
     return { challenges: request.query.hints === 'true' ? challengeRows(progress) : challengeItems(progress) }
   })
   fastify.allowOnly('/challenges', ['GET', 'HEAD', 'OPTIONS'])

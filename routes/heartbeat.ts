@@ -64,7 +64,7 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
   // asynchronous onSend hook (the journal's, with Redis) still runs.
   const heartbeat = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
     const [method, bit] = effectiveMethod(request, bits)
-    const answer = (): FastifyReply => respond(method, reply, fastify.closing || !fastify.challengers.available())
+    const answer = (): FastifyReply => respond(method, reply, fastify.closing || !fastify.sessions.available())
     const passing = request.pass(bit)
     if (passing === undefined) {
       answer()

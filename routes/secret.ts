@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { NAME_A_SESSION } from '../src/domain/messages.js'
 import { presentedToken, type TokenSource } from '../src/domain/secrets.js'
-import type { ChallengerRecord } from '../src/domain/store.js'
+import type { Session } from '../src/domain/store.js'
 import { truncate } from '../src/domain/truncate.js'
 import { noteXml, readNoteXml } from '../src/domain/xml.js'
 import { answer, failure, header, Note, NoteBody, noBody, security, XML } from '../src/domain/schemas.js'
@@ -40,7 +40,7 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
         .header('www-authenticate', fastify.basicChallenge)
         .fail(401, 'Send Basic credentials that the server accepts (by default admin:password) in the Authorization header')
     }
-    const challenger = request.challenger
+    const challenger = request.practiceSession
     if (challenger === null) {
       return reply.fail(401, NAME_A_SESSION)
     }
@@ -51,8 +51,8 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
 }
 
 /** The session of a request that tokenAuth let through: it always has one. */
-function authorized (request: { challenger: ChallengerRecord | null }): ChallengerRecord {
-  return request.challenger as ChallengerRecord
+function authorized (request: { practiceSession: Session | null }): Session {
+  return request.practiceSession as Session
 }
 
 const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) => {

@@ -33,7 +33,7 @@ import { resolveOptions, VERSION, type ApiChallengesOptions } from './domain/opt
 export type { ApiChallengesOptions } from './domain/options.js'
 export { SINGLE_PLAYER_GUID } from './domain/options.js'
 export { MemoryStore, type MemoryStoreOptions } from './domain/memory-store.js'
-export { CreationRefusedError, type ChallengerRecord, type ChallengerStore, type CreationLimit, type Maybe } from './domain/store.js'
+export { CreationRefusedError, type Session, type SessionStore, type CreationLimit, type Maybe } from './domain/store.js'
 // For a host that wants errors raised before routing to carry the service's error body too.
 export { clientErrorHandler, frameworkErrors } from './server-options.js'
 // For a host whose server should take every method Node accepts (PROPFIND, QUERY, …), as npm start's does.

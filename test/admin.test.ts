@@ -8,7 +8,7 @@ import app from '../src/app.js'
 import { challenges } from '../src/domain/catalogue.js'
 import { configFromEnv } from '../src/domain/config.js'
 import { MemoryStore } from '../src/domain/memory-store.js'
-import { StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
+import { StoreUnavailableError, type SessionStore } from '../src/domain/store.js'
 import { build, errorMessages, newSession, passed, storeOf } from './helper.js'
 
 const TOKEN = 'instructor-token-0123456789'
@@ -315,7 +315,7 @@ t.test('GET /admin/summary: live, active in the last 10 minutes, passes per chal
 
 t.test('a store without the board\'s methods: 501, and names are not kept; a store that fails: 503', async t => {
   const inner = new MemoryStore()
-  const bare: ChallengerStore = {
+  const bare: SessionStore = {
     create: async (name, progress, limit) => await inner.create(name, progress, limit),
     get: async guid => await inner.get(guid),
     writeNote: async (guid, token, note, bits) => await inner.writeNote(guid, token, note, bits),

@@ -25,7 +25,7 @@ t.test('mounted under a prefix, every route and message is under it and the host
   const missing = await host.inject({ method: 'GET', url: '/elsewhere' })
   t.equal(missing.statusCode, 404)
   t.equal(missing.json().message, 'Route GET:/elsewhere not found', 'the host keeps its own 404')
-  t.equal(host.hasDecorator('challengers'), false)
+  t.equal(host.hasDecorator('sessions'), false)
 })
 
 t.test('the host decides which methods its server knows: the plugin adds none, supportEveryMethod adds every one', async t => {

@@ -6,9 +6,9 @@ import type { ApiChallengesOptions } from '../src/app.js'
 import { challenges, isPassed } from '../src/domain/catalogue.js'
 import { createServer } from '../src/server.js'
 import { MemoryStore } from '../src/domain/memory-store.js'
-import type { ChallengerStore } from '../src/domain/store.js'
+import type { SessionStore } from '../src/domain/store.js'
 
-const stores = new WeakMap<FastifyInstance, ChallengerStore>()
+const stores = new WeakMap<FastifyInstance, SessionStore>()
 
 /**
  * The app, with a store the test can look into (`passed`, `storeOf`): the one `options` brings, or
@@ -55,8 +55,8 @@ export function errorMessages (res: LightMyRequestResponse): unknown {
   return res.json().errorMessages
 }
 
-export function storeOf (app: FastifyInstance): ChallengerStore {
-  return stores.get(app) as ChallengerStore
+export function storeOf (app: FastifyInstance): SessionStore {
+  return stores.get(app) as SessionStore
 }
 
 /** The API's two bases: the service's root, and /api as the reference's 2026 tutorials send it. */

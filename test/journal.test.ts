@@ -5,7 +5,7 @@ import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, routeReso
 import { decodeEntry, encodeEntry, JOURNAL_TEXT_BYTES, Journals, journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
 import { RedisStore, sessionId } from '../src/domain/redis-store.js'
 import { MemoryStore } from '../src/domain/memory-store.js'
-import type { ChallengerStore } from '../src/domain/store.js'
+import type { SessionStore } from '../src/domain/store.js'
 import { basic, build, newSession } from './helper.js'
 import { fakeTime } from './clock.js'
 import { redisMissing, redisServer } from './redis-server.js'
@@ -541,7 +541,7 @@ t.test('single-player mode: the one session records every request, a stray path 
 
 t.test('a store without a journal, and one that fails to keep an entry, fail nothing', async t => {
   // The store interface's required members only: no journal.
-  const only = (store: MemoryStore, extra: Partial<ChallengerStore> = {}): ChallengerStore => ({
+  const only = (store: MemoryStore, extra: Partial<SessionStore> = {}): SessionStore => ({
     create: async (name, progress, limit) => await store.create(name, progress, limit),
     get: async guid => await store.get(guid),
     writeNote: async (guid, token, note, bits) => await store.writeNote(guid, token, note, bits),

@@ -7,7 +7,7 @@ import { DurationHistogram, DURATION_BUCKETS } from '../plugins/metrics.js'
 import app from '../src/app.js'
 import { challenges } from '../src/domain/catalogue.js'
 import { MemoryStore } from '../src/domain/memory-store.js'
-import { StoreUnavailableError, type ChallengerStore } from '../src/domain/store.js'
+import { StoreUnavailableError, type SessionStore } from '../src/domain/store.js'
 import { build, newSession } from './helper.js'
 
 const TOKEN = 'instructor-token-0123456789'
@@ -23,7 +23,7 @@ const scrape = async (server: Awaited<ReturnType<typeof build>>): Promise<Famili
   parse((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).body)
 
 /** A store that answers through promises (and without counts): every lookup is a promise, as with Redis. */
-function remoteLike (inner: MemoryStore, down: () => boolean): ChallengerStore {
+function remoteLike (inner: MemoryStore, down: () => boolean): SessionStore {
   return {
     create: async (name, progress, limit) => await inner.create(name, progress, limit),
     get: async guid => {

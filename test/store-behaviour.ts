@@ -3,7 +3,7 @@ import { request, Agent } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Test } from 'tap'
 import { createServer } from '../src/server.js'
-import type { ChallengerStore, SessionPage } from '../src/domain/store.js'
+import type { SessionStore, SessionPage } from '../src/domain/store.js'
 
 /** An HTTP request over `agent` (which names the source address): the status and the headers, once the answer is read. */
 async function send (agent: Agent, port: number, method: string, path: string, headers: Record<string, string> = {}, body = '') {
@@ -16,7 +16,7 @@ async function send (agent: Agent, port: number, method: string, path: string, h
 }
 
 /** `make` returns a fresh, empty store with room for `maxSessions`; the suite closes it. */
-export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<ChallengerStore>): void {
+export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<SessionStore>): void {
   t.test('create, get, writeNote and pass', async t => {
     const store = await make(100)
     t.teardown(() => store.close())
@@ -145,7 +145,7 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
   t.test('countCreation counts per client in a window that its first count opens; with add 0 it only reads', async t => {
     const store = await make(10)
     t.teardown(() => store.close())
-    const count = store.countCreation?.bind(store) as NonNullable<ChallengerStore['countCreation']>
+    const count = store.countCreation?.bind(store) as NonNullable<SessionStore['countCreation']>
     t.same(await count('admin:127.0.0.2', 60_000, 0), { count: 0, msLeft: 0 }, 'read: no window open')
     const first = await count('admin:127.0.0.2', 60_000)
     t.equal(first.count, 1)
@@ -169,8 +169,8 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
 
   // The class board (issue 17).
   /** Every page of the board, `limit` at a time; `between` runs after each page but the last. */
-  const allPages = async (store: ChallengerStore, limit: number, between: (page: SessionPage) => Promise<void> = async () => {}): Promise<SessionPage[]> => {
-    const list = store.list?.bind(store) as NonNullable<ChallengerStore['list']>
+  const allPages = async (store: SessionStore, limit: number, between: (page: SessionPage) => Promise<void> = async () => {}): Promise<SessionPage[]> => {
+    const list = store.list?.bind(store) as NonNullable<SessionStore['list']>
     const pages = [await list(limit)]
     for (let page = pages[0] as SessionPage; page.next !== null; pages.push(page)) {
       await between(page)

@@ -1,4 +1,4 @@
-// Counts per client in fixed windows, in this process: what ChallengerStore.countCreation does for
+// Counts per client in fixed windows, in this process: what SessionStore.countCreation does for
 // a store that keeps its sessions here (a networked store counts where every instance sees it).
 import type { CreationCount } from './store.js'
 

@@ -5,7 +5,7 @@ import { WindowCounts } from './counts.js'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { Journals, type JournalEntry } from './journal.js'
 import { Marks } from './marks.js'
-import { BadCursorError, CreationRefusedError, type ChallengerRecord, type ChallengerStore, type ClassSummary, type CreationCount, type CreationLimit, type SessionPage, type SessionSummary } from './store.js'
+import { BadCursorError, CreationRefusedError, type Session, type SessionStore, type ClassSummary, type CreationCount, type CreationLimit, type SessionPage, type SessionSummary } from './store.js'
 
 export interface MemoryStoreOptions {
   /** A session untouched for this long is gone. Default 10 minutes. */
@@ -36,7 +36,7 @@ export function detached (text: string): string {
   return JSON.parse(JSON.stringify(text)) as string
 }
 
-interface Session {
+interface SessionState {
   guid: string
   token: string
   note: string
@@ -57,11 +57,11 @@ interface Session {
   /** Last activity, in milliseconds since the store began (a small integer for V8). */
   seen: number
   /** Neighbours in the order of last activity: `older` is null for the least recently used. */
-  older: Session | null
-  newer: Session | null
+  older: SessionState | null
+  newer: SessionState | null
 }
 
-/** The bit of Session.created that says a request has named the session since it was made. */
+/** The bit of SessionState.created that says a request has named the session since it was made. */
 const USED = 1
 
 /** A memory-store cursor: `m` and the seq of the last session of the page before. */
@@ -75,17 +75,17 @@ const MEMORY_CURSOR = /^m([1-9]\d{0,15})$/
  * the search for an unused one passes each used session once per touch. (The Map's own order will
  * not do: deleting and re-adding leaves holes that iteration from the front walks over.)
  */
-export class MemoryStore implements ChallengerStore {
-  readonly #sessions = new Map<string, Session>()
-  readonly #pinned = new Map<string, Session>()
-  #oldest: Session | null = null
-  #newest: Session | null = null
+export class MemoryStore implements SessionStore {
+  readonly #sessions = new Map<string, SessionState>()
+  readonly #pinned = new Map<string, SessionState>()
+  #oldest: SessionState | null = null
+  #newest: SessionState | null = null
   /**
    * No unused session is older than this one (null: there is none). An unused session is never
    * touched, so unused ones keep the order they were made in; eviction looks for the oldest from
    * here, toward the newest, and leaves this at the one it found.
    */
-  #freshFrom: Session | null = null
+  #freshFrom: SessionState | null = null
   readonly #idleMs: number
   readonly #maxSessions: number
   readonly #now: () => number
@@ -95,20 +95,20 @@ export class MemoryStore implements ChallengerStore {
   /** The counts of countCreation, by the store's clock. */
   readonly #counts = new WindowCounts(() => this.#clock())
   /** The names learners gave, by session: beside the sessions, so that an unnamed one pays nothing. */
-  readonly #names = new Map<Session, string>()
+  readonly #names = new Map<SessionState, string>()
   /** Date.now() when the store began, in the wall clock: the board's times are #wallStart + seen. */
   readonly #wallStart: number
   /** The seq of the last touch. */
   #seq = 0
   /** Sessions marked for the board's cursor to find its place (src/domain/marks.ts). */
-  readonly #marks = new Marks<Session>()
+  readonly #marks = new Marks<SessionState>()
   /**
    * The session #find found last, while it is live: the calls that follow in the same request
    * (pass, record) name it again, and find it here rather than in a Map of up to a
    * million sessions, whose chains of entries are mostly out of the processor's caches (measured:
    * the Map's lookups cost a heartbeat 0.47 µs more at 1,000,000 sessions than at 1,000).
    */
-  #last: Session | null = null
+  #last: SessionState | null = null
 
   constructor (options: MemoryStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60 * 1000
@@ -145,7 +145,7 @@ export class MemoryStore implements ChallengerStore {
     return Math.floor(this.#now() - this.#epoch)
   }
 
-  #unlink (session: Session): void {
+  #unlink (session: SessionState): void {
     if (session === this.#freshFrom) this.#freshFrom = session.newer
     if (session.older === null) this.#oldest = session.newer
     else session.older.newer = session.newer
@@ -157,7 +157,7 @@ export class MemoryStore implements ChallengerStore {
     session.seq = 0
   }
 
-  #append (session: Session): void {
+  #append (session: SessionState): void {
     session.seq = ++this.#seq
     this.#marks.add(session)
     session.older = this.#newest
@@ -166,7 +166,7 @@ export class MemoryStore implements ChallengerStore {
     this.#newest = session
   }
 
-  #remove (session: Session): void {
+  #remove (session: SessionState): void {
     if (this.#last === session) this.#last = null
     this.#unlink(session)
     this.#names.delete(session)
@@ -174,7 +174,7 @@ export class MemoryStore implements ChallengerStore {
     this.#closeJournal(session)
   }
 
-  #closeJournal (session: Session): void {
+  #closeJournal (session: SessionState): void {
     if (session.journal === -1) return
     (this.#journals as Journals).close(session.journal)
     session.journal = -1
@@ -189,7 +189,7 @@ export class MemoryStore implements ChallengerStore {
   }
 
   /** The live session, touched; an expired one is removed on sight. */
-  #find (guid: string): Session | undefined {
+  #find (guid: string): SessionState | undefined {
     const pinned = this.#pinned.get(guid)
     if (pinned !== undefined) {
       this.#last = pinned
@@ -211,13 +211,13 @@ export class MemoryStore implements ChallengerStore {
   }
 
   /** The live session by `guid` (pinned or not), not touched: #last when it is the one. */
-  #named (guid: string): Session | undefined {
+  #named (guid: string): SessionState | undefined {
     const last = this.#last
     if (last !== null && last.guid === guid) return last
     return this.#pinned.get(guid) ?? this.#sessions.get(guid)
   }
 
-  #add (session: Session): void {
+  #add (session: SessionState): void {
     // Expired sessions go first: when four are removed here, the store is no longer full.
     this.#expire(4)
     if (this.#sessions.size >= this.#maxSessions) this.#remove(this.#evictable())
@@ -227,34 +227,34 @@ export class MemoryStore implements ChallengerStore {
   }
 
   /** The session to make room (none has expired): the oldest unused one, else the least recently used. */
-  #evictable (): Session {
+  #evictable (): SessionState {
     let fresh = this.#freshFrom
     while (fresh !== null && (fresh.created & USED) !== 0) fresh = fresh.newer
     this.#freshFrom = fresh
-    return fresh ?? this.#oldest as Session
+    return fresh ?? this.#oldest as SessionState
   }
 
   /** The session as the store hands it out: a copy. */
-  #snapshot (session: Session): ChallengerRecord {
+  #snapshot (session: SessionState): Session {
     return { guid: session.guid, token: session.token, note: session.note, progress: session.progress, name: this.#nameOf(session) }
   }
 
-  #nameOf (session: Session): string | undefined {
+  #nameOf (session: SessionState): string | undefined {
     // Most classes name nobody: then no lookup at all.
     return this.#names.size === 0 ? undefined : this.#names.get(session)
   }
 
-  #setName (session: Session, name: string | undefined): void {
+  #setName (session: SessionState, name: string | undefined): void {
     if (name === undefined) this.#names.delete(session)
     else this.#names.set(session, detached(name))
   }
 
-  #session (guid: string, token: string, note: string, progress: number): Session {
+  #session (guid: string, token: string, note: string, progress: number): SessionState {
     const now = this.#clock()
     return { guid, token, note, progress, created: Math.floor(now / 1000) * 2, seq: 0, journal: -1, seen: now, older: null, newer: null }
   }
 
-  create (name?: string, progress = 0, limit?: CreationLimit): ChallengerRecord {
+  create (name?: string, progress = 0, limit?: CreationLimit): Session {
     if (limit !== undefined) {
       const { count, msLeft } = this.#counts.count(limit.client, limit.windowMs, 1)
       if (count > limit.max) throw new CreationRefusedError(msLeft)
@@ -265,13 +265,13 @@ export class MemoryStore implements ChallengerStore {
     return this.#snapshot(session)
   }
 
-  get (guid: string): ChallengerRecord | undefined {
+  get (guid: string): Session | undefined {
     this.#expire(2)
     const session = this.#find(guid)
     return session === undefined ? undefined : this.#snapshot(session)
   }
 
-  writeNote (guid: string, token: string, note: string, bits: number): ChallengerRecord | undefined {
+  writeNote (guid: string, token: string, note: string, bits: number): Session | undefined {
     this.#expire(2)
     const session = this.#find(guid)
     if (session === undefined) return undefined
@@ -302,7 +302,7 @@ export class MemoryStore implements ChallengerStore {
     return session.journal === -1 ? [] : (this.#journals as Journals).entries(session.journal, session.guid)
   }
 
-  async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
+  async restore (record: Session, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
     const live = this.#find(record.guid)
     if (live !== undefined && options.ifAbsent === true) return 'replaced'
     const session = this.#session(detached(record.guid), detached(record.token), detached(record.note), record.progress)
@@ -326,14 +326,14 @@ export class MemoryStore implements ChallengerStore {
     return live === undefined ? 'created' : 'replaced'
   }
 
-  async setName (guid: string, name: string | undefined): Promise<ChallengerRecord | undefined> {
+  async setName (guid: string, name: string | undefined): Promise<Session | undefined> {
     const session = this.#named(guid)
     if (session === undefined) return undefined
     this.#setName(session, name)
     return this.#snapshot(session)
   }
 
-  #summary (session: Session): SessionSummary {
+  #summary (session: SessionState): SessionSummary {
     return {
       guid: session.guid,
       name: this.#nameOf(session),
@@ -352,7 +352,7 @@ export class MemoryStore implements ChallengerStore {
       from = this.#marks.before(Number(seq), this.#oldest)
     }
     const sessions: SessionSummary[] = []
-    let last: Session | null = null
+    let last: SessionState | null = null
     for (let session = from; session !== null && sessions.length < limit; session = session.older) {
       sessions.push(this.#summary(session))
       last = session

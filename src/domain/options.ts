@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
 import { OptionError } from './errors.js'
 import { MAX_JOURNAL_SIZE, worstSessionBytes } from './journal.js'
-import type { ChallengerStore } from './store.js'
+import type { SessionStore } from './store.js'
 
 export interface ApiChallengesOptions {
   /** Basic credentials that POST /secret/token accepts. Default `admin` / `password`, as the reference. */
@@ -59,7 +59,7 @@ export interface ApiChallengesOptions {
    * Where sessions live. Default: a new in-memory store for each registration (with sessionIdleMs
    * and maxSessions), closed with the app. A store passed here brings its own expiry and capacity.
    */
-  store?: ChallengerStore
+  store?: SessionStore
   /**
    * Once this signal aborts, the service drains before its host closes it: every answer carries
    * `Connection: close` and `GET /heartbeat` says 503, so that clients and load balancers move
@@ -100,7 +100,7 @@ function credential (name: 'username' | 'password', value: unknown): string {
 /** The fixed guid of the one session in single-player mode. */
 export const SINGLE_PLAYER_GUID = '00000000-0000-4000-8000-000000000001'
 
-export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'redisUrl' | 'adminToken' | 'drainSignal'>> & { store?: ChallengerStore, redisUrl?: string, adminToken?: string, drainSignal?: AbortSignal }
+export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'redisUrl' | 'adminToken' | 'drainSignal'>> & { store?: SessionStore, redisUrl?: string, adminToken?: string, drainSignal?: AbortSignal }
 
 /** The shortest admin token accepted: 16 characters. */
 export const MIN_ADMIN_TOKEN = 16

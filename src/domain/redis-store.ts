@@ -35,7 +35,7 @@ import { Availability } from './redis/availability.js'
 import { Batch } from './redis/batch.js'
 import { guidOf, sessionId } from './redis/ids.js'
 import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Scripts } from './redis/scripts.js'
-import { BadCursorError, CreationRefusedError, type ChallengerRecord, type ChallengerStore, type ClassSummary, type CreationCount, type CreationLimit, type SessionPage, type SessionSummary, type StoreStatus } from './store.js'
+import { BadCursorError, CreationRefusedError, type Session, type SessionStore, type ClassSummary, type CreationCount, type CreationLimit, type SessionPage, type SessionSummary, type StoreStatus } from './store.js'
 
 export { StoreUnavailableError } from './store.js'
 export { guidOf, sessionId } from './redis/ids.js'
@@ -72,11 +72,11 @@ const REDIS_CURSOR = /^r(\d{1,17}):([0-9a-f-]{36})$/
 /** Sessions read per script by summary(). */
 const SUMMARY_SLICE = 1000
 
-function recordOf (guid: string, [token, note, progress, , name]: Found): ChallengerRecord {
+function recordOf (guid: string, [token, note, progress, , name]: Found): Session {
   return { guid, token, note, progress: Number(progress), name: name ?? undefined }
 }
 
-export class RedisStore implements ChallengerStore {
+export class RedisStore implements SessionStore {
   readonly client: Redis
   readonly description: string
   readonly #prefix: string
@@ -146,7 +146,7 @@ export class RedisStore implements ChallengerStore {
     return await this.#availability.run(command)
   }
 
-  async #put (record: ChallengerRecord, pinned: boolean, onlyNew: boolean, limit?: CreationLimit): Promise<number | [number, number]> {
+  async #put (record: Session, pinned: boolean, onlyNew: boolean, limit?: CreationLimit): Promise<number | [number, number]> {
     return await this.#run(() => this.#scripts.put(...this.#common, sessionId(record.guid), record.token, record.note, record.progress,
       this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', record.name ?? '',
       limit === undefined ? '' : this.#rateKey(limit.client), limit?.windowMs ?? 0, limit?.max ?? 0))
@@ -156,7 +156,7 @@ export class RedisStore implements ChallengerStore {
     return `${this.#prefix}rate:${client}`
   }
 
-  async create (name?: string, progress = 0, limit?: CreationLimit): Promise<ChallengerRecord> {
+  async create (name?: string, progress = 0, limit?: CreationLimit): Promise<Session> {
     const record = { guid: newGuid(), token: newToken(), note: '', progress, name }
     // A guid of 122 random bits is never taken; onlyNew makes sure of it all the same.
     const result = await this.#put(record, false, true, limit)
@@ -164,12 +164,12 @@ export class RedisStore implements ChallengerStore {
     return record
   }
 
-  async get (guid: string): Promise<ChallengerRecord | undefined> {
+  async get (guid: string): Promise<Session | undefined> {
     const found = await this.#batch.call<Found | null>(false, 't', sessionId(guid))
     return found === null ? undefined : recordOf(guid, found)
   }
 
-  async writeNote (guid: string, token: string, note: string, bits: number): Promise<ChallengerRecord | undefined> {
+  async writeNote (guid: string, token: string, note: string, bits: number): Promise<Session | undefined> {
     const found = await this.#batch.call<Found | null>(false, 'w', sessionId(guid), token, note, bits)
     return found === null ? undefined : recordOf(guid, found)
   }
@@ -199,7 +199,7 @@ export class RedisStore implements ChallengerStore {
     return entries?.map(decodeEntry)
   }
 
-  async setName (guid: string, name: string | undefined): Promise<ChallengerRecord | undefined> {
+  async setName (guid: string, name: string | undefined): Promise<Session | undefined> {
     const found = await this.#run(() => this.#scripts.setName(...this.#common, sessionId(guid), name ?? ''))
     return found === null ? undefined : recordOf(guid, found)
   }
@@ -263,7 +263,7 @@ export class RedisStore implements ChallengerStore {
     return { count, msLeft }
   }
 
-  async restore (record: ChallengerRecord, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
+  async restore (record: Session, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
     return await this.#put(record, options.pinned === true, options.ifAbsent === true) === 0 ? 'created' : 'replaced'
   }
 

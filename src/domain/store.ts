@@ -17,7 +17,7 @@ export function then<T, U> (value: Maybe<T>, next: (value: T) => Maybe<U>): Mayb
 }
 
 /** One learner's session, as the store hands it out. Change it only through the store. */
-export interface ChallengerRecord {
+export interface Session {
   readonly guid: string
   /** The session's X-AUTH-TOKEN: 128 random bits as 32 lowercase hex digits, fixed for its life. */
   readonly token: string
@@ -67,14 +67,14 @@ export class BadCursorError extends Error {
   }
 }
 
-/** Creations allowed to a client (an address) in a window: see ChallengerStore.create. */
+/** Creations allowed to a client (an address) in a window: see SessionStore.create. */
 export interface CreationLimit {
   client: string
   windowMs: number
   max: number
 }
 
-/** A client over its creation limit (see ChallengerStore.create): the request is answered 429. */
+/** A client over its creation limit (see SessionStore.create): the request is answered 429. */
 export class CreationRefusedError extends Error {
   override name = 'CreationRefusedError'
   readonly statusCode = 429
@@ -86,7 +86,7 @@ export class CreationRefusedError extends Error {
   }
 }
 
-export interface ChallengerStore {
+export interface SessionStore {
   /**
    * A new session with a fresh guid and token (and `name`, if given), with the progress bits
    * `progress`. At capacity one makes room: the oldest that no request has named since it was made;
@@ -96,16 +96,16 @@ export interface ChallengerStore {
    * counts it: when that makes more than `limit.max` in the client's window, no session is made and
    * it throws (or rejects with) a CreationRefusedError.
    */
-  create (name?: string, progress?: number, limit?: CreationLimit): Maybe<ChallengerRecord>
+  create (name?: string, progress?: number, limit?: CreationLimit): Maybe<Session>
   /** The session, as it is now; looking it up counts as activity and keeps it alive. */
-  get (guid: string): Maybe<ChallengerRecord | undefined>
+  get (guid: string): Maybe<Session | undefined>
   /**
    * `get`, and in the same step (one round trip for a networked store), when `token` is the
    * session's: stores `note` as given and sets the progress bits `bits`. The session as it was
    * found, before the write (the note was written when its token is `token`); undefined when there
    * is no session.
    */
-  writeNote (guid: string, token: string, note: string, bits: number): Maybe<ChallengerRecord | undefined>
+  writeNote (guid: string, token: string, note: string, bits: number): Maybe<Session | undefined>
   /**
    * Sets the progress bits in `bits`; a session that is gone is left gone. A store across the network
    * may resolve once the write is sent, in order ahead of any later call (as `record` does), rather
@@ -117,10 +117,10 @@ export interface ChallengerStore {
    * 'created' when it was not. A pinned session never expires and does not count toward capacity.
    * With `ifAbsent`, a live session is left as it is (and 'replaced' says it was there).
    */
-  restore (record: ChallengerRecord, options?: { pinned?: boolean, ifAbsent?: boolean }): Maybe<'replaced' | 'created'>
+  restore (record: Session, options?: { pinned?: boolean, ifAbsent?: boolean }): Maybe<'replaced' | 'created'>
   // The class board (GET /admin/…): without these, the board is empty and names cannot be changed.
   /** Sets (or with undefined, clears) the session's name; the session as it now is, or undefined when it is gone. Not activity. */
-  setName? (guid: string, name: string | undefined): Maybe<ChallengerRecord | undefined>
+  setName? (guid: string, name: string | undefined): Maybe<Session | undefined>
   /**
    * Live sessions, most recently active first, `limit` at a time: `cursor` is the `next` of the
    * page before. O(limit) per page, whatever the number of sessions. Not activity.
@@ -164,7 +164,7 @@ export interface ChallengerStore {
   countCreation? (client: string, windowMs: number, add?: 0 | 1): Maybe<CreationCount>
 }
 
-/** See ChallengerStore.countCreation. */
+/** See SessionStore.countCreation. */
 export interface CreationCount {
   count: number
   msLeft: number

@@ -2,11 +2,11 @@
 // passed, a Redis store for a Redis URL, else a new in-memory store.
 import { RedisStore } from './redis-store.js'
 import { MemoryStore } from './memory-store.js'
-import type { ChallengerStore } from './store.js'
+import type { SessionStore } from './store.js'
 
 export interface StoreOptions {
   /** The store to use, as it is: it brings its own expiry and capacity. */
-  store?: ChallengerStore
+  store?: SessionStore
   redisUrl?: string
   redisKeyPrefix: string
   sessionIdleMs: number
@@ -14,7 +14,7 @@ export interface StoreOptions {
   journalSize: number
 }
 
-export function createStore (options: StoreOptions): ChallengerStore {
+export function createStore (options: StoreOptions): SessionStore {
   if (options.store !== undefined) return options.store
   const sessions = { idleMs: options.sessionIdleMs, maxSessions: options.maxSessions, journalSize: options.journalSize }
   if (options.redisUrl === undefined) return new MemoryStore(sessions)

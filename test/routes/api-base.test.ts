@@ -5,7 +5,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import app from '../../src/app.js'
 import { MemoryStore } from '../../src/domain/memory-store.js'
-import { StoreUnavailableError, type ChallengerRecord, type CreationLimit } from '../../src/domain/store.js'
+import { StoreUnavailableError, type Session, type CreationLimit } from '../../src/domain/store.js'
 import { build, newSession, passed } from '../helper.js'
 
 t.test('a session made at one base passes challenges at the other', async t => {
@@ -111,9 +111,9 @@ t.test('under a host\'s prefix, /api is under the prefix', async t => {
 })
 
 t.test('a store that cannot count creations answers 503, at either base', async t => {
-  // The store counts a creation with the creation (ChallengerStore.create's limit).
+  // The store counts a creation with the creation (SessionStore.create's limit).
   class Uncounting extends MemoryStore {
-    override create (name?: string, progress?: number, limit?: CreationLimit): ChallengerRecord {
+    override create (name?: string, progress?: number, limit?: CreationLimit): Session {
       if (limit !== undefined) throw new StoreUnavailableError(new Error('the counts are away'))
       return super.create(name, progress)
     }

@@ -1,12 +1,12 @@
 import t from 'tap'
 import { MemoryStore } from '../../src/domain/memory-store.js'
-import type { ChallengerStore } from '../../src/domain/store.js'
+import type { SessionStore } from '../../src/domain/store.js'
 import { BASES, baseName, basic, build, errorMessages, newSession, passed, storeOf } from '../helper.js'
 
 const json = { 'content-type': 'application/json' }
 
 /** A store with only the asynchronous interface, as a networked one has: MemoryStore's answers, each a promise. */
-function asyncOnly (store: MemoryStore, pass = store.pass.bind(store)): ChallengerStore {
+function asyncOnly (store: MemoryStore, pass = store.pass.bind(store)): SessionStore {
   return {
     create: async (name, progress, limit) => await store.create(name, progress, limit),
     get: async guid => await store.get(guid),
