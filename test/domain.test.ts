@@ -2,7 +2,7 @@
 import t from 'tap'
 import { bitFor, challenges, checkedCatalogue, isPassed, type Challenge, type Trigger } from '../src/domain/catalogue.js'
 import { configFromEnv, ConfigError } from '../src/domain/config.js'
-import { BadCursorError, BadXmlBodyError, ERROR_CODES, SessionEndedError, StoreUnavailableError, UnreachableChallengeError } from '../src/domain/errors.js'
+import { BadCursorError, BadXmlBodyError, CreationRefusedError, ERROR_CODES, StoreUnavailableError, UnreachableChallengeError } from '../src/domain/errors.js'
 import { worstSessionBytes } from '../src/domain/journal.js'
 import { defaults, journalMemory, resolveOptions } from '../src/domain/options.js'
 import { safeEqual } from '../src/domain/secrets.js'
@@ -111,7 +111,7 @@ t.test('the service\'s own errors each have a stable code of their own, and keep
   t.ok(down instanceof StoreUnavailableError && down instanceof Error)
   t.notOk(new BadCursorError() instanceof StoreUnavailableError, 'each class knows its own')
   t.match(new BadCursorError(), { name: 'BadCursorError', code: 'APICH_BAD_CURSOR', statusCode: 400, message: /^The cursor is not one that GET \/admin\/sessions gave/ })
-  t.match(new SessionEndedError(), { name: 'SessionEndedError', code: 'APICH_SESSION_ENDED', statusCode: 401, message: 'The session ended before the note was stored' })
+  t.match(new CreationRefusedError(1500), { name: 'CreationRefusedError', code: 'APICH_CREATION_REFUSED', statusCode: 429, msLeft: 1500, message: 'Too many sessions created by this client: its window ends in 1500 ms' })
   const xml = new BadXmlBodyError('A DOCTYPE is not allowed in the body (100%s)', { cause })
   t.match(xml, { name: 'BadXmlBodyError', code: 'APICH_BAD_XML_BODY', statusCode: 400, message: 'A DOCTYPE is not allowed in the body (100%s)' }, 'the parser\'s message as it was')
   t.equal(xml.cause, cause)

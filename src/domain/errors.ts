@@ -11,8 +11,8 @@ export const ERROR_CODES = Object.freeze({
   storeUnavailable: 'APICH_STORE_UNAVAILABLE',
   /** 400: a cursor of GET /admin/sessions that the store did not make. */
   badCursor: 'APICH_BAD_CURSOR',
-  /** 401: the session ended while its note was being written. */
-  sessionEnded: 'APICH_SESSION_ENDED',
+  /** 429: a client that has created too many sessions in its window (the store's creation limit). */
+  creationRefused: 'APICH_CREATION_REFUSED',
   /** 400: an XML body that is not well-formed, or has a DOCTYPE. */
   badXmlBody: 'APICH_BAD_XML_BODY',
   /** At start-up: an environment variable the server cannot use. */
@@ -40,9 +40,15 @@ export class BadCursorError extends createError(ERROR_CODES.badCursor, 'The curs
   override name = 'BadCursorError'
 }
 
-/** The store dropped the session while its note was written: answered as for no session, 401. */
-export class SessionEndedError extends createError(ERROR_CODES.sessionEnded, 'The session ended before the note was stored', 401) {
-  override name = 'SessionEndedError'
+/** A client that has created too many sessions in its window: 429, and `msLeft` until it may again. */
+export class CreationRefusedError extends createError<typeof ERROR_CODES.creationRefused, 429, [msLeft: number]>(ERROR_CODES.creationRefused, 'Too many sessions created by this client: its window ends in %s ms', 429) {
+  override name = 'CreationRefusedError'
+  /** The time left in the client's window, in milliseconds. */
+  readonly msLeft: number
+  constructor (msLeft: number) {
+    super(msLeft)
+    this.msLeft = msLeft
+  }
 }
 
 /** An XML body refused (400), with the parser's message for the learner. */
