@@ -4,6 +4,8 @@
 // later, behind one name; the service calls one path for both, and goes on without a turn of the
 // event loop when the answer is already there (see `then`).
 import type { JournalEntry } from './journal.js'
+// The store's errors, with their codes (src/domain/errors.ts).
+export { BadCursorError, CreationRefusedError, StoreUnavailableError } from './errors.js'
 
 /** A value, or a promise of it. */
 export type Maybe<T> = T | Promise<T>
@@ -58,32 +60,11 @@ export interface ClassSummary {
   passedBy: number[]
 }
 
-/** A cursor that this store did not make (or cannot read any more): the request is answered 400. */
-export class BadCursorError extends Error {
-  override name = 'BadCursorError'
-  readonly statusCode = 400
-  constructor () {
-    super('The cursor is not one that GET /admin/sessions gave: start again without it')
-  }
-}
-
 /** Creations allowed to a client (an address) in a window: see SessionStore.create. */
 export interface CreationLimit {
   client: string
   windowMs: number
   max: number
-}
-
-/** A client over its creation limit (see SessionStore.create): the request is answered 429. */
-export class CreationRefusedError extends Error {
-  override name = 'CreationRefusedError'
-  readonly statusCode = 429
-  /** The time left in the client's window, in milliseconds. */
-  readonly msLeft: number
-  constructor (msLeft: number) {
-    super(`Too many sessions created by this client: its window ends in ${msLeft} ms`)
-    this.msLeft = msLeft
-  }
 }
 
 export interface SessionStore {
@@ -176,13 +157,4 @@ export interface StoreStatus {
   available: boolean
   /** What happened, to follow the store's description: "connected", "cannot be reached (…)", … */
   reason: string
-}
-
-/** The store cannot be reached: the request is answered 503 and may be retried. */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError'
-  readonly statusCode = 503
-  constructor (cause: unknown) {
-    super('The session store is unavailable; try again shortly', { cause })
-  }
 }
