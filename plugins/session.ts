@@ -29,8 +29,9 @@ declare module 'fastify' {
     sessionGuidFor (guid: string | null | undefined): string | null
     /**
      * The live session `guid` names (any case), or undefined; in single-player mode the one
-     * session, whatever `guid` is, made if it is missing. With `write`, the note it describes is
-     * stored in the same step when its token is the session's (SessionStore.writeNote). At once
+     * session, whatever `guid` is (undefined too), made if it is missing. In multi-player mode
+     * `guid` is a session id as sent: check it with sessionGuidFor first. With `write`, the note it
+     * describes is stored in the same step when its token is the session's (SessionStore.writeNote). At once
      * with a store that answers at once.
      */
     findSession (guid: string | undefined, write?: NoteWrite): Maybe<Session | undefined>
@@ -109,8 +110,9 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
 
   fastify.decorate('findSession', function (guid: string | undefined, write?: NoteWrite): Maybe<Session | undefined> {
     if (single) return then(look(SINGLE_PLAYER_GUID, write), record => record ?? ensureSinglePlayer(write))
-    // Session ids are issued in lowercase; the same UUID in capitals names the same session.
-    return guid === undefined || guid === '' ? undefined : look(guid.toLowerCase(), write)
+    // Named, in multi-player mode: every caller has checked (sessionGuidFor, or findChallenger's
+    // test). Session ids are issued in lowercase; the same UUID in capitals names the same session.
+    return look((guid as string).toLowerCase(), write)
   })
 
   /**

@@ -196,6 +196,10 @@ for (const base of BASES) {
         if (res.statusCode !== 201) t.fail(`creation ${i} was ${res.statusCode}`)
       }
       t.equal((await open.inject({ method: 'POST', url: `${base}/challenger` })).statusCode, 201)
+      for (let i = 0; i < 3; i++) {
+        const guid = `00000000-0000-4000-8000-0000000000a${i}`
+        t.equal((await open.inject({ method: 'PUT', url: `${base}/challenger/${guid}`, headers: json, payload: {} })).statusCode, 201, 'and so do restores that make a session')
+      }
     })
 
     t.test('single-player mode: one implicit session for every request, with or without X-CHALLENGER', async t => {
