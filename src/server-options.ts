@@ -1,7 +1,7 @@
 // What a Fastify server itself is given, as opposed to the plugin: the handlers for errors that
 // happen before the service's hooks run (Fastify's `frameworkErrors` and `clientErrorHandler`
 // options) and the HTTP methods the server knows. src/server.ts gives them to its server; a host
-// that embeds the service may give them to its own (README, "Embed in your Fastify app"). They sit
+// that embeds the service may give them to its own (docs/embedding.md). They sit
 // above the plain modules of src/domain/ because they act on Fastify's server and replies; they
 // give those early answers the common headers, the X-CHALLENGER checks and the error body of every
 // other answer (src/domain/common-headers.ts, src/domain/messages.ts).

@@ -1,4 +1,4 @@
-// Adding a challenge, as /work/notes/add-challenge-steps.md (docs/architecture.md, "Add a
+// Adding a challenge, as docs/architecture.md ("Add a
 // challenge") says: a row in the catalogue, sorted by id, with a bit never used before; its trigger
 // asked for by a route, which passes it; its test. Three files: everything else (the Trigger type,
 // GET /challenges, the pages, the OpenAPI document's solution links, the counts) is read from the

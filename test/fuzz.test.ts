@@ -19,7 +19,7 @@ interface Generated {
 
 const ALL = METHODS.filter(m => m !== 'CONNECT')
 
-/** The statuses the service documents for a method on a path (README, OpenAPI document). */
+/** The statuses the service documents for a method on a path (docs/api.md, the OpenAPI document). */
 function documented (method: string, path: string): number[] {
   // As the request line arrives after URL normalisation: `/challenger/..` is `/`.
   const route = new URL(path, 'http://x').pathname
