@@ -98,8 +98,9 @@ async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promis
   fastify.setErrorHandler(function (error: FastifyError, request, reply) {
     const status = error.statusCode ?? 500
     if (status === 503) {
-      // The session store is away (see src/domain/redis-store.ts): a retry may succeed.
-      request.log.warn({ err: error }, 'store unavailable')
+      // The session store is away (see src/domain/redis-store.ts): a retry may succeed. Not logged:
+      // the store says once when it goes away, why, and when it is back (plugins/registry.ts), where a
+      // line per request would be hundreds a second in an outage.
       return reply.fail(503, error.message)
     }
     if (status >= 500) {

@@ -3,12 +3,15 @@
 // and never the password.
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
+import { createHash } from 'node:crypto'
 import { once } from 'node:events'
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import apiChallenges from '../src/app.js'
 import { redisAddress, RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
+import { loadScripts } from '../src/domain/redis/scripts.js'
 import { redisMissing, redisServer } from './redis-server.js'
 
 interface LogLine { level: number, time: number, msg: string, store?: string }
@@ -23,10 +26,50 @@ async function logged (t: Test, options: Parameters<typeof apiChallenges>[1]): P
   return { app, lines }
 }
 
-const redisLines = (lines: LogLine[]): Array<[number, string]> => lines.filter(line => line.store !== undefined).map(line => [line.level, line.msg])
+/** A return says how long the outage lasted ("answers again after 1.2 s"): here as "after N s". */
+const lasted = (text: string): string => text.replace(/ after \d+\.\d s$/, ' after N s')
+const redisLines = (lines: LogLine[]): Array<[number, string]> => lines.filter(line => line.store !== undefined).map(line => [line.level, lasted(line.msg)])
 
 async function heartbeat (app: FastifyInstance): Promise<number> {
   return (await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode
+}
+
+/**
+ * A TCP forwarder to Redis that can hold what passes, as a stalled link does: both ways, or only the
+ * answers; release() sends everything held, in order.
+ */
+async function holdingForwarder (redisPort: number): Promise<{ port: number, hold: (what: 'both' | 'answers') => void, release: () => void, close: () => Promise<void> }> {
+  let holding: 'none' | 'both' | 'answers' = 'none'
+  const held: Array<[Socket, Buffer]> = []
+  const sockets = new Set<Socket>()
+  const pass = (to: Socket, data: Buffer, answer: boolean): void => {
+    if (holding === 'both' || (holding === 'answers' && answer)) held.push([to, data])
+    else to.write(data)
+  }
+  const server = createServer(client => {
+    const upstream = connect(redisPort, '127.0.0.1')
+    sockets.add(client).add(upstream)
+    client.on('data', data => { pass(upstream, data, false) })
+    upstream.on('data', data => { pass(client, data, true) })
+    const end = (): void => { client.destroy(); upstream.destroy() }
+    client.on('close', end).on('error', end)
+    upstream.on('close', end).on('error', end)
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    port: (server.address() as AddressInfo).port,
+    hold: what => { holding = what },
+    release: () => {
+      holding = 'none'
+      for (const [to, data] of held.splice(0)) to.write(data)
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy()
+      server.close()
+      await once(server, 'close')
+    }
+  }
 }
 
 /** Polls `check` every 10 ms until it holds, for at most `limitMs`; returns when it held. */
@@ -78,8 +121,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(redisLines(lines), [
         [INFO, `Redis at ${address} connected`],
         [WARN, `Redis at ${address} stopped answering (no answer within 1000 ms)${AFTER}`],
-        [INFO, `Redis at ${address} answers again`]
+        [INFO, `Redis at ${address} answers again after N s`]
       ], 'said once each, however often the heartbeat was asked')
+      const lastedS = Number(/ after (\d+\.\d) s$/.exec(lines.filter(line => line.store !== undefined).at(-1)?.msg ?? '')?.[1])
+      t.ok(Math.abs(lastedS - (up - down) / 1000) <= 0.5, `the return says the outage lasted ${lastedS} s; the heartbeat saw ${((up - down) / 1000).toFixed(1)} s`)
     })
 
     t.test('one probe at a time: under CLIENT PAUSE WRITE (where PING still passes) one probe waits, and its late answer ends the outage', async t => {
@@ -90,20 +135,27 @@ if (redisMissing !== false && process.env.CI === 'true') {
       // A store that connected before the app registered it: the log still says so.
       const { app, lines } = await logged(t, { store })
       let probes = 0
+      // The probe script, by its text's SHA-1 (EVALSHA), or its text (EVAL): not the sweep sent beside it.
+      const probeLua = loadScripts().find(([name]) => name === 'probe')?.[2] as string
+      const probeSha = createHash('sha1').update(probeLua).digest('hex')
       const send = store.client.sendCommand.bind(store.client)
       store.client.sendCommand = (command, stream) => {
-        if (/^eval/i.test(command.name)) probes++
+        if (/^eval/i.test(command.name) && [probeSha, probeLua].includes(String(command.args[0]))) probes++
         return send(command, stream)
       }
 
+      // Probes sent before the hang were answered; from here on, one may wait, and none may follow it.
+      await until('a probe sent', () => probes > 0, 5000)
       await admin.call('CLIENT', 'PAUSE', '60000', 'WRITE')
+      const beforeHang = probes
       const paused = performance.now()
       t.equal(await admin.ping(), 'PONG', 'a PING would not notice')
       const down = await until('503', async () => await heartbeat(app) === 503, 5000) - paused
       t.ok(down < 3000, `503 ${Math.round(down)} ms after the pause, before any command's timeout`)
       for (let i = 0; i < 3; i++) await store.probe()
       t.equal(store.available(), false)
-      t.ok(probes <= 1, `${probes} probe command sent in a hang of ${Math.round(performance.now() - paused)} ms, while the interval is 20 ms`)
+      t.ok(probes >= 1, 'the probes are counted')
+      t.ok(probes - beforeHang <= 1, `${probes - beforeHang} probe command sent in a hang of ${Math.round(performance.now() - paused)} ms, while the interval is 20 ms`)
 
       await admin.call('CLIENT', 'UNPAUSE')
       const unpaused = performance.now()
@@ -113,7 +165,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(redisLines(lines), [
         [INFO, `Redis at ${address} connected`],
         [WARN, `Redis at ${address} stopped answering (no answer within 500 ms)${AFTER}`],
-        [INFO, `Redis at ${address} answers again`]
+        [INFO, `Redis at ${address} answers again after N s`]
       ])
     })
 
@@ -131,7 +183,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await admin.call('CLIENT', 'UNPAUSE')
       await store.create()
       t.equal(store.available(), true)
-      t.same(seen, ['connected', 'stopped answering (no answer within 150 ms)', 'answers again'])
+      t.same(seen.map(lasted), ['connected', 'stopped answering (no answer within 150 ms)', 'answers again after N s'])
     })
 
     t.test('a connection made again during a hang is not taken for an answer: the probe decides', async t => {
@@ -152,7 +204,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(store.available(), false, 'still not answering')
       await admin.call('CLIENT', 'UNPAUSE')
       await until('answering', () => store.available(), 5000)
-      t.same(seen, ['connected', 'stopped answering (no answer within 500 ms)', 'answers again'], 'one outage')
+      t.same(seen.map(lasted), ['connected', 'stopped answering (no answer within 500 ms)', 'answers again after N s'], 'one outage')
     })
 
     t.test('close() stops the probes, a probe under way included, and reports nothing', async t => {
@@ -175,6 +227,92 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(seen, ['connected'], 'closing is no outage')
     })
 
+    t.test('a Redis that refuses the scripts (out of memory, a replica) turns the heartbeat and the gauge down within 3 s without traffic, and back within 3 s; READONLY makes a new connection', async t => {
+      const refusing = await redisServer(['--appendonly', 'no'])
+      t.teardown(() => refusing.remove())
+      const other = await redisServer(['--appendonly', 'no'])
+      t.teardown(() => other.remove())
+      const control = new Redis(refusing.url)
+      t.teardown(() => control.disconnect())
+      const TOKEN = 'an-admin-token-for-the-gauge-0123'
+      // The service's own store, with the default probe (about every second).
+      const store = new RedisStore({ url: refusing.url, prefix: 'refuse:', idleMs: 600_000, maxSessions: 10 })
+      await until('connected', () => store.available(), 5000)
+      const { app, lines } = await logged(t, { store, adminToken: TOKEN })
+      const gauge = async (): Promise<string | undefined> => /^api_challenges_store_up (\d)$/m.exec((await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body)?.[1]
+      t.equal(await heartbeat(app), 204)
+      t.equal(await gauge(), '1')
+      let connections = 0
+      store.client.on('ready', () => { connections++ })
+
+      const address = `127.0.0.1:${refusing.port}`
+      const outage = async (what: string, start: () => Promise<unknown>, end: () => Promise<unknown>): Promise<void> => {
+        await start()
+        const began = performance.now()
+        const down = await until(`${what}: 503`, async () => await heartbeat(app) === 503, 10_000) - began
+        t.ok(down <= 3000, `${what}: 503 ${Math.round(down)} ms after, with no other request`)
+        t.equal(await gauge(), '0', `${what}: api_challenges_store_up 0`)
+        await end()
+        const ended = performance.now()
+        const up = await until(`${what}: 204`, async () => await heartbeat(app) === 204, 10_000) - ended
+        t.ok(up <= 3000, `${what}: 204 ${Math.round(up)} ms after it ended`)
+        t.equal(await gauge(), '1', `${what}: api_challenges_store_up 1`)
+      }
+      await outage('maxmemory', () => control.config('SET', 'maxmemory', '1'), () => control.config('SET', 'maxmemory', '0'))
+      const before = connections
+      await outage('a replica', () => control.replicaof('127.0.0.1', String(other.port)), () => control.replicaof('NO', 'ONE'))
+      t.ok(connections > before, 'READONLY made the store connect again')
+      const said = redisLines(lines).slice(1)
+      t.match(said, [
+        [WARN, new RegExp(`^Redis at ${address} refuses this service's commands \\(OOM command not allowed`)],
+        [INFO, `Redis at ${address} accepts commands again after N s`],
+        [WARN, new RegExp(`^Redis at ${address} refuses this service's commands \\(READONLY `)],
+        [INFO, `Redis at ${address} accepts commands again after N s`]
+      ], 'one line each way, saying why')
+      t.equal(said.length, 4, 'and nothing more')
+    })
+
+    t.test('a write answered 503 is never applied after it: not when the link held it, and a later write stands', async t => {
+      const forwarder = await holdingForwarder(redis.port)
+      t.teardown(() => forwarder.close())
+      // A through the forwarder, with a short command timeout; B straight to Redis.
+      const a = new RedisStore({ url: `redis://127.0.0.1:${forwarder.port}`, prefix: 'held:', idleMs: 600_000, maxSessions: 10, commandTimeoutMs: 300, probeIntervalMs: 3_600_000 })
+      t.teardown(() => a.close())
+      const b = new RedisStore({ url: redis.url, prefix: 'held:', idleMs: 600_000, maxSessions: 10, probeIntervalMs: 3_600_000 })
+      t.teardown(() => b.close())
+      await until('connected', () => a.available() && b.available(), 5000)
+      // A's probe measures Redis's clock (the deadlines need it); a probe on connecting did already.
+      await a.probe()
+      const session = await b.create()
+
+      for (const held of ['both ways', 'the answers only'] as const) {
+        forwarder.hold(held === 'both ways' ? 'both' : 'answers')
+        await t.rejects(a.writeNote(session.guid, session.token, `from A, ${held}`, 0), StoreUnavailableError, `A: 503 (${held})`)
+        t.equal(a.available(), false, 'and A counts Redis as hanging')
+        t.ok((await b.writeNote(session.guid, session.token, `from B, ${held}`, 0)) !== undefined, 'B: written')
+        forwarder.release()
+        // The held bytes go first on A's connection: once A's probe is answered, Redis has read them.
+        await until('A answers', async () => { await a.probe(); return a.available() }, 5000)
+        t.equal((await b.get(session.guid))?.note, `from B, ${held}`, `the note is B's (${held})`)
+      }
+    })
+
+    t.test('a Redis restarted: the heartbeat is 204 within 1 s of Redis answering PING', async t => {
+      const restarted = await redisServer(['--appendonly', 'no'])
+      t.teardown(() => restarted.remove())
+      const { app } = await logged(t, { redisUrl: restarted.url, redisKeyPrefix: 'restart:' })
+      t.equal(await heartbeat(app), 204)
+      await restarted.stop()
+      await until('503', async () => await heartbeat(app) === 503, 5000)
+      await restarted.start()
+      const ping = new Redis(restarted.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 10 })
+      t.teardown(() => ping.disconnect())
+      await until('PONG', async () => await ping.ping().then(answer => answer === 'PONG', () => false), 5000)
+      const answering = performance.now()
+      const up = await until('204', async () => await heartbeat(app) === 204, 5000) - answering
+      t.ok(up <= 1000, `204 ${Math.round(up)} ms after Redis answered PING`)
+    })
+
     t.test('unreachable at start: one warn at once naming host:port, never the password; info when it connects; once per change after', async t => {
       const password = 's3cret-pw-5521'
       const later = await redisServer(['--requirepass', password])
@@ -190,6 +328,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.ok((first?.time ?? Infinity) - registered < 500, 'said at once, not after the connect timeout')
       t.equal(await heartbeat(app), 503)
       for (let i = 0; i < 3; i++) t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 503)
+      t.same(lines.filter(line => line.level >= WARN && line.store === undefined), [], 'no line per refused request (and so no stack)')
 
       await later.start()
       await until('connected', async () => await heartbeat(app) === 204, 3000)
@@ -205,7 +344,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
         [WARN, `Redis at ${address} cannot be reached (connect ECONNREFUSED ${address})${AFTER}`],
         [INFO, `Redis at ${address} connected`],
         [WARN, new RegExp(`^Redis at ${address} is unreachable \\((the connection closed|read ECONNRESET)\\)${AFTER}$`)],
-        [INFO, `Redis at ${address} connected again`]
+        [INFO, `Redis at ${address} connected again after N s`]
       ], 'in that order')
       t.equal(redisLines(lines).length, 4, 'once each; and nothing when the app closes')
       t.notOk(JSON.stringify(lines).includes(password), 'the password is never logged')

@@ -301,9 +301,12 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(await s.client.dbsize(), before, 'no key made')
       t.equal(await s.client.exists(`oom:j:${sessionId(a)}`), 0, 'no journal entry, no challenge passed')
 
-      // The probe still sweeps (deleting frees memory), and the board's reads still answer.
+      // Refused: the store is down, and the heartbeat says 503 (the log says why: see redis-probe.test.ts).
+      t.equal(s.available(), false, 'a refusal turns the store down')
+      // The probe is refused as the requests are, and the sweep beside it still runs (deleting frees
+      // memory); the board's reads still answer.
       await s.probe()
-      t.equal(s.available(), true, 'the probe answers')
+      t.equal(s.available(), false, 'the probe is refused too')
       t.equal(await s.client.hexists('oom:sessions', sessionId(b)), 0, 'and swept the expired session')
       t.equal((await s.list(10)).total, sessions - 1)
       t.same(await s.counts(600_000), { live: sessions - 1, active: sessions - 1 })
@@ -316,9 +319,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(refused.statusCode, 503)
       t.same(refused.json(), { errorMessages: ['The session store is unavailable; try again shortly'] })
 
-      // Room again: everything works.
+      // Room again: everything works, and the first script that writes turns the store up.
       await s.client.config('SET', 'maxmemory', '0')
       t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201)
+      t.equal(s.available(), true, 'up again')
     })
 
     t.test('a store whose Redis is not there yet starts anyway, answers 503, and connects when it can', async t => {

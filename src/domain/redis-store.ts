@@ -34,7 +34,7 @@ import { decodeEntry, encodeEntry, type JournalEntry } from './journal.js'
 import { Availability } from './redis/availability.js'
 import { Batch } from './redis/batch.js'
 import { guidOf, sessionId } from './redis/ids.js'
-import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Scripts } from './redis/scripts.js'
+import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Head, type Scripts } from './redis/scripts.js'
 import { BadCursorError, CreationRefusedError, type Session, type SessionStore, type ClassSummary, type CreationCount, type CreationLimit, type SessionPage, type SessionSummary, type StoreStatus } from './store.js'
 
 export { StoreUnavailableError } from './store.js'
@@ -104,7 +104,12 @@ export class RedisStore implements SessionStore {
       maxRetriesPerRequest: 0,
       commandTimeout: timeout,
       connectTimeout: timeout,
-      retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
+      // Tried again every 100 ms at first, then every 250 ms: back within a quarter of a second of
+      // Redis, where it took up to a second (a connection attempt costs both sides next to nothing).
+      retryStrategy: (attempt: number) => Math.min(attempt * 100, 250),
+      // A primary demoted to a replica (a managed Redis's failover, behind one name) answers READONLY:
+      // a new connection finds the new primary, without a restart.
+      reconnectOnError: (error: Error) => error.message.startsWith('READONLY'),
       // The commands of concurrent requests go out together, one write and one read for a batch
       // rather than one each: under load, fewer system calls per request on both sides.
       enableAutoPipelining: true,
@@ -117,9 +122,18 @@ export class RedisStore implements SessionStore {
       timeoutMs: timeout,
       probeIntervalMs: options.probeIntervalMs ?? 1000,
       probeTimeoutMs: Math.min(options.probeTimeoutMs ?? timeout, timeout),
-      probe: () => this.#scripts.probe(...this.#common)
+      probe: () => {
+        // Beside each probe, a sweep of expired sessions: it runs at maxmemory too, where the probe is refused.
+        this.#scripts.sweep(...this.#common, '').catch(() => {})
+        return this.#scripts.probe(...this.#common, '')
+      }
     })
-    this.#batch = new Batch(calls => this.#run(() => this.#scripts.batch(...this.#common, this.#journalSize, ...calls)))
+    this.#batch = new Batch(calls => this.#run(() => this.#scripts.batch(...this.#writing(), this.#journalSize, ...calls)))
+  }
+
+  /** What a script that may write takes first: its deadline, past which it does nothing (see ./redis/clock.ts). */
+  #writing (): Head {
+    return [...this.#common, this.#availability.deadline()]
   }
 
   /** Calls `listener` once per change of availability (and at once with the current state, when it is already known). */
@@ -142,12 +156,18 @@ export class RedisStore implements SessionStore {
     return this.#availability.available()
   }
 
+  /** Runs a script that Redis treats as one that may write (one without flags: see ./redis/scripts.ts). */
   async #run<T> (command: () => Promise<T>): Promise<T> {
-    return await this.#availability.run(command)
+    return await this.#availability.run(command, true)
+  }
+
+  /** Runs a script that only reads, or only reads and deletes (flags no-writes or allow-oom). */
+  async #read<T> (command: () => Promise<T>): Promise<T> {
+    return await this.#availability.run(command, false)
   }
 
   async #put (record: Session, pinned: boolean, onlyNew: boolean, limit?: CreationLimit): Promise<number | [number, number]> {
-    return await this.#run(() => this.#scripts.put(...this.#common, sessionId(record.guid), record.token, record.note, record.progress,
+    return await this.#run(() => this.#scripts.put(...this.#writing(), sessionId(record.guid), record.token, record.note, record.progress,
       this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', record.name ?? '',
       limit === undefined ? '' : this.#rateKey(limit.client), limit?.windowMs ?? 0, limit?.max ?? 0))
   }
@@ -195,12 +215,12 @@ export class RedisStore implements SessionStore {
   }
 
   async journal (guid: string): Promise<JournalEntry[] | undefined> {
-    const entries = await this.#run(() => this.#scripts.journal(...this.#common, sessionId(guid), this.#journalSize))
+    const entries = await this.#run(() => this.#scripts.journal(...this.#common, '', sessionId(guid), this.#journalSize))
     return entries?.map(decodeEntry)
   }
 
   async setName (guid: string, name: string | undefined): Promise<Session | undefined> {
-    const found = await this.#run(() => this.#scripts.setName(...this.#common, sessionId(guid), name ?? ''))
+    const found = await this.#run(() => this.#scripts.setName(...this.#writing(), sessionId(guid), name ?? ''))
     return found === null ? undefined : recordOf(guid, found)
   }
 
@@ -213,7 +233,7 @@ export class RedisStore implements SessionStore {
       afterScore = parts[1] as string
       afterId = sessionId(parts[2] as string)
     }
-    const rows = await this.#run(() => this.#scripts.list(...this.#common, limit, afterScore, afterId))
+    const rows = await this.#read(() => this.#scripts.list(...this.#common, '', limit, afterScore, afterId))
     const sessions: SessionSummary[] = []
     const scores: string[] = []
     for (let i = 1; i < rows.length; i += 5) {
@@ -234,18 +254,18 @@ export class RedisStore implements SessionStore {
   }
 
   async counts (activeMs: number): Promise<{ live: number, active: number }> {
-    const [live, active] = await this.#run(() => this.#scripts.counts(...this.#common, activeMs))
+    const [live, active] = await this.#read(() => this.#scripts.counts(...this.#common, '', activeMs))
     return { live, active }
   }
 
   async summary (activeMs: number): Promise<ClassSummary> {
-    const [live, active, used] = await this.#run(() => this.#scripts.counts(...this.#common, activeMs))
+    const [live, active, used] = await this.#read(() => this.#scripts.counts(...this.#common, '', activeMs))
     const passedBy = new Array<number>(32).fill(0)
     const [lru, sessions, fresh, ...rest] = this.#common
     // A slice of an index at a time (the used sessions', then the unused ones'), so that no one script holds Redis for long.
     for (const [index, size] of [[lru, used], [fresh, live - used]] as const) {
       for (let from = 0; from < size; from += SUMMARY_SLICE) {
-        const slice = await this.#run(() => this.#scripts.progress(index, sessions, fresh, ...rest, from, from + SUMMARY_SLICE - 1))
+        const slice = await this.#read(() => this.#scripts.progress(index, sessions, fresh, ...rest, '', from, from + SUMMARY_SLICE - 1))
         for (const text of slice) {
           for (let bits = Number(text) | 0; bits !== 0; bits &= bits - 1) {
             const bit = 31 - Math.clz32(bits & -bits)
@@ -259,7 +279,9 @@ export class RedisStore implements SessionStore {
 
   async countCreation (client: string, windowMs: number, add: 0 | 1 = 1): Promise<CreationCount> {
     const key = this.#rateKey(client)
-    const [count, msLeft] = await this.#run(() => add === 0 ? this.#scripts.peekCount(key) : this.#scripts.countCreation(key, windowMs))
+    const [count, msLeft] = add === 0
+      ? await this.#read(() => this.#scripts.peekCount(key))
+      : await this.#run(() => this.#scripts.countCreation(key, windowMs))
     return { count, msLeft }
   }
 

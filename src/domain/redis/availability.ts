@@ -1,17 +1,33 @@
 // Whether the Redis store can serve requests, as a small state machine (starting → up ⇄ down), told
-// by the connection's events, by the commands that time out, and by a probe about every second
-// (lua/probe.lua), so that the heartbeat says 503 within about 2 s of a hang even when no request
-// runs into it, and 204 again once it is over. Each change is reported once, never per request.
+// by the connection's events, by the commands that time out or that Redis refuses, and by a probe
+// about every second (lua/probe.lua), so that the heartbeat says 503 within about 2 s of a hang or of
+// a Redis that refuses this store's scripts (out of memory, a replica, loading, a wrong password) even
+// when no request runs into it, and 204 again once it is over. Each change is reported once, never
+// per request; a return says how long the outage lasted.
 import type { Redis } from 'ioredis'
 import { StoreUnavailableError, type StoreStatus } from '../store.js'
+import { RedisClock } from './clock.js'
 
-type Outage = 'start' | 'lost' | 'hang' | 'old'
-const DOWN: Record<Outage, string> = { start: 'cannot be reached', lost: 'is unreachable', hang: 'stopped answering', old: 'cannot run this service\'s scripts' }
-const UP: Record<Outage, string> = { start: 'connected', lost: 'connected again', hang: 'answers again', old: 'connected' }
+type Outage = 'start' | 'lost' | 'hang' | 'refused' | 'old' | 'cluster'
+const DOWN: Record<Outage, string> = {
+  start: 'cannot be reached',
+  lost: 'is unreachable',
+  hang: 'stopped answering',
+  refused: 'refuses this service\'s commands',
+  old: 'cannot run this service\'s scripts',
+  cluster: 'is a Redis Cluster, which this service does not use'
+}
+const UP: Record<Outage, string> = { start: 'connected', lost: 'connected again', hang: 'answers again', refused: 'accepts commands again', old: 'connected', cluster: 'connected' }
 /** The oldest Redis the scripts run on: their shebang and flags (see scripts.ts) came with 7.0. */
 const OLDEST_REDIS = 7
+/** Why a Redis Cluster is refused (see docs/operations.md, "Redis Cluster"). */
+const CLUSTER = 'every session lives in one hash, so a cluster adds no capacity and its slots refuse the scripts: use one Redis, with Sentinel for failover'
 
-const timedOut = (error: unknown): boolean => /timed out/i.test((error as Error).message)
+// A command that timed out here, or a script that reached Redis after its deadline (lua/session.lua):
+// both mean Redis, or the way to it, is too slow.
+const timedOut = (error: unknown): boolean => /timed out|^LATE /i.test((error as Error).message)
+/** An error that Redis answered (OOM, READONLY, NOAUTH, LOADING, …), as its first line. */
+const refusal = (error: unknown): string | undefined => error instanceof Error && error.name === 'ReplyError' ? error.message.split('\n')[0] : undefined
 
 export interface AvailabilityOptions {
   /** How long a command, or a connection attempt, may take. */
@@ -20,8 +36,10 @@ export interface AvailabilityOptions {
   probeIntervalMs: number
   /** How long a probe waits for its answer before Redis counts as hanging. */
   probeTimeoutMs: number
-  /** Runs the probe script. */
-  probe: () => Promise<unknown>
+  /** Runs the probe script: Redis's clock, in ms (see lua/probe.lua). */
+  probe: () => Promise<number>
+  /** Our clock, in ms (an injected one in tests). */
+  now?: () => number
 }
 
 export class Availability {
@@ -29,16 +47,23 @@ export class Availability {
   readonly #timeoutMs: number
   readonly #probeIntervalMs: number
   readonly #probeTimeoutMs: number
-  readonly #probeScript: () => Promise<unknown>
+  readonly #probeScript: () => Promise<number>
+  readonly #now: () => number
+  /** Redis's clock, for the scripts' deadlines (see ./clock.ts). */
+  readonly clock: RedisClock
   // False after a command timed out on a connection that still looks fine (a Redis that hangs),
   // until a command (a probe, most likely) gets through again.
   #responsive = true
+  /** What Redis answered to the last command it refused (OOM, READONLY, …), until a probe passes. */
+  #refusal: string | undefined
   #closing = false
   #lastError: string | undefined
-  /** The version of a Redis too old for the scripts, while connected to one. */
-  #tooOld: string | undefined
+  /** Why the Redis connected to cannot serve at all (too old, a cluster), while connected to it. */
+  #unfit: string | undefined
   #state: 'starting' | 'up' | 'down' = 'starting'
   #outage: Outage = 'start'
+  /** When the outage began, by our clock. */
+  #downSince = 0
   #status: StoreStatus | undefined
   readonly #listeners: Array<(status: StoreStatus) => void> = []
   #probeTimer: NodeJS.Timeout | undefined
@@ -53,6 +78,8 @@ export class Availability {
     this.#probeIntervalMs = options.probeIntervalMs
     this.#probeTimeoutMs = options.probeTimeoutMs
     this.#probeScript = options.probe
+    this.#now = options.now ?? Date.now
+    this.clock = new RedisClock(this.#now)
     // A connection error is reported by the commands that fail, and by the status change it causes
     // (an unhandled 'error' would end the process). Every failed attempt repeats it: keep the last.
     client.on('error', (error: Error) => { this.#lastError = error.message })
@@ -61,17 +88,23 @@ export class Availability {
     })
     client.on('ready', () => {
       this.#lastError = undefined
-      this.#tooOld = undefined
-      // After a hang, connected is not yet answering: the probe decides.
-      if (this.#responsive) this.#up()
-      else this.probe()
-      // Then its version (without INFO, as for a user not allowed it, the scripts' errors will tell).
-      client.info('server').then(info => {
+      this.#unfit = undefined
+      // Perhaps another Redis (a failover): its clock is measured again by the probe below.
+      this.clock.forget()
+      // After a hang or a refusal, connected is not yet answering: the probe decides.
+      if (this.#responsive && this.#refusal === undefined) this.#up()
+      this.probe()
+      // Then what it is (without INFO, as for a user not allowed it, the scripts' errors will tell).
+      client.info().then(info => {
         // A server that gives no version (a Redis-compatible proxy) is left to its scripts' errors.
         const version = /^redis_version:(\S+)/m.exec(info)?.[1]
-        if (!(Number(version?.split('.')[0]) < OLDEST_REDIS)) return
-        this.#tooOld = version
-        this.#down('old', `Redis ${version}; version ${OLDEST_REDIS}.0 or later is needed`)
+        if (Number(version?.split('.')[0]) < OLDEST_REDIS) {
+          this.#unfit = version
+          this.#down('old', `Redis ${version}; version ${OLDEST_REDIS}.0 or later is needed`)
+        } else if (/^cluster_enabled:1/m.test(info)) {
+          this.#unfit = 'cluster'
+          this.#down('cluster', CLUSTER)
+        }
       }, () => {})
     })
     this.#scheduleProbe()
@@ -92,9 +125,10 @@ export class Availability {
   }
 
   #up (): void {
-    if (this.#closing || this.#state === 'up' || this.#tooOld !== undefined) return
+    if (this.#closing || this.#state === 'up' || this.#unfit !== undefined) return
+    const after = this.#state === 'down' && this.#outage !== 'start' ? ` after ${((this.#now() - this.#downSince) / 1000).toFixed(1)} s` : ''
     this.#state = 'up'
-    this.#report({ available: true, reason: UP[this.#outage] })
+    this.#report({ available: true, reason: `${UP[this.#outage]}${after}` })
   }
 
   #down (outage: Outage, detail: string): void {
@@ -102,12 +136,33 @@ export class Availability {
     // The first failure before Redis was ever reached is the one said at start.
     this.#outage = this.#state === 'starting' ? 'start' : outage
     this.#state = 'down'
+    this.#downSince = this.#now()
     this.#report({ available: false, reason: `${DOWN[this.#outage]} (${detail})` })
   }
 
+  /** A probe, or another script that may write, passed: Redis answers, and runs this store's scripts. */
   #answered (): void {
     this.#responsive = true
+    this.#refusal = undefined
     if (this.#client.status === 'ready') this.#up()
+  }
+
+  /** A script that only reads passed: Redis answers (whether it runs those that write, the probe tells). */
+  #heard (): void {
+    this.#responsive = true
+    if (this.#client.status === 'ready' && this.#refusal === undefined) this.#up()
+  }
+
+  #refused (reason: string): void {
+    this.#refusal = reason
+    this.#down('refused', reason)
+  }
+
+  /** Any failure of a command or probe: a hang or a refusal turns the store down; a lost connection says so itself. */
+  #failed (error: unknown, waitedMs: number): void {
+    const reason = refusal(error)
+    if (timedOut(error)) this.#stalled(waitedMs)
+    else if (reason !== undefined) this.#refused(reason)
   }
 
   #stalled (ms: number): void {
@@ -115,16 +170,26 @@ export class Availability {
     this.#down('hang', `no answer within ${ms} ms`)
   }
 
-  /** Runs a command: its answer tells that Redis answers, its time-out that it hangs; any failure is a StoreUnavailableError. */
-  async run<T> (command: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a command (`writes`: a script that may write): its answer tells that Redis answers, its
+   * time-out that it hangs, Redis's refusal that it cannot serve; any failure is a StoreUnavailableError.
+   */
+  async run<T> (command: () => Promise<T>, writes: boolean): Promise<T> {
     try {
       const result = await command()
-      this.#answered()
+      // A script that may write passed: Redis runs them again, as the probe would find.
+      if (writes) this.#answered()
+      else this.#heard()
       return result
     } catch (error) {
-      if (timedOut(error)) this.#stalled(this.#timeoutMs)
+      this.#failed(error, this.#timeoutMs)
       throw new StoreUnavailableError(error)
     }
+  }
+
+  /** The deadline, by Redis's clock, of a script sent now (see ./clock.ts): '' until one is known. */
+  deadline (): string {
+    return this.clock.deadline(this.#timeoutMs)
   }
 
   // The next probe starts an interval after the last one ended, so that probes never overlap.
@@ -150,9 +215,11 @@ export class Availability {
     if (this.#client.status !== 'ready') return
     // A probe command that Redis still holds is waited for again rather than joined by another, so
     // a long hang does not fill Redis's queue; its late answer is the sign that Redis is back.
-    this.#unanswered ??= this.#probeScript().then(() => { this.#answered() }, (error: unknown) => {
-      if (timedOut(error)) this.#stalled(this.#timeoutMs)
-    }).finally(() => { this.#unanswered = undefined })
+    const sent = this.#now()
+    this.#unanswered ??= this.#probeScript().then(redisMs => {
+      this.clock.measured(sent, this.#now(), redisMs)
+      this.#answered()
+    }, (error: unknown) => { this.#failed(error, this.#timeoutMs) }).finally(() => { this.#unanswered = undefined })
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<boolean>(resolve => { timer = setTimeout(resolve, this.#probeTimeoutMs, true).unref() })
     const gaveUp = await Promise.race([this.#unanswered.then(() => false), late])
@@ -172,7 +239,7 @@ export class Availability {
 
   /** Whether Redis is connected, ready and answering, as the last probe or command found it. No I/O. */
   available (): boolean {
-    return this.#client.status === 'ready' && this.#responsive && this.#tooOld === undefined
+    return this.#client.status === 'ready' && this.#responsive && this.#refusal === undefined && this.#unfit === undefined
   }
 
   /** Closing is no outage: nothing more to report, and no more probes. */

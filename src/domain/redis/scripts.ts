@@ -36,7 +36,8 @@ const SCRIPTS = {
   // The board's reads and the probe sweep (delete) and read: they run at maxmemory too.
   list: { files: ['session', 'list'], keys: 3, flags: 'allow-oom' },
   counts: { files: ['session', 'counts'], keys: 3, flags: 'allow-oom' },
-  probe: { files: ['session', 'probe'], keys: 3, flags: 'allow-oom' },
+  probe: { files: ['session', 'probe'], keys: 3 },
+  sweep: { files: ['session', 'sweep'], keys: 3, flags: 'allow-oom' },
   progress: { files: ['progress'], keys: 3, flags: 'no-writes' },
   countCreation: { files: ['count', 'count-creation'], keys: 1 },
   peekCount: { files: ['peek-count'], keys: 1, flags: 'no-writes' }
@@ -45,20 +46,25 @@ const SCRIPTS = {
 /** A session as a lookup gives it: token, note, progress, pinned ('1'), name (null for none). */
 export type Found = [string, string, string, string | null, string | null]
 
-// Every script but the counts takes the activity index, the sessions, the unused sessions' index, the idle time and the prefix first.
+// Every script but the counts takes the activity index, the sessions, the unused sessions' index, the idle time and the prefix first,
 export type Common = [lru: string, sessions: string, fresh: string, idleMs: number, prefix: string]
+// then its deadline, by Redis's clock in ms ('' for none): past it, the script does nothing and fails
+// with LATE (see lua/session.lua and ./clock.ts).
+export type Head = [...Common, deadline: string]
 
 /** The scripts, as commands of the connection. */
 export interface Scripts {
-  batch (...args: [...Common, journalSize: number, ...calls: Array<string | number>]): Promise<Array<Found | number | null>>
-  put (...args: [...Common, id: string, token: string, note: string, progress: number, max: number, pinned: string, onlyNew: string, name: string,
+  batch (...args: [...Head, journalSize: number, ...calls: Array<string | number>]): Promise<Array<Found | number | null>>
+  put (...args: [...Head, id: string, token: string, note: string, progress: number, max: number, pinned: string, onlyNew: string, name: string,
     counted: string, windowMs: number, most: number]): Promise<number | [number, number]>
-  setName (...args: [...Common, id: string, name: string]): Promise<Found | null>
-  list (...args: [...Common, limit: number, afterScore: string, afterId: string]): Promise<Array<string | number>>
-  counts (...args: [...Common, activeMs: number]): Promise<[live: number, active: number, used: number]>
-  progress (...args: [...Common, from: number, to: number]): Promise<string[]>
-  journal (...args: [...Common, id: string, size: number]): Promise<string[] | null>
-  probe (...args: Common): Promise<number>
+  setName (...args: [...Head, id: string, name: string]): Promise<Found | null>
+  list (...args: [...Head, limit: number, afterScore: string, afterId: string]): Promise<Array<string | number>>
+  counts (...args: [...Head, activeMs: number]): Promise<[live: number, active: number, used: number]>
+  progress (...args: [...Head, from: number, to: number]): Promise<string[]>
+  journal (...args: [...Head, id: string, size: number]): Promise<string[] | null>
+  /** Redis's clock, in ms. */
+  probe (...args: Head): Promise<number>
+  sweep (...args: Head): Promise<number>
   countCreation (key: string, windowMs: number): Promise<[number, number]>
   peekCount (key: string): Promise<[number, number]>
 }

@@ -1,4 +1,4 @@
--- Many calls in one script (src/domain/redis/batch.ts): ARGV[3] the journal's size, then each call as
+-- Many calls in one script (src/domain/redis/batch.ts): ARGV[4] the journal's size, then each call as
 -- its letter and its arguments, a session by its id (22 characters rather than its keys):
 --   t id           the lookup: the session's t, n, p, k, a (false when there is none); an unpinned
 --                  session's activity score moves up (and so its expiry), and its journal's TTL
@@ -13,7 +13,7 @@
 -- One result per call, in order. Of the writes (each a line in the AOF, when Redis keeps one), a
 -- note write makes three: the activity score at the lookup, the note, the entry. A session is read
 -- once per script however many of its calls are in it.
-local size = tonumber(ARGV[3])
+local size = tonumber(ARGV[4])
 local spare = idleMs + JOURNAL_SPARE_MS
 local last
 local seen = {}
@@ -42,7 +42,7 @@ local function touch (id, s)
   redis.call('ZADD', lru, score(last), id)
 end
 local out = {}
-local i = 4
+local i = 5
 while i <= #ARGV do
   local op, id = ARGV[i], ARGV[i + 1]
   local s = get(id)

@@ -1,5 +1,5 @@
--- A session's journal. ARGV[3] its id, ARGV[4] the journal's size: a list may hold up to a quarter
+-- A session's journal. ARGV[4] its id, ARGV[5] the journal's size: a list may hold up to a quarter
 -- more until its next trim.
-if load(ARGV[3]) == nil then return false end
-if ARGV[4] == '0' then return {} end
-return redis.call('LRANGE', prefix .. 'j:' .. ARGV[3], 0, tonumber(ARGV[4]) - 1)
+if load(ARGV[4]) == nil then return false end
+if ARGV[5] == '0' then return {} end
+return redis.call('LRANGE', prefix .. 'j:' .. ARGV[4], 0, tonumber(ARGV[5]) - 1)

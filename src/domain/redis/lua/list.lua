@@ -3,10 +3,10 @@
 -- indexes (lru, fresh) are read side by side and merged. Among equal scores Redis orders by id
 -- (bytes), so those at the cursor's score up to its id were on the page before (compared byte by
 -- byte: Lua's < follows the locale). limit + 1 rows are read to know whether there is a page after.
--- ARGV[3] the limit, ARGV[4] the cursor's score, ARGV[5] its id.
+-- ARGV[4] the limit, ARGV[5] the cursor's score, ARGV[6] its id.
 sweep(SWEEP_ON_READ)
-local limit = tonumber(ARGV[3])
-local after, afterId = ARGV[4], ARGV[5]
+local limit = tonumber(ARGV[4])
+local after, afterId = ARGV[5], ARGV[6]
 local function above (id, other)
   for i = 1, math.max(#id, #other) do
     local a, b = string.byte(id, i) or -1, string.byte(other, i) or -1
