@@ -24,8 +24,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
     const store = (maxSessions = 100_000, idleMs = 600_000, keyPrefix = prefix()): RedisStore =>
       new RedisStore({ url: redis.url, prefix: keyPrefix, maxSessions, idleMs })
     // Until it is connected: a failed attempt on the way (an 'error', which would reject once()) is no failure.
+    // Connected, and done with what a connection does first (INFO, a probe).
     const ready = async (s: RedisStore): Promise<RedisStore> => {
       while (!s.available()) await once(s.client, 'ready').catch(() => {})
+      await s.connected()
       return s
     }
 
@@ -719,4 +721,23 @@ t.test('a Redis older than 7.0 (its scripts\' flags came with 7.0) is said once 
   t.same(said, [{ available: true, reason: 'connected' }, { available: false, reason: 'cannot run this service\'s scripts (Redis 6.2.14; version 7.0 or later is needed)' }])
   t.equal(sessions.available(), false)
   t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 503)
+})
+
+t.test('a Redis Cluster is refused in one line that names Sentinel, and the heartbeat says 503', { skip: redisMissing }, async t => {
+  const cluster = await redisServer(['--cluster-enabled', 'yes'])
+  t.teardown(() => cluster.remove())
+  const sessions = new RedisStore({ url: cluster.url, prefix: 'cluster:', idleMs: 600_000, maxSessions: 10, probeIntervalMs: 3_600_000 })
+  const said: Array<{ available: boolean, reason: string }> = []
+  sessions.onStatus(status => said.push(status))
+  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions } })
+  t.teardown(() => app.close())
+  await app.ready()
+  while (said.length < 2) await new Promise(resolve => setImmediate(resolve))
+  t.same(said, [{ available: true, reason: 'connected' }, {
+    available: false,
+    reason: 'is a Redis Cluster, which this service does not use (every session lives in one hash, so a cluster adds no capacity and its slots refuse the scripts: use one Redis, with Sentinel for failover)'
+  }])
+  t.equal(sessions.available(), false)
+  t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 503)
+  t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 503)
 })

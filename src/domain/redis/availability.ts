@@ -67,6 +67,8 @@ export class Availability {
   #status: StoreStatus | undefined
   readonly #listeners: Array<(status: StoreStatus) => void> = []
   #probeTimer: NodeJS.Timeout | undefined
+  /** What a new connection does first (INFO, then a probe), for connected() to wait for. */
+  #settling: Promise<void> = Promise.resolve()
   /** The probe under way; there is never a second. */
   #probing: Promise<void> | undefined
   /** The probe command Redis has not answered yet: it may outlive the probe that gave up on it. */
@@ -93,9 +95,9 @@ export class Availability {
       this.clock.forget()
       // After a hang or a refusal, connected is not yet answering: the probe decides.
       if (this.#responsive && this.#refusal === undefined) this.#up()
-      this.probe()
-      // Then what it is (without INFO, as for a user not allowed it, the scripts' errors will tell).
-      client.info().then(info => {
+      // Then what it is (without INFO, as for a user not allowed it, the scripts' errors will tell),
+      // and a probe, which measures its clock (and ends a hang or a refusal).
+      this.#settling = client.info().then(info => {
         // A server that gives no version (a Redis-compatible proxy) is left to its scripts' errors.
         const version = /^redis_version:(\S+)/m.exec(info)?.[1]
         if (Number(version?.split('.')[0]) < OLDEST_REDIS) {
@@ -105,7 +107,7 @@ export class Availability {
           this.#unfit = 'cluster'
           this.#down('cluster', CLUSTER)
         }
-      }, () => {})
+      }, () => {}).then(() => this.probe())
     })
     this.#scheduleProbe()
   }
@@ -227,14 +229,19 @@ export class Availability {
     if (gaveUp) this.#stalled(this.#probeTimeoutMs)
   }
 
-  /** Resolves once connected, or after the connect timeout (the store then answers 503 until Redis is there). */
+  /**
+   * Resolves once connected and probed (so that the first requests' scripts carry deadlines), or
+   * after the connect timeout (the store then answers 503 until Redis is there).
+   */
   async connected (): Promise<void> {
-    if (this.available()) return
-    await new Promise<void>(resolve => {
-      const done = (): void => { clearTimeout(timer); this.#client.off('ready', done); resolve() }
-      const timer = setTimeout(done, this.#timeoutMs)
-      this.#client.once('ready', done)
-    })
+    if (this.#client.status !== 'ready') {
+      await new Promise<void>(resolve => {
+        const done = (): void => { clearTimeout(timer); this.#client.off('ready', done); resolve() }
+        const timer = setTimeout(done, this.#timeoutMs)
+        this.#client.once('ready', done)
+      })
+    }
+    await this.#settling
   }
 
   /** Whether Redis is connected, ready and answering, as the last probe or command found it. No I/O. */
