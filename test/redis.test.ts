@@ -1,6 +1,7 @@
 // Sessions in Redis: the shared registry behaviour, expiry by activity score and its sweeps, key
 // prefixes, two instances as one service, and Redis going away and coming back with nothing lost.
 import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
 import { once } from 'node:events'
 import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import t from 'tap'
@@ -721,6 +722,43 @@ t.test('a Redis older than 7.0 (its scripts\' flags came with 7.0) is said once 
   t.same(said, [{ available: true, reason: 'connected' }, { available: false, reason: 'cannot run this service\'s scripts (Redis 6.2.14; version 7.0 or later is needed)' }])
   t.equal(sessions.available(), false)
   t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 503)
+})
+
+t.test('waitReplicas: a write is acknowledged once a replica has it; without the replica, 503 and the heartbeat says so, until it is back', { skip: redisMissing }, async t => {
+  const primary = await redisServer()
+  t.teardown(() => primary.remove())
+  const replica = await redisServer(['--replicaof', '127.0.0.1', String(primary.port)])
+  t.teardown(() => replica.remove())
+  const sessions = new RedisStore({ url: primary.url, prefix: 'wait:', idleMs: 600_000, maxSessions: 10, commandTimeoutMs: 400, probeIntervalMs: 100, waitReplicas: 1 })
+  const said: string[] = []
+  sessions.onStatus(status => said.push(status.reason))
+  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions } })
+  t.teardown(() => app.close())
+  await app.ready()
+  const watcher = new Redis(replica.url)
+  t.teardown(() => watcher.disconnect())
+  const until = async (check: () => Promise<boolean>): Promise<void> => {
+    const end = Date.now() + 20_000
+    while (!await check()) {
+      if (Date.now() > end) throw new Error('not within 20 s')
+      await new Promise(resolve => setTimeout(resolve, 20))
+    }
+  }
+  const heartbeat = async (): Promise<number> => (await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode
+  // The replica in sync first (until then WAIT finds no replica).
+  await until(async () => /master_link_status:up/.test(await watcher.info('replication')) && await heartbeat() === 204)
+  const made = await app.inject({ method: 'POST', url: '/challenger' })
+  t.equal(made.statusCode, 201)
+  const guid = made.headers['x-challenger'] as string
+  t.equal(await watcher.hexists('wait:sessions', sessionId(guid)), 1, 'on the replica once acknowledged')
+
+  await replica.stop()
+  t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 503, 'no replica confirms: 503')
+  await until(async () => await heartbeat() === 503)
+  t.match(said.at(-1), /^refuses this service's commands \(WAIT: 0 of 1 replicas confirmed the write within 200 ms\)$/)
+  await replica.start()
+  await until(async () => await heartbeat() === 204)
+  t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201, 'back with the replica')
 })
 
 t.test('a Redis Cluster is refused in one line that names Sentinel, and the heartbeat says 503', { skip: redisMissing }, async t => {

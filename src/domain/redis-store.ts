@@ -31,7 +31,7 @@
 import { Redis } from 'ioredis'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { decodeEntry, encodeEntry, type JournalEntry } from './journal.js'
-import { Availability } from './redis/availability.js'
+import { Availability, ReplicaShortfall } from './redis/availability.js'
 import { Batch } from './redis/batch.js'
 import { guidOf, sessionId } from './redis/ids.js'
 import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Head, type Scripts } from './redis/scripts.js'
@@ -59,6 +59,11 @@ export interface RedisStoreOptions {
    * so that the heartbeat says 503 exactly when requests would; never longer than commandTimeoutMs.
    */
   probeTimeoutMs?: number
+  /**
+   * Replicas that must confirm each write (Redis's WAIT, for up to half the command timeout) before
+   * it is acknowledged; fewer: 503, and the store counts as down until they confirm again. Default 0.
+   */
+  waitReplicas?: number
 }
 
 /** host:port of a redis:// URL, for log lines: never its username or password. */
@@ -89,6 +94,9 @@ export class RedisStore implements SessionStore {
   readonly #common: Common
   readonly #availability: Availability
   readonly #batch: Batch
+  /** Replicas each write waits for (WAIT), and for how long. */
+  readonly #waitReplicas: number
+  readonly #waitMs: number
 
   constructor (options: RedisStoreOptions) {
     const scripts = loadScripts()
@@ -96,6 +104,8 @@ export class RedisStore implements SessionStore {
     this.#maxSessions = options.maxSessions
     this.#journalSize = options.journalSize ?? 20
     const timeout = options.commandTimeoutMs ?? 1000
+    this.#waitReplicas = options.waitReplicas ?? 0
+    this.#waitMs = Math.max(1, Math.floor(timeout / 2))
     this.address = redisAddress(options.url)
     this.description = `Redis at ${this.address}`
     this.client = new Redis(options.url, {
@@ -125,7 +135,7 @@ export class RedisStore implements SessionStore {
       probe: () => {
         // Beside each probe, a sweep of expired sessions: it runs at maxmemory too, where the probe is refused.
         this.#scripts.sweep(...this.#common, '').catch(() => {})
-        return this.#scripts.probe(...this.#common, '')
+        return this.#replicated(this.#scripts.probe(...this.#common, ''))
       }
     })
     this.#batch = new Batch(calls => this.#run(() => this.#scripts.batch(...this.#writing(), this.#journalSize, ...calls)))
@@ -158,7 +168,18 @@ export class RedisStore implements SessionStore {
 
   /** Runs a script that Redis treats as one that may write (one without flags: see ./redis/scripts.ts). */
   async #run<T> (command: () => Promise<T>): Promise<T> {
-    return await this.#availability.run(command, true)
+    return await this.#availability.run(() => this.#replicated(command()), true)
+  }
+
+  /**
+   * `written`, once as many replicas as asked for have it: WAIT goes right behind the script on the
+   * connection (one round trip), and answers once they confirm, or after #waitMs with how many did.
+   */
+  async #replicated<T> (written: Promise<T>): Promise<T> {
+    if (this.#waitReplicas === 0) return await written
+    const [result, confirmed] = await Promise.all([written, this.client.wait(this.#waitReplicas, this.#waitMs)])
+    if (confirmed < this.#waitReplicas) throw new ReplicaShortfall(confirmed, this.#waitReplicas, this.#waitMs)
+    return result
   }
 
   /** Runs a script that only reads, or only reads and deletes (flags no-writes or allow-oom). */

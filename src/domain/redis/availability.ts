@@ -26,8 +26,16 @@ const CLUSTER = 'every session lives in one hash, so a cluster adds no capacity 
 // A command that timed out here, or a script that reached Redis after its deadline (lua/session.lua):
 // both mean Redis, or the way to it, is too slow.
 const timedOut = (error: unknown): boolean => /timed out|^LATE /i.test((error as Error).message)
-/** An error that Redis answered (OOM, READONLY, NOAUTH, LOADING, …), as its first line. */
-const refusal = (error: unknown): string | undefined => error instanceof Error && error.name === 'ReplyError' ? error.message.split('\n')[0] : undefined
+/** Fewer replicas than asked for (REDIS_WAIT_REPLICAS) confirmed a write: it is answered 503. */
+export class ReplicaShortfall extends Error {
+  constructor (confirmed: number, wanted: number, withinMs: number) {
+    super(`WAIT: ${confirmed} of ${wanted} replicas confirmed the write within ${withinMs} ms`)
+  }
+}
+
+/** An error that Redis answered (OOM, READONLY, NOAUTH, LOADING, …) or a replica shortfall, as its first line. */
+const refusal = (error: unknown): string | undefined =>
+  error instanceof ReplicaShortfall || (error instanceof Error && error.name === 'ReplyError') ? error.message.split('\n')[0] : undefined
 
 export interface AvailabilityOptions {
   /** How long a command, or a connection attempt, may take. */
