@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ACTIVE_WINDOW_MS, pageSize, sessionsCsv } from '../src/domain/admin-csv.js'
+import { ACTIVE_WINDOW_MS, isoSeconds, pageSize, sessionsCsv } from '../src/domain/admin-csv.js'
 import { challenges, passedIds } from '../src/domain/catalogue.js'
 import { AdminPageQuery, AdminSessionPage, AdminSummary } from '../src/domain/schemas.js'
 import { BadCursorError } from '../src/domain/store.js'
@@ -60,7 +60,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       sessions: page.sessions.map(s => ({
         guid: s.guid,
         name: s.name ?? null,
-        createdAt: new Date(s.createdAt).toISOString(),
+        createdAt: isoSeconds(s.createdAt),
         lastSeen: new Date(s.lastSeen).toISOString(),
         passed: passedIds(s.progress)
       })),

@@ -243,6 +243,27 @@ t.test('GET /admin/sessions: newest activity first, paged with a cursor that hol
   t.equal((await server.inject({ method: 'GET', url: '/admin/sessions', headers: { ...admin, accept: 'text/html' } })).statusCode, 406)
 })
 
+t.test('the board\'s times are as true as they are kept: createdAt to the second, lastSeen to the millisecond, the same in JSON and CSV', async t => {
+  let now = 0
+  // The store began at 09:00:32.550 by the wall clock; its own clock starts at 0.
+  const store = new MemoryStore({ now: () => now, wallClock: () => Date.parse('2026-11-22T09:00:32.550Z') })
+  const server = await withBoard(t, { store })
+  await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: 'first' } })
+  now = 1500 // 09:00:34.050
+  const second = (await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: 'second' } })).headers['x-challenger'] as string
+  now = 1723 // 09:00:34.273
+  await server.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': second } })
+  const expected = [
+    { name: 'second', createdAt: '2026-11-22T09:00:34Z', lastSeen: '2026-11-22T09:00:34.273Z' },
+    { name: 'first', createdAt: '2026-11-22T09:00:32Z', lastSeen: '2026-11-22T09:00:32.550Z' }
+  ]
+  const body = (await server.inject({ method: 'GET', url: '/admin/sessions', headers: admin })).json()
+  t.same(body.sessions.map(({ name, createdAt, lastSeen }: Record<string, string>) => ({ name, createdAt, lastSeen })), expected, 'JSON')
+  const csv = (await server.inject({ method: 'GET', url: '/admin/sessions', headers: { ...admin, accept: 'text/csv' } })).body
+  const rows = parse(csv, { columns: true }) as Array<Record<string, string>>
+  t.same(rows.map(({ name, createdAt, lastSeen }) => ({ name, createdAt, lastSeen })), expected, 'CSV')
+})
+
 t.test('GET /admin/sessions as CSV: RFC 4180, read back by a CSV parser, formulas defused', async t => {
   const server = await withBoard(t)
   const names = ['Ada, "the first"', '=HYPERLINK("http://x")', 'plain']

@@ -219,6 +219,7 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     t.same(page?.sessions.map(s => s.progress), [0b101, 0, 0, 0, 0])
     for (const s of page?.sessions ?? []) {
       t.ok(s.createdAt >= start - 1000 && s.createdAt <= Date.now() + 1000, 'createdAt is now, in ms since 1970')
+      t.equal(s.createdAt % 1000, 0, 'a whole second, as it is kept')
       t.ok(s.lastSeen >= s.createdAt - 1 && s.lastSeen <= Date.now() + 1000, 'lastSeen is at or after createdAt')
     }
     const first = page?.sessions[0]

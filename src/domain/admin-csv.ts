@@ -25,11 +25,16 @@ export function csvField (text: string): string {
   return `"${text.replace(FORMULA_START, "$1$2'").replaceAll('"', '""')}"`
 }
 
+/** A time kept in whole seconds, in ISO 8601 without a fraction it does not have: 2026-11-26T17:11:32Z. */
+export function isoSeconds (ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
 /** The sessions as CSV: a header line, then one line per session, CRLF after each (RFC 4180). */
 export function sessionsCsv (sessions: readonly SessionSummary[]): string {
   const head = ['guid', 'name', 'createdAt', 'lastSeen', 'passed', ...challenges.map(c => `challenge ${paddedId(c.id)}`)]
   const rows = sessions.map(s => [
-    s.guid, s.name ?? '', new Date(s.createdAt).toISOString(), new Date(s.lastSeen).toISOString(),
+    s.guid, s.name ?? '', isoSeconds(s.createdAt), new Date(s.lastSeen).toISOString(),
     String(passedIds(s.progress).length), ...challenges.map(c => String(isPassed(s.progress, c)))
   ])
   return [head, ...rows].map(cells => cells.map(csvField).join(',') + '\r\n').join('')

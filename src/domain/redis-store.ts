@@ -262,7 +262,9 @@ export class RedisStore implements SessionStore {
       const guid = guidOf(id)
       const lastSeen = Math.floor(Number(score) / PER_MS)
       // A session made before names and times were kept has no time of making: its last activity stands in.
-      sessions.push({ guid, name: name === '' ? undefined : name, createdAt: made === '' ? lastSeen : Number(made), lastSeen, progress: Number(progress) })
+      // Made at, in whole seconds (as the memory store keeps it): the board says it so, in both stores.
+      const createdAt = Math.floor((made === '' ? lastSeen : Number(made)) / 1000) * 1000
+      sessions.push({ guid, name: name === '' ? undefined : name, createdAt, lastSeen, progress: Number(progress) })
       scores.push(score)
     }
     // limit + 1 rows came when there is a page after: the extra one is its first.

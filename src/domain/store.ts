@@ -35,7 +35,7 @@ export interface Session {
 export interface SessionSummary {
   guid: string
   name: string | undefined
-  /** Milliseconds since 1970. */
+  /** Milliseconds since 1970, a whole second: when it was made, kept to the second. */
   createdAt: number
   /** Milliseconds since 1970. */
   lastSeen: number
