@@ -192,6 +192,22 @@ export function shutdownSignals (log: FastifyBaseLogger, begin: (signal: string)
   }
 }
 
+/**
+ * Calls `gone` once the process's parent is gone (checked every `everyMs`), for a server started by
+ * npx (npm exec): npm runs a bin through `sh -c`, and on SIGTERM npm passes the signal to that shell,
+ * which dies without passing it on; the server, left with another parent, would go on answering.
+ * The timer does not keep the process alive.
+ */
+export function watchParent (gone: () => void, ppid: () => number = () => process.ppid, everyMs = 250): NodeJS.Timeout {
+  const parent = ppid()
+  const timer = setInterval(() => {
+    if (ppid() === parent) return
+    clearInterval(timer)
+    gone()
+  }, everyMs).unref()
+  return timer
+}
+
 /** The line that says why close-with-grace began a close: an error, or a signal (none when it was asked to: the signal said so). */
 export function logClosing (log: FastifyBaseLogger, { signal, err }: { signal?: string, err?: Error }): void {
   if (err !== undefined) log.error({ err }, 'closing after an error')
@@ -205,7 +221,7 @@ export function logClosing (log: FastifyBaseLogger, { signal, err }: { signal?: 
  * Connection: close, so that clients move on without a request lost to a reset. SIGINT, Ctrl-C at
  * a terminal, closes at once.
  */
-function closeGracefully (fastify: FastifyInstance, drain: AbortController, drainMs: number): void {
+function closeGracefully (fastify: FastifyInstance, drain: AbortController, drainMs: number, env: Record<string, string | undefined>): void {
   let draining: NodeJS.Timeout | undefined
   const begin = (signal: string): void => {
     if (signal !== 'SIGTERM' || drainMs === 0) {
@@ -228,6 +244,13 @@ function closeGracefully (fastify: FastifyInstance, drain: AbortController, drai
   })
   process.on('SIGINT', signals.onSignal)
   process.on('SIGTERM', signals.onSignal)
+  // Started by npx: its SIGTERM reaches us only as the end of our parent, and is taken as one.
+  if (env.npm_command === 'exec') {
+    watchParent(() => {
+      fastify.log.info('the npx that started the server has ended: closing as for SIGTERM')
+      signals.onSignal('SIGTERM')
+    })
+  }
 }
 
 /**
@@ -256,7 +279,7 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
     await fastify.close()
     return undefined
   }
-  closeGracefully(fastify, drain, config.shutdownDrainMs ?? serverDefaults.shutdownDrainMs)
+  closeGracefully(fastify, drain, config.shutdownDrainMs ?? serverDefaults.shutdownDrainMs, env)
   const [fields, message] = startupMessage(address, config)
   fastify.log.info(fields, message)
   return fastify

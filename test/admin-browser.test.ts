@@ -6,7 +6,7 @@
 // Content-Security-Policy or logged as an error. Screenshots go to BOARD_SCREENSHOT_DIR (or the
 // temporary directory).
 import type { FastifyInstance } from 'fastify'
-import { statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -197,13 +197,29 @@ chromiumTest('the class board and the name form in chromium', 120_000, async t =
     await page.goto(`${base}/admin`)
     await enterToken(page, TOKEN)
     await page.locator('#more').waitFor()
-    t.equal(await page.locator('#more').textContent(), 'Showing the 1000 most recently active of 1001 learners; the CSV export (Accept: text/csv on /admin/sessions) has them all.')
+    t.equal(await page.locator('#more').textContent(), 'Showing the 1000 most recently active of 1001 learners; Download CSV, below, has them all.')
     t.equal(await page.locator('#learners tbody tr').count(), 1000)
     t.equal(await page.locator('#learners .name').count(), 0, 'the oldest, the only one named, is the one left out')
     t.equal(await page.locator('#learner-count').textContent(), '(1001)')
     t.equal(sessionPages.length, 4, 'four pages of 250, by the cursor')
     t.match(sessionPages[0], /^\?limit=250$/)
     t.match(sessionPages[3], /^\?limit=250&cursor=./)
+
+    // Download CSV: every learner, in a file saved from the page, the token in no URL.
+    const urls: string[] = []
+    page.on('request', request => { urls.push(request.url()) })
+    t.match(await page.locator('#board .note').textContent(), /full session ids: like passwords/, 'the page says what the file holds')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download').click()])
+    t.match(download.suggestedFilename(), /^learners-\d{4}-\d\d-\d\d\.csv$/)
+    const saved = readFileSync(await download.path(), 'utf8')
+    const lines = saved.split('\r\n')
+    t.equal(lines[0]?.startsWith('"guid","name","createdAt","lastSeen","passed"'), true, 'one header line')
+    t.equal(lines.filter(line => line.startsWith('"guid"')).length, 1, 'and only one, over two pages')
+    t.equal(lines.length, 1 + 1001 + 1, 'a row for each of the 1001 learners (and the CRLF after the last)')
+    t.match(saved, /"the oldest"/, 'the one the board leaves out too')
+    t.equal(urls.filter(url => new URL(url).pathname === '/admin/sessions' && new URL(url).searchParams.get('limit') === '1000').length, 2, 'two pages of 1000, by the Link header')
+    t.notOk(urls.some(url => url.includes(TOKEN)), 'the token is in no URL')
+    t.equal(await page.locator('#download-status').textContent(), '')
     t.same(refused, [])
     t.same(problems, [])
   })

@@ -229,4 +229,29 @@ async function heartbeat (plugin) {
   bin.kill('SIGTERM')
   const [code] = await once(bin, 'exit')
   t.equal(code, 0)
+
+  // Through npx, as docs/embedding.md shows it: a SIGTERM to npx stops the server, as for npm start.
+  const npx = spawn('npx', ['--yes', '--offline', '--package', `./${tarball}`, pkg.name as string], {
+    cwd: dir, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' }, stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let npxOut = ''
+  const npxUrl = await new Promise<string>((resolve, reject) => {
+    npx.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      npxOut += chunk
+      const found = /ready: curl -i -X POST (http:\/\/127\.0\.0\.1:\d+)\/challenger/.exec(npxOut)
+      if (found !== null) resolve(found[1] as string)
+    })
+    npx.on('exit', code => reject(new Error(`npx exited with ${code}: ${npxOut}`)))
+  })
+  const server = Number(/"pid":(\d+)/.exec(npxOut)?.[1])
+  const alive = (): boolean => { try { return process.kill(server, 0) } catch { return false } }
+  t.teardown(() => { if (alive()) process.kill(server, 'SIGKILL') })
+  t.not(server, npx.pid, 'the server runs under npx, not as npx')
+  t.equal((await fetch(`${npxUrl}/heartbeat`)).status, 204)
+  npx.kill('SIGTERM')
+  await once(npx, 'exit')
+  const end = Date.now() + 20_000
+  while (alive() && Date.now() < end) await new Promise(resolve => setTimeout(resolve, 50))
+  t.notOk(alive(), 'the server has exited')
+  await t.rejects(fetch(`${npxUrl}/heartbeat`), 'and answers no more')
 })

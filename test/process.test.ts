@@ -339,3 +339,27 @@ t.test('SIGTERM drains: a note write on each of 32 idle keep-alive connections i
   const took = performance.now() - sent
   t.ok(took >= DRAIN_MS - 50, `closed after the drain: ${Math.round(took)} ms after SIGTERM`)
 })
+
+t.test('started by npx, whose shell passes no signal on, the server closes once that shell is gone, as for SIGTERM', async t => {
+  // npm exec (npx) runs a bin as `sh -c bin`, with npm_command=exec; SIGTERM ends the shell, not the bin.
+  const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`
+  const command = [process.execPath, ...process.execArgv, serverFile].map(quote).join(' ')
+  const shell = spawn('sh', ['-c', `${command}; echo the server ended`], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', npm_command: 'exec', ...NO_DRAIN },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let out = ''
+  shell.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
+  const port = await waitForReady(shell)
+  const pid = Number(/"pid":(\d+)/.exec(out)?.[1])
+  t.not(pid, shell.pid, 'the server is the shell\'s child, not the shell')
+  t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
+  shell.kill('SIGTERM')
+  await once(shell, 'exit')
+  // The server is no one's child now: it is gone once a signal 0 finds no process.
+  const end = Date.now() + 20_000
+  while (Date.now() < end && (() => { try { return process.kill(pid, 0) } catch { return false } })()) await new Promise(resolve => setTimeout(resolve, 50))
+  t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the server has exited')
+  t.match(out, /the npx that started the server has ended: closing as for SIGTERM/)
+  t.match(out, /"msg":"closing"/)
+})

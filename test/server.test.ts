@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { clientErrorHandler } from '../src/server-options.js'
 import type { ServerConfig } from '../src/domain/config.js'
-import { connectionsCheckingInterval, createServer, listenFailure, loggerOptions, logClosing, main, OneLinePerRequest, REPEATED_SIGNAL_MS, shutdownSignals, startupMessage } from '../src/server.js'
+import { connectionsCheckingInterval, createServer, listenFailure, loggerOptions, logClosing, main, OneLinePerRequest, REPEATED_SIGNAL_MS, shutdownSignals, startupMessage, watchParent } from '../src/server.js'
 import { begun, listenerClosed } from './sockets.js'
 
 /** Sends `raw` on a new connection and resolves with everything the server wrote back. */
@@ -479,4 +479,16 @@ t.test('the close a signal begins is told which signal it was (SIGTERM drains fi
   const begun: string[] = []
   for (const signal of ['SIGTERM', 'SIGINT']) shutdownSignals(log, name => { begun.push(name) }, () => {}).onSignal(signal)
   t.same(begun, ['SIGTERM', 'SIGINT'])
+})
+
+t.test('watchParent calls back when the parent is another than at the start (npx: see process.test.ts)', async t => {
+  let parent = 4242
+  let checks = 0
+  // Its timer does not keep a process alive: this one does, for the test.
+  const alive = setInterval(() => {}, 1000)
+  t.teardown(() => { clearInterval(alive) })
+  await new Promise<void>(resolve => {
+    watchParent(resolve, () => { checks++; if (checks === 3) parent = 1; return parent }, 1)
+  })
+  t.equal(checks, 3, 'checked until the parent changed (the first check is at the start)')
 })

@@ -239,7 +239,7 @@ function draw (summary, list, now) {
   $('learner-count').textContent = '(' + list.total + ')'
   $('more').hidden = !list.more
   $('more').textContent = list.more
-    ? 'Showing the ' + list.list.length + ' most recently active of ' + list.total + ' learners; the CSV export (Accept: text/csv on /admin/sessions) has them all.'
+    ? 'Showing the ' + list.list.length + ' most recently active of ' + list.total + ' learners; Download CSV, below, has them all.'
     : ''
   fill('learners', list.list.map(s => learnerRow(s, summary.challenges, now)))
   $('no-learners').hidden = list.list.length > 0
@@ -285,6 +285,47 @@ $('login').addEventListener('submit', event => {
   $('message').hidden = true
   $('board').hidden = false
   load()
+})
+
+/**
+ * Every learner as CSV: the pages of GET /admin/sessions with Accept: text/csv, by the cursor in
+ * each answer's Link header, the header line once.
+ * @param {string} used
+ */
+async function csv (used) {
+  let text = ''
+  /** @type {string | null} */
+  let path = '/admin/sessions?limit=1000'
+  while (path !== null) {
+    const res = await fetch(base + path, { headers: { Authorization: 'Bearer ' + used, Accept: 'text/csv' }, cache: 'no-store' })
+    if (!res.ok) throw new Refused(res.status, 'HTTP ' + res.status)
+    const body = await res.text()
+    text += text === '' ? body : body.slice(body.indexOf('\r\n') + 2)
+    const next = /<[^>]*(\/admin\/sessions\?[^>]*)>; rel="next"/.exec(res.headers.get('link') ?? '')
+    path = next === null ? null : next[1] ?? null
+  }
+  return text
+}
+
+// Saved as a file from the page: the token goes in the header of each request, never in a URL.
+$('download').addEventListener('click', async () => {
+  const used = token
+  if (used === null) return
+  const status = $('download-status')
+  status.textContent = 'Preparing the file…'
+  try {
+    const url = URL.createObjectURL(new Blob([await csv(used)], { type: 'text/csv' }))
+    const link = document.createElement('a')
+    link.href = url
+    link.download = 'learners-' + new Date().toISOString().slice(0, 10) + '.csv'
+    document.body.append(link)
+    link.click()
+    link.remove()
+    setTimeout(() => URL.revokeObjectURL(url), 60_000)
+    status.textContent = ''
+  } catch (error) {
+    status.textContent = 'The download failed (' + (error instanceof Refused ? error.message : 'the server could not be reached') + ').'
+  }
 })
 
 $('forget').addEventListener('click', () => {

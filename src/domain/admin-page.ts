@@ -49,6 +49,8 @@ export function adminPage (base: string): string {
 <table id="challenge-bars">
 <thead><tr><th>id</th><th>challenge</th><th>passed by</th><th></th></tr></thead>
 <tbody></tbody></table>
+<p><button id="download" type="button">Download CSV</button> <span id="download-status" role="status"></span></p>
+<p class="note">The file has every learner, with their full session ids: like passwords, each lets its holder act as that learner. Keep it to yourself.</p>
 <p><button id="forget" type="button">Forget the token</button></p>
 </section>
 </div>`, '/gui/admin.js', '/gui/admin.css')
