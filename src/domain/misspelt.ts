@@ -1,0 +1,47 @@
+// Environment variables that look like a setting but are not one: PROT for PORT, ADMIN_TOKN for
+// ADMIN_TOKEN, port for PORT. A misspelt name is otherwise silently ignored (the server listens on
+// 3000, the board stays off, the sessions stay in memory), where a bad value gets a clear line.
+// Nothing else in the environment is judged: a name is named only when it is one edit from a short
+// setting or two from a longer one, or a setting's name in another case.
+
+/**
+ * Edits (insert, delete, change, or swap two neighbours) that turn `a` into `b`, up to `most`;
+ * most + 1 when more. (The optimal string alignment distance.)
+ */
+export function edits (a: string, b: string, most: number): number {
+  if (Math.abs(a.length - b.length) > most) return most + 1
+  let before: number[] = []
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let d = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (before[j - 2] as number) + 1)
+      next.push(d)
+    }
+    before = row
+    row = next
+  }
+  return Math.min(row[b.length] as number, most + 1)
+}
+
+/** How far a name may be from a setting's to be taken for it: one edit for up to 5 characters (HOME is not HOST), else two. */
+const reach = (name: string): number => name.length <= 5 ? 1 : 2
+
+/**
+ * For each name in `env` that is not a setting but looks like one of `settings`, the line that says
+ * so ("PROT is not a setting; did you mean PORT?"), in the environment's order.
+ */
+export function misspeltSettings (env: Iterable<string>, settings: readonly string[]): string[] {
+  const known = new Set(settings)
+  const lines: string[] = []
+  for (const name of env) {
+    if (known.has(name)) continue
+    const upper = name.toUpperCase()
+    const meant = settings.find(setting => setting === upper) ??
+      settings.find(setting => edits(upper, setting, reach(setting)) <= reach(setting))
+    if (meant !== undefined) lines.push(`${name} is not a setting; did you mean ${meant}?`)
+  }
+  return lines
+}
