@@ -132,3 +132,12 @@ t.test('every environment variable the server reads is documented in a table of 
     t.ok(rows.some(row => row.includes(`\`${name}\``)), `${name} is in a table of docs/operations.md`)
   }
 })
+
+t.test('no shell block of the docs starts npm start twice: two instances build into one dist/ at once (build once, then node dist/src/server.js)', async t => {
+  const twice = (markdown: string): string[] => [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map(block => block[1] as string)
+    .filter(block => block.split('\n').filter(line => /(^|[;&|]\s*|\s)npm start\b/.test(line.replace(/#.*/, ''))).length > 1)
+  t.same(twice('```sh\nPORT=1 npm start\nPORT=2 npm start\n```\n'), ['PORT=1 npm start\nPORT=2 npm start\n'], 'found where it is')
+  t.same(twice('```sh\nnpm start   # one\nnode dist/src/server.js\n```\n'), [])
+  for (const file of docs) t.same(twice(await readFile(join(root, file), 'utf8')), [], file)
+})
