@@ -182,6 +182,34 @@ await app.close()
   example.kill('SIGTERM')
   await once(example, 'exit')
 
+  // The docs' TypeScript example (the ts block under "In TypeScript"), compiled as the docs say, and
+  // run as it is where Node strips types (22.18 and later, 24).
+  const typed = /```ts\n([\s\S]*?)```/.exec(embedding.slice(embedding.indexOf('## In TypeScript')))?.[1] as string
+  t.match(typed, /^import Fastify from 'fastify'\nimport apiChallenges, \{ type ApiChallengesOptions \} from 'api-challenges-fastify'\n/, 'the docs\' TypeScript example, found')
+  t.equal(typed.split('{ port: 3000 }').length, 2, 'the one change: port 0, not 3000')
+  await writeFile(join(dir, 'index.ts'), typed.replace('{ port: 3000 }', '{ port: 0 }'))
+  await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--module', 'nodenext', '--target', 'es2022', '--strict', '--skipLibCheck', 'index.ts'], { cwd: dir })
+  const ways: Array<[string, string]> = [['compiled by tsc', 'index.js']]
+  if ((process.features as { typescript?: unknown }).typescript !== undefined) ways.push(['as it is', 'index.ts'])
+  for (const [way, file] of ways) {
+    const typedExample = spawn(process.execPath, [file], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    t.teardown(() => { typedExample.kill() })
+    let said = ''
+    const at = await new Promise<string>((resolve, reject) => {
+      typedExample.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        said += chunk
+        const found = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(said)
+        if (found !== null) resolve(found[1] as string)
+      })
+      typedExample.stderr.setEncoding('utf8').on('data', (chunk: string) => { said += chunk })
+      typedExample.on('exit', code => reject(new Error(`the TypeScript example (${way}) exited with ${code}: ${said}`)))
+    })
+    t.same(await (await fetch(`${at}/`)).json(), { course: 'API testing 101' }, `the TypeScript example, ${way}: the host's own route`)
+    t.equal((await fetch(`${at}/practice/challenger`, { method: 'POST' })).status, 201, `and the practice target under /practice (${way})`)
+    typedExample.kill('SIGTERM')
+    await once(typedExample, 'exit')
+  }
+
   // CommonJS: require() loads the ES module (require(esm), Node 20.19+, 22.12+ and 24). Fastify takes
   // what require() returns as it is (it unwraps a module's default export) or its .default, and the
   // named exports are there.
