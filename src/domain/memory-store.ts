@@ -42,9 +42,9 @@ interface SessionState {
   note: string
   progress: number
   /**
-   * When it was made, in whole seconds of the wall clock since the second the store began in, times
-   * two; plus one once a request has named it since (it is `used`, see #freshFrom). One small integer, kept in the object itself: a
-   * field of its own would cost every session 8 bytes, a fraction of a millisecond a 16-byte number.
+   * When it was made, in whole seconds of the wall clock since the second the store began in, times two,
+   * plus one once a request has named it since (`used`, see #freshFrom). One small integer in the object
+   * itself: a field of its own would cost every session 8 bytes, a fraction of a millisecond 16.
    */
   created: number
   /**
@@ -96,11 +96,9 @@ export class MemoryStore implements SessionStore {
   readonly #counts = new WindowCounts(() => this.#clock())
   /** The names learners gave, by session: beside the sessions, so that an unnamed one pays nothing. */
   readonly #names = new Map<SessionState, string>()
-  /** Date.now() when the store began, in the wall clock: the board's times are #wallStart + seen. */
+  /** Date.now() when the store began (lastSeen is #wallStart + seen), and its second, whole seconds since 1970. */
   readonly #wallStart: number
-  /** The wall clock's second the store began in, and the milliseconds of #wallStart past it. */
   readonly #wallSecond: number
-  readonly #wallPast: number
   /** The seq of the last touch. */
   #seq = 0
   /** Sessions marked for the board's cursor to find its place (src/domain/marks.ts). */
@@ -122,7 +120,6 @@ export class MemoryStore implements SessionStore {
     this.#epoch = this.#now()
     this.#wallStart = (options.wallClock ?? Date.now)()
     this.#wallSecond = Math.floor(this.#wallStart / 1000)
-    this.#wallPast = this.#wallStart - this.#wallSecond * 1000
     // Releases the memory of expired sessions that nobody asks for again: every idle period, but
     // at least once a minute and at most once a second.
     const period = Math.min(Math.max(this.#idleMs, 1000), 60_000)
@@ -256,7 +253,7 @@ export class MemoryStore implements SessionStore {
 
   #session (guid: string, token: string, note: string, progress: number): SessionState {
     const now = this.#clock()
-    return { guid, token, note, progress, created: Math.floor((this.#wallPast + now) / 1000) * 2, seq: 0, journal: -1, seen: now, older: null, newer: null }
+    return { guid, token, note, progress, created: Math.floor((this.#wallStart - this.#wallSecond * 1000 + now) / 1000) * 2, seq: 0, journal: -1, seen: now, older: null, newer: null }
   }
 
   create (name?: string, progress = 0, limit?: CreationLimit): Session {
@@ -342,8 +339,7 @@ export class MemoryStore implements SessionStore {
     return {
       guid: session.guid,
       name: this.#nameOf(session),
-      // The wall clock's second it was made in: whole seconds, as kept.
-      createdAt: (this.#wallSecond + (session.created >> 1)) * 1000,
+      createdAt: (this.#wallSecond + (session.created >> 1)) * 1000, // the wall clock's second it was made in
       lastSeen: Math.round(this.#wallStart + session.seen),
       progress: session.progress
     }
