@@ -201,9 +201,10 @@ async function oneInstanceFaults (t: Test, base: string, instances: Instance[], 
     const answers = await flow.stop()
     t.same(answers.filter(a => a.kind !== 'ok').slice(0, 3), [], `one instance answering 503 alone: ${answers.length} answers, all the service's normal ones, POSTs included`)
   } finally {
+    // Put back as it was, for the next proxy.
     await kill(alone.child)
+    instances[0] = await instance(broken.port, redisUrl)
   }
-  instances[0] = await instance(broken.port, redisUrl)
 }
 
 /** /metrics and /admin: reachable on an instance, the proxy's own 404 through the proxy, however the path is spelled. */
