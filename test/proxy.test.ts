@@ -239,10 +239,14 @@ async function proxy (t: Test, command: string, args: string[], base: string): P
 const nginx = binary('nginx', 'NGINX')
 const haproxy = binary('haproxy', 'HAPROXY')
 
-if (redisMissing !== false) {
+// As the other tests that need programs beside Node: missing in CI is a failure; elsewhere they say so and do not run.
+const inCi = process.env.CI === 'true'
+const notInstalled = (name: string): string => `${name} is not installed (apt-get install ${name}); CI installs it and runs this test`
+
+if (redisMissing !== false && inCi) {
   t.fail(redisMissing)
 } else {
-  t.test('the proxy recipes', async t => {
+  t.test('the proxy recipes', { skip: redisMissing }, async t => {
     const redis = await redisServer()
     t.teardown(() => redis.remove())
     const instances = await Promise.all(RECIPE_PORTS.map(() => instance(0, redis.url)))
@@ -256,9 +260,9 @@ if (redisMissing !== false) {
       (text, port, i) => replaced(text, `127.0.0.1:${port}`, `127.0.0.1:${(instances[i] as Instance).port}`),
       replaced(text, ...listen))
 
-    t.test('nginx', async t => {
+    t.test('nginx', { skip: nginx === undefined && !inCi ? notInstalled('nginx') : false }, async t => {
       if (nginx === undefined) {
-        t.fail('nginx is not installed (apt-get install nginx); CI installs it and runs this test')
+        t.fail(notInstalled('nginx'))
         return
       }
       const port = await freePort()
@@ -313,9 +317,9 @@ server {
       await oneInstanceFaults(t, base, instances, redis.url)
     })
 
-    t.test('HAProxy', async t => {
+    t.test('HAProxy', { skip: haproxy === undefined && !inCi ? notInstalled('haproxy') : false }, async t => {
       if (haproxy === undefined) {
-        t.fail('haproxy is not installed (apt-get install haproxy); CI installs it and runs this test')
+        t.fail(notInstalled('haproxy'))
         return
       }
       const port = await freePort()
