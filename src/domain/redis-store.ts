@@ -33,6 +33,7 @@ import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { decodeEntry, encodeEntry, type JournalEntry } from './journal.js'
 import { Availability, ReplicaShortfall } from './redis/availability.js'
 import { Batch } from './redis/batch.js'
+import { connection, type ConnectionSettings } from './redis/connection.js'
 import { guidOf, sessionId } from './redis/ids.js'
 import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Head, type Scripts } from './redis/scripts.js'
 import { BadCursorError, CreationRefusedError, type Session, type SessionStore, type ClassSummary, type CreationCount, type CreationLimit, type SessionPage, type SessionSummary, type StoreStatus } from './store.js'
@@ -40,10 +41,10 @@ import { BadCursorError, CreationRefusedError, type Session, type SessionStore, 
 export { StoreUnavailableError } from './store.js'
 export { guidOf, sessionId } from './redis/ids.js'
 export { JOURNAL_SPARE_MS } from './redis/scripts.js'
+export { redisAddress } from './redis/connection.js'
 
-export interface RedisStoreOptions {
-  /** redis://host:port/db */
-  url: string
+/** Where Redis is: `url`, or `sentinels` (and their master's name and passwords); TLS (see ./redis/connection.ts). */
+export interface RedisStoreOptions extends ConnectionSettings {
   /** Put before every key, so that several deployments can share one Redis. */
   prefix: string
   idleMs: number
@@ -66,12 +67,6 @@ export interface RedisStoreOptions {
   waitReplicas?: number
 }
 
-/** host:port of a redis:// URL, for log lines: never its username or password. */
-export function redisAddress (url: string): string {
-  const { hostname, port } = new URL(url)
-  return `${hostname === '' ? 'localhost' : hostname}:${port === '' ? '6379' : port}`
-}
-
 /** A Redis-store cursor: `r`, the activity score and the guid of the last session of the page before. */
 const REDIS_CURSOR = /^r(\d{1,17}):([0-9a-f-]{36})$/
 /** Sessions read per script by summary(). */
@@ -87,7 +82,7 @@ export class RedisStore implements SessionStore {
   readonly #prefix: string
   readonly #maxSessions: number
   readonly #journalSize: number
-  /** Where Redis is (host:port), without credentials: for log lines. */
+  /** Where Redis is (host:port, or its sentinels), without credentials: for log lines. */
   readonly address: string
   readonly #scripts: Scripts
   /** What every script takes first (see Common). */
@@ -106,9 +101,7 @@ export class RedisStore implements SessionStore {
     const timeout = options.commandTimeoutMs ?? 1000
     this.#waitReplicas = options.waitReplicas ?? 0
     this.#waitMs = Math.max(1, Math.floor(timeout / 2))
-    this.address = redisAddress(options.url)
-    this.description = `Redis at ${this.address}`
-    this.client = new Redis(options.url, {
+    const { url, options: redisOptions, address, description } = connection(options, {
       // Fail fast while Redis is away (the request gets 503) and reconnect on our own.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -126,6 +119,9 @@ export class RedisStore implements SessionStore {
       // A batch is already all of a turn's calls: it goes out as soon as it is made, not a turn later.
       autoPipeliningIgnoredCommands: ['batch']
     })
+    this.address = address
+    this.description = description
+    this.client = url === undefined ? new Redis(redisOptions) : new Redis(url, redisOptions)
     this.#scripts = defineScripts(this.client, scripts)
     this.#common = [`${this.#prefix}lru`, `${this.#prefix}sessions`, `${this.#prefix}new`, options.idleMs, this.#prefix]
     this.#availability = new Availability(this.client, {

@@ -7,6 +7,7 @@
 import type { Redis } from 'ioredis'
 import { StoreUnavailableError, type StoreStatus } from '../store.js'
 import { RedisClock } from './clock.js'
+import { explainConnectionError } from './connection.js'
 
 type Outage = 'start' | 'lost' | 'hang' | 'refused' | 'old' | 'cluster'
 const DOWN: Record<Outage, string> = {
@@ -92,7 +93,7 @@ export class Availability {
     this.clock = new RedisClock(this.#now)
     // A connection error is reported by the commands that fail, and by the status change it causes
     // (an unhandled 'error' would end the process). Every failed attempt repeats it: keep the last.
-    client.on('error', (error: Error) => { this.#lastError = error.message })
+    client.on('error', (error: Error) => { this.#lastError = explainConnectionError(error, client) })
     client.on('close', () => {
       this.#down('lost', this.#lastError ?? 'the connection closed')
     })

@@ -1,0 +1,184 @@
+// Where and how the Redis store connects: one Redis named by a URL, or the primary that Redis
+// Sentinel names, over TLS or not. Turns those settings into ioredis's options and a description
+// for log lines (never a password), checks them as a whole (said with the caller's names: the
+// environment's or the plugin's), and turns the errors of a connection to the wrong kind of port
+// (plain to TLS, TLS to plain) into a line that says so.
+import { X509Certificate } from 'node:crypto'
+import { createSecureContext } from 'node:tls'
+import type { RedisOptions } from 'ioredis'
+
+/** A sentinel's address, as ioredis takes it. */
+export interface SentinelAddress {
+  host: string
+  port: number
+}
+
+export interface ConnectionSettings {
+  /** One Redis: redis://[[user]:password@]host[:port][/db], or rediss:// for TLS. Not with `sentinels`. */
+  url?: string
+  /** The sentinels to ask where the primary is, as `host:port` (IPv6: `[addr]:port`). Not with `url`. */
+  sentinels?: string[]
+  /** The name the sentinels know the primary by. Default `mymaster`. Sentinel only. */
+  sentinelMaster?: string
+  /** The sentinels' own password (their `requirepass`). Sentinel only. */
+  sentinelPassword?: string
+  /** The primary's and replicas' password. Sentinel only: with a URL, it goes in the URL. */
+  password?: string
+  /** PEM: the CA that signed Redis's certificate, instead of the system's. Turns TLS on. */
+  tlsCa?: string
+  /** PEM: this client's certificate and key, for a Redis that asks for one (mutual TLS). Both or neither. */
+  tlsCert?: string
+  tlsKey?: string
+}
+
+/** What the settings are called where they come from, for the messages. */
+export type SettingNames = Record<keyof ConnectionSettings, string>
+
+export const DEFAULT_SENTINEL_MASTER = 'mymaster'
+
+/** host:port, or [IPv6]:port. */
+const SENTINEL_ADDRESS = /^(\[[0-9a-f:.]+\]|[^\s:,[\]/@]+):(\d{1,5})$/i
+
+/** A sentinel's `host:port`, or undefined when it is not one. */
+export function sentinelAddress (entry: string): SentinelAddress | undefined {
+  const [, host = '', port] = SENTINEL_ADDRESS.exec(entry) ?? []
+  const number = Number(port)
+  if (!(number >= 1 && number <= 65535)) return undefined
+  return { host: host.replace(/^\[(.*)\]$/, '$1'), port: number }
+}
+
+/** host:port of a redis:// URL, for log lines: never its username or password. */
+export function redisAddress (url: string): string {
+  const { hostname, port } = new URL(url)
+  return `${hostname === '' ? 'localhost' : hostname}:${port === '' ? '6379' : port}`
+}
+
+/** An OpenSSL error's reason, without its codes: `error:0480006C:PEM routines::no start line` → `no start line`. */
+const reasonOf = (error: unknown): string => (error as Error).message.replace(/^[\s\S]*:(?:error:)?[0-9A-F]{8}:[^:]*:[^:]*:/, '').replace(/:\.\.\/[\s\S]*$/, '').trim()
+
+/** Why TLS could not use these PEM texts, or undefined when it can (Node ignores a CA that is no certificate: it would fail at connect). */
+function tlsProblem (settings: ConnectionSettings): [keyof ConnectionSettings, string] | undefined {
+  if (settings.tlsCa !== undefined) {
+    try {
+      new X509Certificate(settings.tlsCa) // eslint-disable-line no-new
+    } catch (error) {
+      return ['tlsCa', `holds no PEM certificate (${reasonOf(error)})`]
+    }
+  }
+  try {
+    createSecureContext({ cert: settings.tlsCert, key: settings.tlsKey })
+  } catch (error) {
+    return ['tlsCert', `and the key cannot be used together (${reasonOf(error)})`]
+  }
+  return undefined
+}
+
+const SENTINEL_ONLY = ['sentinelMaster', 'sentinelPassword', 'password'] as const
+
+/**
+ * What is wrong with the settings as a whole, said with the caller's names; undefined when
+ * they can be used. Each value is assumed well formed on its own (the caller checks that).
+ */
+export function settingsProblem (settings: ConnectionSettings, names: SettingNames): string | undefined {
+  const { url, sentinels } = settings
+  if (url !== undefined && sentinels !== undefined) {
+    return `set ${names.url} or ${names.sentinels}, not both: with Sentinel, the sentinels say where the primary is`
+  }
+  const given = (Object.keys(names) as Array<keyof ConnectionSettings>).filter(key => settings[key] !== undefined)
+  if (url === undefined && sentinels === undefined) {
+    return given.length === 0 ? undefined : `${names[given[0] as keyof ConnectionSettings]} is set without ${names.url} or ${names.sentinels}`
+  }
+  const stray = SENTINEL_ONLY.find(key => url !== undefined && settings[key] !== undefined)
+  if (stray !== undefined) {
+    return `${names[stray]} is for Sentinel (${names.sentinels}); with ${names.url}, ` +
+      (stray === 'password' ? 'put the password in the URL: redis://:password@host:port' : 'leave it unset')
+  }
+  if ((settings.tlsCert === undefined) !== (settings.tlsKey === undefined)) {
+    return `${names.tlsCert} and ${names.tlsKey} go together (mutual TLS): set both or neither`
+  }
+  const problem = tlsProblem(settings)
+  return problem === undefined ? undefined : `${names[problem[0]]} ${problem[1]}`
+}
+
+export interface Connection {
+  /** The URL to pass ioredis with `options`; none with Sentinel. */
+  url?: string
+  options: RedisOptions
+  /** Where Redis is, for log lines: host:port, or `Sentinel <master> via host:port,…`. */
+  address: string
+  /** `Redis at host:port`, or `Redis (Sentinel <master> via host:port,…)`: the start of the store's log lines. */
+  description: string
+}
+
+/**
+ * The ioredis options for these settings, over `common` (the store's own: timeouts, retries,
+ * pipelining). TLS is on for rediss://, or when a CA or a client certificate is given; with
+ * Sentinel, it applies to the primary and replicas, while the sentinels are asked in plain TCP.
+ */
+export function connection (settings: ConnectionSettings, common: RedisOptions & { retryStrategy: (attempt: number) => number }): Connection {
+  const tlsFiles = { ca: settings.tlsCa, cert: settings.tlsCert, key: settings.tlsKey }
+  const tls = Object.values(tlsFiles).some(value => value !== undefined)
+    ? { tls: Object.fromEntries(Object.entries(tlsFiles).filter(([, value]) => value !== undefined)) }
+    : {}
+  if (settings.url !== undefined) {
+    const address = redisAddress(settings.url)
+    return { url: settings.url, options: { ...common, ...tls }, address, description: `Redis at ${address}` }
+  }
+  if (settings.sentinels === undefined) throw new Error('api-challenges: a Redis store needs a URL or sentinels')
+  const sentinels = settings.sentinels.map(entry => sentinelAddress(entry) as SentinelAddress)
+  const master = settings.sentinelMaster ?? DEFAULT_SENTINEL_MASTER
+  const address = `Sentinel ${master} via ${settings.sentinels.join(',')}`
+  return {
+    options: {
+      ...common,
+      sentinels,
+      name: master,
+      sentinelPassword: settings.sentinelPassword,
+      password: settings.password,
+      // ioredis uses `tls` for the primary only with this flag; the sentinels would take `sentinelTLS`.
+      ...tls,
+      enableTLSForSentinelMode: 'tls' in tls,
+      // Each round over the sentinels that finds no primary is retried as a connection is: quickly,
+      // since a failover is under way (ioredis's own default would be every 10 ms to 1 s).
+      sentinelRetryStrategy: common.retryStrategy,
+      // A sentinel that hangs must not hold the connection: it is asked no longer than a command may take.
+      sentinelCommandTimeout: common.commandTimeout,
+      // Subscribe to the sentinels' +switch-master, so that a failover that leaves the old primary
+      // up (as a replica) moves the connection at once, rather than at its first READONLY error;
+      // a lost subscription is made again within seconds, not ioredis's default minute.
+      failoverDetector: true,
+      sentinelReconnectStrategy: () => 1000
+    },
+    address,
+    description: `Redis (${address})`
+  }
+}
+
+/** A client whose errors explainConnectionError reads: where its connection is, and whether it is TLS. */
+export interface ClientState {
+  status: string
+  options: { tls?: unknown }
+}
+
+/**
+ * A connection error as an operator should read it: a plain connection to a TLS port (closed as
+ * soon as it spoke), a TLS one to a plain port (no handshake, or a plain answer to it), a server
+ * that asks for a client certificate, or a certificate this process does not trust, each say so
+ * and what to set; anything else is the error's own message.
+ */
+export function explainConnectionError (error: Error, client: ClientState): string {
+  const code = (error as NodeJS.ErrnoException).code ?? ''
+  const message = error.message
+  if (client.options.tls === undefined) {
+    // Connected, then reset before Redis answered its first command: a TLS port drops a plain hello.
+    if (code === 'ECONNRESET' && client.status === 'connect') return `${message}: it closed the connection at once: is it a TLS port? then use rediss://`
+    return message
+  }
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') return `it does not speak TLS (${reasonOf(error)}): use redis://`
+  if (client.status === 'connecting' && (code === 'ETIMEDOUT' || /before secure TLS connection/.test(message))) {
+    return `${message}: no TLS handshake: is it a plain port? then use redis://`
+  }
+  if (code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED') return `it asks for a client certificate (${reasonOf(error)}): set REDIS_TLS_CERT and REDIS_TLS_KEY`
+  if (/^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/.test(code)) return `${message}: its certificate is not trusted here: set REDIS_TLS_CA to its CA, or add the CA with NODE_EXTRA_CA_CERTS`
+  return message
+}
