@@ -12,6 +12,7 @@ import { configFromEnv, ConfigError, serverDefaults, type ServerConfig, type Tru
 import { limitedServer, type ConnectionLimits } from './domain/connection-table.js'
 import { defaultMaxConnections, openFileLimit } from './domain/connections.js'
 import { defaults as appDefaults } from './domain/options.js'
+import { sentinelsAddress } from './domain/redis/connection.js'
 import { clientErrorHandler, frameworkErrors, supportEveryMethod } from './server-options.js'
 
 /**
@@ -147,6 +148,9 @@ export function startupMessage (address: string, config: ServerConfig): [Record<
     // The host, never the password.
     const url = new URL(config.app.redisUrl)
     store = `Redis at ${url.host}, keys ${config.app.redisKeyPrefix ?? appDefaults.redisKeyPrefix}*`
+  }
+  if (config.app.redisSentinels !== undefined) {
+    store = `Redis (${sentinelsAddress({ sentinelMaster: config.app.redisSentinelMaster, sentinels: config.app.redisSentinels })}), keys ${config.app.redisKeyPrefix ?? appDefaults.redisKeyPrefix}*`
   }
   return [{
     address,

@@ -1,10 +1,12 @@
 // The environment of `npm start`, read in one place and turned into server and app options.
 // A bad value stops start-up with one line that names the variable.
+import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { everyClientOf, NAMED_RANGES } from './address-ranges.js'
 import { ConfigError } from './errors.js'
 import { MAX_JOURNAL_SIZE } from './journal.js'
-import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, CREDENTIAL_RULES, defaults, heapLimit, journalMemory, megabytes, type ApiChallengesOptions } from './options.js'
+import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, CREDENTIAL_RULES, defaults, heapLimit, inRedis, journalMemory, megabytes, redisSettings, SENTINEL_MASTER_PATTERN, type ApiChallengesOptions } from './options.js'
+import { sentinelAddress, settingsProblem, type SettingNames } from './redis/connection.js'
 
 /** An environment variable the server cannot use (APICH_CONFIG): src/server.ts says so and does not start. */
 export { ConfigError }
@@ -106,6 +108,46 @@ function redisUrl (env: Env): string | undefined {
   throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0, got ${scheme === undefined ? 'no scheme' : `a ${scheme}:// URL`}`)
 }
 
+function redisSentinels (env: Env): string[] | undefined {
+  const raw = nonEmpty(env, 'REDIS_SENTINELS')
+  if (raw === undefined) return undefined
+  const entries = raw.split(',').map(entry => entry.trim())
+  if (entries.every(entry => sentinelAddress(entry) !== undefined)) return entries
+  throw new ConfigError(`REDIS_SENTINELS must be the sentinels' host:port separated by commas, such as 10.0.0.1:26379,10.0.0.2:26379, got ${JSON.stringify(raw)}`)
+}
+
+function sentinelMaster (env: Env): string | undefined {
+  const raw = nonEmpty(env, 'REDIS_SENTINEL_MASTER')
+  if (raw === undefined || SENTINEL_MASTER_PATTERN.test(raw)) return raw
+  throw new ConfigError('REDIS_SENTINEL_MASTER must be a name without spaces, up to 200 characters')
+}
+
+/** The contents of the PEM file a variable names (its path), read at start: a file that cannot be read stops start-up. */
+function pemFile (env: Env, name: string): string | undefined {
+  const path = nonEmpty(env, name)
+  if (path === undefined) return undefined
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new ConfigError(`${name}=${path} cannot be read (${(error as NodeJS.ErrnoException).code}): it must name a PEM file this process may read`)
+  }
+}
+
+/** The Redis variables' names, for the messages that judge them together; a file's with its path. */
+function redisNames (env: Env): SettingNames {
+  const file = (name: string): string => { const path = nonEmpty(env, name); return path === undefined ? name : `${name}=${path}` }
+  return {
+    url: 'REDIS_URL',
+    sentinels: 'REDIS_SENTINELS',
+    sentinelMaster: 'REDIS_SENTINEL_MASTER',
+    sentinelPassword: 'REDIS_SENTINEL_PASSWORD',
+    password: 'REDIS_PASSWORD',
+    tlsCa: file('REDIS_TLS_CA'),
+    tlsCert: file('REDIS_TLS_CERT'),
+    tlsKey: file('REDIS_TLS_KEY')
+  }
+}
+
 function adminToken (env: Env): string | undefined {
   const raw = env.ADMIN_TOKEN
   if (raw === undefined) return undefined
@@ -162,7 +204,7 @@ function flag (env: Env, name: string): boolean | undefined {
 
 /** In memory, MAX_SESSIONS full journals of a stranger's requests must fit in the heap limit (see journalMemory). */
 function journalFits (app: ApiChallengesOptions): void {
-  if (app.redisUrl !== undefined) return
+  if (inRedis(app)) return
   const sessions = app.maxSessions ?? defaults.maxSessions
   const size = app.journalSize ?? defaults.journalSize
   const limit = heapLimit()
@@ -192,12 +234,21 @@ export function configFromEnv (env: Env): ServerConfig {
     docs: flag(env, 'DOCS'),
     solutionLinks: flag(env, 'SOLUTION_LINKS'),
     redisUrl: redisUrl(env),
+    redisSentinels: redisSentinels(env),
+    redisSentinelMaster: sentinelMaster(env),
+    redisSentinelPassword: setOrUnset(env, 'REDIS_SENTINEL_PASSWORD', CREDENTIAL_RULES.password),
+    redisPassword: setOrUnset(env, 'REDIS_PASSWORD', CREDENTIAL_RULES.password),
+    redisTlsCa: pemFile(env, 'REDIS_TLS_CA'),
+    redisTlsCert: pemFile(env, 'REDIS_TLS_CERT'),
+    redisTlsKey: pemFile(env, 'REDIS_TLS_KEY'),
     redisKeyPrefix: nonEmpty(env, 'REDIS_PREFIX'),
     adminToken: adminToken(env)
   }
   if (app.redisKeyPrefix !== undefined && !/^\S{0,100}$/.test(app.redisKeyPrefix)) {
     throw new ConfigError('REDIS_PREFIX must be up to 100 characters without spaces')
   }
+  const problem = settingsProblem(redisSettings(app), redisNames(env))
+  if (problem !== undefined) throw new ConfigError(problem)
   journalFits(app)
   return {
     port: integer(env, 'PORT', 0, 65535) ?? 3000,

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
 import { OptionError } from './errors.js'
 import { MAX_JOURNAL_SIZE, worstSessionBytes } from './journal.js'
+import { sentinelAddress, settingsProblem, type ConnectionSettings, type SettingNames } from './redis/connection.js'
 import type { SessionStore } from './store.js'
 
 export interface ApiChallengesOptions {
@@ -41,6 +42,22 @@ export interface ApiChallengesOptions {
    * the same Redis.
    */
   redisUrl?: string
+  /**
+   * Keep sessions in the Redis primary that these sentinels name (`host:port` each; IPv6 `[addr]:port`),
+   * instead of at one URL: after a failover, the store asks them for the new primary. Not with redisUrl.
+   */
+  redisSentinels?: string[]
+  /** The name the sentinels know the primary by (their `sentinel monitor <name>`). Default `mymaster`. */
+  redisSentinelMaster?: string
+  /** The sentinels' own password, when they ask for one. */
+  redisSentinelPassword?: string
+  /** With redisSentinels, the primary's (and replicas') password; with redisUrl it goes in the URL. */
+  redisPassword?: string
+  /** PEM text of the CA that signed Redis's certificate, trusted instead of the system's CAs. Turns TLS on. */
+  redisTlsCa?: string
+  /** PEM text of this client's certificate and key, for a Redis that asks for one (mutual TLS). Both or neither; turn TLS on. */
+  redisTlsCert?: string
+  redisTlsKey?: string
   /** Put before every Redis key, so that several deployments can share one Redis. Default `api-challenges:`. */
   redisKeyPrefix?: string
   /** Serve the OpenAPI document and Swagger UI at /docs (under the prefix). Default true. */
@@ -100,7 +117,35 @@ function credential (name: 'username' | 'password', value: unknown): string {
 /** The fixed guid of the one session in single-player mode. */
 export const SINGLE_PLAYER_GUID = '00000000-0000-4000-8000-000000000001'
 
-export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'redisUrl' | 'adminToken' | 'drainSignal'>> & { store?: SessionStore, redisUrl?: string, adminToken?: string, drainSignal?: AbortSignal }
+/** The options that say where Redis is and how to reach it: optional, even resolved. */
+type RedisConnectionOption = 'redisUrl' | 'redisSentinels' | 'redisSentinelMaster' | 'redisSentinelPassword' | 'redisPassword' | 'redisTlsCa' | 'redisTlsCert' | 'redisTlsKey'
+
+export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'adminToken' | 'drainSignal' | RedisConnectionOption>> &
+  Pick<ApiChallengesOptions, 'store' | 'adminToken' | 'drainSignal' | RedisConnectionOption>
+
+/** The Redis connection options' names, for ./redis/connection.ts's messages. */
+export const REDIS_OPTION_NAMES: SettingNames = Object.freeze({
+  url: 'redisUrl',
+  sentinels: 'redisSentinels',
+  sentinelMaster: 'redisSentinelMaster',
+  sentinelPassword: 'redisSentinelPassword',
+  password: 'redisPassword',
+  tlsCa: 'redisTlsCa',
+  tlsCert: 'redisTlsCert',
+  tlsKey: 'redisTlsKey'
+})
+
+/** Where Redis is, from the options: the settings ./redis/connection.ts takes. */
+export function redisSettings (options: Pick<ApiChallengesOptions, RedisConnectionOption>): ConnectionSettings {
+  return Object.fromEntries(Object.entries(REDIS_OPTION_NAMES).map(([setting, option]) => [setting, options[option as RedisConnectionOption]]))
+}
+
+/** Whether the sessions are in Redis (by URL or through Sentinel). */
+export const inRedis = (options: Pick<ApiChallengesOptions, 'redisUrl' | 'redisSentinels'>): boolean =>
+  options.redisUrl !== undefined || options.redisSentinels !== undefined
+
+/** A sentinel name: what `sentinel monitor` takes, without spaces. */
+export const SENTINEL_MASTER_PATTERN = /^\S{1,200}$/
 
 /** The shortest admin token accepted: 16 characters. */
 export const MIN_ADMIN_TOKEN = 16
@@ -159,6 +204,27 @@ function oneOf<T extends string | boolean> (name: string, value: unknown, allowe
   return value as T
 }
 
+/** A password or PEM text: never said in the message. */
+function secret (name: string, value: unknown, rule: string, pattern: RegExp): string {
+  if (typeof value !== 'string' || !pattern.test(value)) {
+    throw new OptionError(`api-challenges: option ${name} must be ${rule}, got ${typeof value === 'string' ? `${value.length} characters` : typeof value}`)
+  }
+  return value
+}
+
+function sentinels (value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0 || !value.every(entry => typeof entry === 'string' && sentinelAddress(entry) !== undefined)) {
+    throw new OptionError(`api-challenges: option redisSentinels must be a non-empty array of "host:port" strings, got ${JSON.stringify(value)}`)
+  }
+  return value as string[]
+}
+
+const optional = <T>(value: unknown, check: (value: unknown) => T): T | undefined => value === undefined ? undefined : check(value)
+const PASSWORD_RULE = 'a non-empty string without line breaks'
+const PASSWORD = /^[^\r\n]+$/
+const PEM_RULE = 'PEM text (the file\'s contents, not its path)'
+const PEM = /-----BEGIN /
+
 function abortSignal (name: string, value: unknown): AbortSignal {
   if (!(value instanceof AbortSignal)) {
     throw new OptionError(`api-challenges: option ${name} must be an AbortSignal, got ${value instanceof AbortController ? 'an AbortController (pass its signal)' : typeof value}`)
@@ -180,6 +246,13 @@ const optionNames = Object.keys({
   journalSize: true,
   creationRateLimit: true,
   redisUrl: true,
+  redisSentinels: true,
+  redisSentinelMaster: true,
+  redisSentinelPassword: true,
+  redisPassword: true,
+  redisTlsCa: true,
+  redisTlsCert: true,
+  redisTlsKey: true,
   redisKeyPrefix: true,
   docs: true,
   solutionLinks: true,
@@ -276,14 +349,23 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     docs: oneOf('docs', merged.docs, [true, false] as const),
     solutionLinks: oneOf('solutionLinks', merged.solutionLinks, [true, false] as const),
     redisUrl: merged.redisUrl === undefined ? undefined : text('redisUrl', merged.redisUrl, /^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL'),
+    redisSentinels: optional(merged.redisSentinels, sentinels),
+    redisSentinelMaster: optional(merged.redisSentinelMaster, value => text('redisSentinelMaster', value, SENTINEL_MASTER_PATTERN, 'a name without spaces, up to 200 characters')),
+    redisSentinelPassword: optional(merged.redisSentinelPassword, value => secret('redisSentinelPassword', value, PASSWORD_RULE, PASSWORD)),
+    redisPassword: optional(merged.redisPassword, value => secret('redisPassword', value, PASSWORD_RULE, PASSWORD)),
+    redisTlsCa: optional(merged.redisTlsCa, value => secret('redisTlsCa', value, PEM_RULE, PEM)),
+    redisTlsCert: optional(merged.redisTlsCert, value => secret('redisTlsCert', value, PEM_RULE, PEM)),
+    redisTlsKey: optional(merged.redisTlsKey, value => secret('redisTlsKey', value, PEM_RULE, PEM)),
     // Never the value in the message: it is a secret.
     adminToken: merged.adminToken === undefined ? undefined : adminToken(merged.adminToken),
     redisKeyPrefix: text('redisKeyPrefix', merged.redisKeyPrefix, /^[^\s]{0,100}$/, 'up to 100 characters without spaces'),
     store: merged.store,
     drainSignal: merged.drainSignal === undefined ? undefined : abortSignal('drainSignal', merged.drainSignal)
   }
+  const problem = settingsProblem(redisSettings(resolved), REDIS_OPTION_NAMES)
+  if (problem !== undefined) throw new OptionError(`api-challenges: ${problem}`)
   // Journals in this process only: a store of the host's or Redis keeps them elsewhere.
-  const excess = resolved.store === undefined && resolved.redisUrl === undefined
+  const excess = resolved.store === undefined && !inRedis(resolved)
     ? journalMemory(resolved.maxSessions, resolved.journalSize, heapLimit())
     : undefined
   if (excess !== undefined) {

@@ -1,13 +1,13 @@
 // The store the service keeps its sessions in, chosen once from the options: the one the host
-// passed, a Redis store for a Redis URL, else a new in-memory store.
+// passed, a Redis store for a Redis URL or sentinels, else a new in-memory store.
 import { RedisStore } from './redis-store.js'
 import { MemoryStore } from './memory-store.js'
+import { inRedis, redisSettings, type ApiChallengesOptions } from './options.js'
 import type { SessionStore } from './store.js'
 
-export interface StoreOptions {
+export interface StoreOptions extends Pick<ApiChallengesOptions, 'redisUrl' | 'redisSentinels' | 'redisSentinelMaster' | 'redisSentinelPassword' | 'redisPassword' | 'redisTlsCa' | 'redisTlsCert' | 'redisTlsKey'> {
   /** The store to use, as it is: it brings its own expiry and capacity. */
   store?: SessionStore
-  redisUrl?: string
   redisKeyPrefix: string
   sessionIdleMs: number
   maxSessions: number
@@ -17,6 +17,6 @@ export interface StoreOptions {
 export function createStore (options: StoreOptions): SessionStore {
   if (options.store !== undefined) return options.store
   const sessions = { idleMs: options.sessionIdleMs, maxSessions: options.maxSessions, journalSize: options.journalSize }
-  if (options.redisUrl === undefined) return new MemoryStore(sessions)
-  return new RedisStore({ url: options.redisUrl, prefix: options.redisKeyPrefix, ...sessions })
+  if (!inRedis(options)) return new MemoryStore(sessions)
+  return new RedisStore({ ...redisSettings(options), prefix: options.redisKeyPrefix, ...sessions })
 }

@@ -53,6 +53,11 @@ export function redisAddress (url: string): string {
   return `${hostname === '' ? 'localhost' : hostname}:${port === '' ? '6379' : port}`
 }
 
+/** `Sentinel <master> via host:port,…`: where Redis is with Sentinel, for log lines. */
+export function sentinelsAddress (settings: Pick<ConnectionSettings, 'sentinelMaster'> & { sentinels: string[] }): string {
+  return `Sentinel ${settings.sentinelMaster ?? DEFAULT_SENTINEL_MASTER} via ${settings.sentinels.join(',')}`
+}
+
 /** An OpenSSL error's reason, without its codes: `error:0480006C:PEM routines::no start line` → `no start line`. */
 const reasonOf = (error: unknown): string => (error as Error).message.replace(/^[\s\S]*:(?:error:)?[0-9A-F]{8}:[^:]*:[^:]*:/, '').replace(/:\.\.\/[\s\S]*$/, '').trim()
 
@@ -126,13 +131,12 @@ export function connection (settings: ConnectionSettings, common: RedisOptions &
   }
   if (settings.sentinels === undefined) throw new Error('api-challenges: a Redis store needs a URL or sentinels')
   const sentinels = settings.sentinels.map(entry => sentinelAddress(entry) as SentinelAddress)
-  const master = settings.sentinelMaster ?? DEFAULT_SENTINEL_MASTER
-  const address = `Sentinel ${master} via ${settings.sentinels.join(',')}`
+  const address = sentinelsAddress({ sentinelMaster: settings.sentinelMaster, sentinels: settings.sentinels })
   return {
     options: {
       ...common,
       sentinels,
-      name: master,
+      name: settings.sentinelMaster ?? DEFAULT_SENTINEL_MASTER,
       sentinelPassword: settings.sentinelPassword,
       password: settings.password,
       // ioredis uses `tls` for the primary only with this flag; the sentinels would take `sentinelTLS`.
