@@ -1,5 +1,8 @@
 // The environment of `npm start` for a public deployment: proxies, connection limits, and the
 // settings that must stop start-up rather than fall back to a default (the rest: test/domain.test.ts).
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { configFromEnv } from '../src/domain/config.js'
 
@@ -122,4 +125,39 @@ t.test('SHUTDOWN_DRAIN_MS is a whole number of milliseconds, 0 for no drain, and
   for (const bad of ['-1', '5s', '2147483648']) {
     refused(t, { SHUTDOWN_DRAIN_MS: bad }, `SHUTDOWN_DRAIN_MS must be a whole number from 0 to 2147483647, got ${JSON.stringify(bad)}`)
   }
+})
+
+t.test('REDIS_SENTINELS is host:port pairs, with a master name (default mymaster) and passwords that need it', async t => {
+  t.same(configFromEnv({ REDIS_SENTINELS: '10.0.0.1:26379, sentinel-b:26380,[::1]:26381' }).app, { redisSentinels: ['10.0.0.1:26379', 'sentinel-b:26380', '[::1]:26381'] })
+  t.same(configFromEnv({ REDIS_SENTINELS: 's:26379', REDIS_SENTINEL_MASTER: 'course', REDIS_SENTINEL_PASSWORD: 'sentinel secret', REDIS_PASSWORD: 'data secret' }).app, {
+    redisSentinels: ['s:26379'], redisSentinelMaster: 'course', redisSentinelPassword: 'sentinel secret', redisPassword: 'data secret'
+  })
+  for (const bad of ['s', 's:', ':26379', 's:0', 's:65536', 's:26379,', 's:26379;t:26379', '::1:26379', 'user@s:26379', 's:26379/0']) {
+    refused(t, { REDIS_SENTINELS: bad }, `REDIS_SENTINELS must be the sentinels' host:port separated by commas, such as 10.0.0.1:26379,10.0.0.2:26379, got ${JSON.stringify(bad)}`)
+  }
+  refused(t, { REDIS_SENTINELS: 's:26379', REDIS_SENTINEL_MASTER: 'my master' }, 'REDIS_SENTINEL_MASTER must be a name without spaces, up to 200 characters')
+  refused(t, { REDIS_SENTINELS: 's:26379', REDIS_PASSWORD: '' }, 'REDIS_PASSWORD is set but empty; unset it for the default')
+  refused(t, { REDIS_SENTINELS: 's:26379', REDIS_SENTINEL_PASSWORD: 'a\nb' }, 'REDIS_SENTINEL_PASSWORD must not contain line breaks')
+  refused(t, { REDIS_URL: 'redis://cache:6379', REDIS_SENTINELS: 's:26379' }, 'set REDIS_URL or REDIS_SENTINELS, not both: with Sentinel, the sentinels say where the primary is')
+  refused(t, { REDIS_SENTINEL_MASTER: 'course' }, 'REDIS_SENTINEL_MASTER is set without REDIS_URL or REDIS_SENTINELS')
+  refused(t, { REDIS_URL: 'redis://cache:6379', REDIS_PASSWORD: 'secret' }, 'REDIS_PASSWORD is for Sentinel (REDIS_SENTINELS); with REDIS_URL, put the password in the URL: redis://:password@host:port')
+  refused(t, { REDIS_URL: 'redis://cache:6379', REDIS_SENTINEL_MASTER: 'course' }, 'REDIS_SENTINEL_MASTER is for Sentinel (REDIS_SENTINELS); with REDIS_URL, leave it unset')
+  // With Sentinel, the journals are in Redis too: MAX_SESSIONS is not held to this process's heap.
+  t.equal(configFromEnv({ MAX_SESSIONS: '100000000', REDIS_SENTINELS: 's:26379' }).app.maxSessions, 100_000_000)
+})
+
+t.test('REDIS_TLS_* name PEM files, read at start; a file that cannot be read, or one of a pair alone, stops start-up naming it', async t => {
+  const dir = await mkdtemp(join(tmpdir(), 'api-challenges-config-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const notPem = join(dir, 'not.pem')
+  await writeFile(notPem, 'hello\n')
+  const missing = join(dir, 'missing.pem')
+  refused(t, { REDIS_URL: 'rediss://cache', REDIS_TLS_CA: missing }, `REDIS_TLS_CA=${missing} cannot be read (ENOENT): it must name a PEM file this process may read`)
+  refused(t, { REDIS_URL: 'rediss://cache', REDIS_TLS_KEY: dir }, `REDIS_TLS_KEY=${dir} cannot be read (EISDIR): it must name a PEM file this process may read`)
+  refused(t, { REDIS_URL: 'rediss://cache', REDIS_TLS_CA: notPem }, `REDIS_TLS_CA=${notPem} holds no PEM certificate (no start line)`)
+  refused(t, { REDIS_URL: 'rediss://cache', REDIS_TLS_CERT: notPem }, `REDIS_TLS_CERT=${notPem} and REDIS_TLS_KEY go together (mutual TLS): set both or neither`)
+  refused(t, { REDIS_URL: 'rediss://cache', REDIS_TLS_KEY: notPem, REDIS_TLS_CERT: '' }, `REDIS_TLS_CERT and REDIS_TLS_KEY=${notPem} go together (mutual TLS): set both or neither`)
+  refused(t, { REDIS_TLS_CA: notPem }, `REDIS_TLS_CA=${notPem} is set without REDIS_URL or REDIS_SENTINELS`)
+  // The file's text, not its path, is the option (the certificates themselves: test/redis-connection.test.ts).
+  t.throws(() => configFromEnv({ REDIS_URL: 'rediss://cache', REDIS_TLS_CERT: notPem, REDIS_TLS_KEY: notPem }), { name: 'ConfigError', message: new RegExp(`^REDIS_TLS_CERT=${notPem} and the key cannot be used together \\(`) })
 })
