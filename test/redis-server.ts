@@ -17,7 +17,8 @@ export const redisMissing: false | string = redisInstalled
   ? false
   : `${BINARY} is not installed (apt-get install redis-server); CI installs it and runs these tests`
 
-async function freePort (): Promise<number> {
+/** A port nobody listens on now, on the loopback. */
+export async function freePort (): Promise<number> {
   const probe = createServer()
   probe.listen(0, '127.0.0.1')
   await once(probe, 'listening')

@@ -146,12 +146,11 @@ export function connection (settings: ConnectionSettings, common: RedisOptions &
       // since a failover is under way (ioredis's own default would be every 10 ms to 1 s).
       sentinelRetryStrategy: common.retryStrategy,
       // A sentinel that hangs must not hold the connection: it is asked no longer than a command may take.
-      sentinelCommandTimeout: common.commandTimeout,
-      // Subscribe to the sentinels' +switch-master, so that a failover that leaves the old primary
-      // up (as a replica) moves the connection at once, rather than at its first READONLY error;
-      // a lost subscription is made again within seconds, not ioredis's default minute.
-      failoverDetector: true,
-      sentinelReconnectStrategy: () => 1000
+      sentinelCommandTimeout: common.commandTimeout
+      // Not ioredis's failoverDetector (subscriptions to the sentinels' +switch-master): quit()
+      // leaves them open, so a closed store would keep the process alive. A killed primary closes
+      // the connection, and the reconnection asks the sentinels; a primary demoted while up answers
+      // READONLY, which makes the client reconnect (./availability.ts).
     },
     address,
     description: `Redis (${address})`
@@ -183,6 +182,10 @@ export function explainConnectionError (error: Error, client: ClientState): stri
     return `${message}: no TLS handshake: is it a plain port? then use redis://`
   }
   if (code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED') return `it asks for a client certificate (${reasonOf(error)}): set REDIS_TLS_CERT and REDIS_TLS_KEY`
+  // TLS 1.3 says a refused client certificate after the handshake: the first write may meet the reset instead.
+  if (code === 'ECONNRESET' && client.status === 'connect') {
+    return `${message}: it closed the connection after the TLS handshake: does it ask for a client certificate? set REDIS_TLS_CERT and REDIS_TLS_KEY`
+  }
   if (/^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/.test(code)) return `${message}: its certificate is not trusted here: set REDIS_TLS_CA to its CA, or add the CA with NODE_EXTRA_CA_CERTS`
   return message
 }
