@@ -6,7 +6,8 @@ import app, { MemoryStore, type ApiChallengesOptions } from '../src/app.js'
 
 // The names a host may pass, in the order the message lists them.
 const listed = 'the options are username, password, realm, noteMaxLength, bodyLimit, mode, sessionIdleMs, maxSessions, ' +
-  "journalSize, creationRateLimit, redisUrl, redisKeyPrefix, docs, solutionLinks, adminToken, store, drainSignal, and Fastify's own prefix, logLevel, logSerializers, name"
+  'journalSize, creationRateLimit, redisUrl, redisSentinels, redisSentinelMaster, redisSentinelPassword, redisPassword, ' +
+  "redisTlsCa, redisTlsCert, redisTlsKey, redisKeyPrefix, docs, solutionLinks, adminToken, store, drainSignal, and Fastify's own prefix, logLevel, logSerializers, name"
 
 // Registering with keys the options type does not know, as a JavaScript host can.
 const loose = app as FastifyPluginAsync<Record<string, unknown>>
