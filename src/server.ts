@@ -8,9 +8,10 @@ import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 import pinoPretty from 'pino-pretty'
 import app from './app.js'
-import { configFromEnv, ConfigError, serverDefaults, type ServerConfig, type TrustProxy } from './domain/config.js'
+import { configFromEnv, ConfigError, serverDefaults, SETTINGS, type ServerConfig, type TrustProxy } from './domain/config.js'
 import { limitedServer, type ConnectionLimits } from './domain/connection-table.js'
 import { defaultMaxConnections, openFileLimit } from './domain/connections.js'
+import { misspeltSettings } from './domain/misspelt.js'
 import { defaults as appDefaults } from './domain/options.js'
 import { sentinelsAddress } from './domain/redis/connection.js'
 import { clientErrorHandler, frameworkErrors, supportEveryMethod } from './server-options.js'
@@ -286,6 +287,8 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
   closeGracefully(fastify, drain, config.shutdownDrainMs ?? serverDefaults.shutdownDrainMs, env)
   const [fields, message] = startupMessage(address, config)
   fastify.log.info(fields, message)
+  // A misspelt setting is otherwise ignored without a word (PROT=41020 listens on 3000).
+  for (const line of misspeltSettings(Object.keys(env), SETTINGS)) fastify.log.warn(line)
   return fastify
 }
 

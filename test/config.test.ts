@@ -54,6 +54,8 @@ t.test('AUTH_USERNAME or AUTH_PASSWORD set but empty is refused, not taken for t
 
 t.test('REDIS_PREFIX is refused with its own name when the option would refuse it', async t => {
   t.equal(configFromEnv({ REDIS_PREFIX: 'course-a:' }).app.redisKeyPrefix, 'course-a:')
+  t.equal(configFromEnv({ REDIS_WAIT_REPLICAS: '2' }).app.redisWaitReplicas, 2)
+  t.throws(() => configFromEnv({ REDIS_WAIT_REPLICAS: '101' }), /^REDIS_WAIT_REPLICAS must be a whole number from 0 to 100, got "101"$/)
   refused(t, { REDIS_PREFIX: 'has space' }, 'REDIS_PREFIX must be up to 100 characters without spaces')
   refused(t, { REDIS_PREFIX: 'x'.repeat(101) }, 'REDIS_PREFIX must be up to 100 characters without spaces')
 })

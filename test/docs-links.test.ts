@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { configFromEnv } from '../src/domain/config.js'
+import { configFromEnv, SETTINGS } from '../src/domain/config.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -127,6 +127,7 @@ t.test('every environment variable the server reads is documented in a table of 
   t.ok(asked.size > 10, `the config read ${asked.size} variables`)
   t.same([...asked].filter(name => !read.has(name)), [], 'every variable the config reads is found in the source')
 
+  t.same([...SETTINGS].sort(), [...read].sort(), 'SETTINGS (for the misspelt-name warning) is every variable read')
   const rows = (await readFile(join(root, 'docs/operations.md'), 'utf8')).split('\n').filter(line => line.startsWith('|'))
   for (const name of [...read].sort()) {
     t.ok(rows.some(row => row.includes(`\`${name}\``)), `${name} is in a table of docs/operations.md`)

@@ -7,7 +7,7 @@ import app, { MemoryStore, type ApiChallengesOptions } from '../src/app.js'
 // The names a host may pass, in the order the message lists them.
 const listed = 'the options are username, password, realm, noteMaxLength, bodyLimit, mode, sessionIdleMs, maxSessions, ' +
   'journalSize, creationRateLimit, redisUrl, redisSentinels, redisSentinelMaster, redisSentinelPassword, redisPassword, ' +
-  "redisTlsCa, redisTlsCert, redisTlsKey, redisKeyPrefix, docs, solutionLinks, adminToken, store, drainSignal, and Fastify's own prefix, logLevel, logSerializers, name"
+  "redisTlsCa, redisTlsCert, redisTlsKey, redisKeyPrefix, redisWaitReplicas, docs, solutionLinks, adminToken, store, drainSignal, and Fastify's own prefix, logLevel, logSerializers, name"
 
 // Registering with keys the options type does not know, as a JavaScript host can.
 const loose = app as FastifyPluginAsync<Record<string, unknown>>
@@ -74,6 +74,7 @@ t.test('Fastify\'s own keys and every option of ours are accepted together, and 
     // Never connected to: a store of our own takes precedence over Redis.
     redisUrl: 'redis://127.0.0.1:1',
     redisKeyPrefix: 'course:',
+    redisWaitReplicas: 1,
     docs: false,
     solutionLinks: false,
     adminToken: 'an-instructor-token-0123',

@@ -363,3 +363,16 @@ t.test('started by npx, whose shell passes no signal on, the server closes once 
   t.match(out, /the npx that started the server has ended: closing as for SIGTERM/)
   t.match(out, /"msg":"closing"/)
 })
+
+t.test('a variable that looks like a setting and is not one is named in one warn line with the setting it resembles', async t => {
+  const { child, output } = startProcess({ PORT: '0', PROT: '41020', ADMIN_TOKN: 'an-admin-token-0123456789', redis_url: 'redis://127.0.0.1:1', LOG_LEVEL: 'info' })
+  await waitForReady(child)
+  child.kill('SIGINT')
+  await once(child, 'exit')
+  const warned = output().stdout.split('\n').filter(line => line.includes('"level":40')).map(line => JSON.parse(line).msg)
+  t.same(warned.sort(), [
+    'ADMIN_TOKN is not a setting; did you mean ADMIN_TOKEN?',
+    'PROT is not a setting; did you mean PORT?',
+    'redis_url is not a setting; did you mean REDIS_URL?'
+  ], 'one line each, and nothing about the rest of the environment')
+})

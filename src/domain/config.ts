@@ -215,6 +215,19 @@ function journalFits (app: ApiChallengesOptions): void {
     'lower MAX_SESSIONS, or raise the limit (NODE_OPTIONS=--max-old-space-size=<MiB>)')
 }
 
+/**
+ * Every variable configFromEnv reads (test/docs-links.test.ts checks the list against the source), for
+ * the start-up warning about names that look like one of them (src/domain/misspelt.ts).
+ */
+export const SETTINGS: readonly string[] = [
+  'ADMIN_TOKEN', 'AUTH_PASSWORD', 'AUTH_USERNAME', 'BODY_LIMIT', 'CREATION_RATE_LIMIT', 'DOCS',
+  'HOST', 'JOURNAL_SIZE', 'LOG_LEVEL', 'MAX_CONNECTIONS', 'MAX_CONNECTIONS_PER_CLIENT',
+  'MAX_SESSIONS', 'MODE', 'NOTE_MAX_LENGTH', 'PORT', 'REDIS_PASSWORD', 'REDIS_PREFIX',
+  'REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER', 'REDIS_SENTINEL_PASSWORD', 'REDIS_TLS_CA',
+  'REDIS_TLS_CERT', 'REDIS_TLS_KEY', 'REDIS_URL', 'REDIS_WAIT_REPLICAS', 'SESSION_IDLE_MS',
+  'SHUTDOWN_DRAIN_MS', 'SOLUTION_LINKS', 'TRUST_PROXY'
+]
+
 export function configFromEnv (env: Env): ServerConfig {
   const logLevel = nonEmpty(env, 'LOG_LEVEL') ?? 'info'
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -242,6 +255,7 @@ export function configFromEnv (env: Env): ServerConfig {
     redisTlsCert: pemFile(env, 'REDIS_TLS_CERT'),
     redisTlsKey: pemFile(env, 'REDIS_TLS_KEY'),
     redisKeyPrefix: nonEmpty(env, 'REDIS_PREFIX'),
+    redisWaitReplicas: integer(env, 'REDIS_WAIT_REPLICAS', 0, 100),
     adminToken: adminToken(env)
   }
   if (app.redisKeyPrefix !== undefined && !/^\S{0,100}$/.test(app.redisKeyPrefix)) {

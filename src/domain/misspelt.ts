@@ -1,21 +1,22 @@
 // Environment variables that look like a setting but are not one: PROT for PORT, ADMIN_TOKN for
 // ADMIN_TOKEN, port for PORT. A misspelt name is otherwise silently ignored (the server listens on
 // 3000, the board stays off, the sessions stay in memory), where a bad value gets a clear line.
-// Nothing else in the environment is judged: a name is named only when it is one edit from a short
-// setting or two from a longer one, or a setting's name in another case.
+// Nothing else in the environment is judged: a name is named only when it is two edits from a long
+// setting, one from a short one but for a changed letter (NODE, which npm sets, is not MODE; HOME is
+// not HOST), or a setting's name in another case.
 
 /**
  * Edits (insert, delete, change, or swap two neighbours) that turn `a` into `b`, up to `most`;
- * most + 1 when more. (The optimal string alignment distance.)
+ * most + 1 when more. (The optimal string alignment distance.) A change counts `change`.
  */
-export function edits (a: string, b: string, most: number): number {
+export function edits (a: string, b: string, most: number, change = 1): number {
   if (Math.abs(a.length - b.length) > most) return most + 1
   let before: number[] = []
   let row = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
     const next = [i]
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      const cost = a[i - 1] === b[j - 1] ? 0 : change
       let d = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + cost)
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (before[j - 2] as number) + 1)
       next.push(d)
@@ -26,8 +27,9 @@ export function edits (a: string, b: string, most: number): number {
   return Math.min(row[b.length] as number, most + 1)
 }
 
-/** How far a name may be from a setting's to be taken for it: one edit for up to 5 characters (HOME is not HOST), else two. */
-const reach = (name: string): number => name.length <= 5 ? 1 : 2
+/** Whether `name` (in capitals) is near enough `setting` to be taken for it: see above. */
+const near = (name: string, setting: string): boolean =>
+  setting.length <= 5 ? edits(name, setting, 1, 2) <= 1 : edits(name, setting, 2) <= 2
 
 /**
  * For each name in `env` that is not a setting but looks like one of `settings`, the line that says
@@ -40,7 +42,7 @@ export function misspeltSettings (env: Iterable<string>, settings: readonly stri
     if (known.has(name)) continue
     const upper = name.toUpperCase()
     const meant = settings.find(setting => setting === upper) ??
-      settings.find(setting => edits(upper, setting, reach(setting)) <= reach(setting))
+      settings.find(setting => near(upper, setting))
     if (meant !== undefined) lines.push(`${name} is not a setting; did you mean ${meant}?`)
   }
   return lines

@@ -60,6 +60,8 @@ export interface ApiChallengesOptions {
   redisTlsKey?: string
   /** Put before every Redis key, so that several deployments can share one Redis. Default `api-challenges:`. */
   redisKeyPrefix?: string
+  /** Replicas that must confirm each write (Redis's WAIT) before it is acknowledged; fewer: 503. Default 0. */
+  redisWaitReplicas?: number
   /** Serve the OpenAPI document and Swagger UI at /docs (under the prefix). Default true. */
   docs?: boolean
   /**
@@ -167,6 +169,7 @@ export const defaults = Object.freeze({
   journalSize: 20,
   creationRateLimit: 60,
   redisKeyPrefix: 'api-challenges:',
+  redisWaitReplicas: 0,
   docs: true,
   solutionLinks: true
 })
@@ -254,6 +257,7 @@ const optionNames = Object.keys({
   redisTlsCert: true,
   redisTlsKey: true,
   redisKeyPrefix: true,
+  redisWaitReplicas: true,
   docs: true,
   solutionLinks: true,
   adminToken: true,
@@ -359,6 +363,7 @@ export function resolveOptions (options: ApiChallengesOptions = {}): ResolvedOpt
     // Never the value in the message: it is a secret.
     adminToken: merged.adminToken === undefined ? undefined : adminToken(merged.adminToken),
     redisKeyPrefix: text('redisKeyPrefix', merged.redisKeyPrefix, /^[^\s]{0,100}$/, 'up to 100 characters without spaces'),
+    redisWaitReplicas: atMost('redisWaitReplicas', whole('redisWaitReplicas', merged.redisWaitReplicas, 0), 100),
     store: merged.store,
     drainSignal: merged.drainSignal === undefined ? undefined : abortSignal('drainSignal', merged.drainSignal)
   }

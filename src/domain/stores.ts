@@ -12,11 +12,12 @@ export interface StoreOptions extends Pick<ApiChallengesOptions, 'redisUrl' | 'r
   sessionIdleMs: number
   maxSessions: number
   journalSize: number
+  redisWaitReplicas: number
 }
 
 export function createStore (options: StoreOptions): SessionStore {
   if (options.store !== undefined) return options.store
   const sessions = { idleMs: options.sessionIdleMs, maxSessions: options.maxSessions, journalSize: options.journalSize }
   if (!inRedis(options)) return new MemoryStore(sessions)
-  return new RedisStore({ ...redisSettings(options), prefix: options.redisKeyPrefix, ...sessions })
+  return new RedisStore({ ...redisSettings(options), prefix: options.redisKeyPrefix, waitReplicas: options.redisWaitReplicas, ...sessions })
 }

@@ -51,6 +51,9 @@ export interface AvailabilityOptions {
   now?: () => number
 }
 
+/** The connections' streams that a second error cannot throw from (see the 'error' listener below). */
+const guarded = new WeakSet<object>()
+
 export class Availability {
   readonly #client: Redis
   readonly #timeoutMs: number
@@ -93,7 +96,15 @@ export class Availability {
     this.clock = new RedisClock(this.#now)
     // A connection error is reported by the commands that fail, and by the status change it causes
     // (an unhandled 'error' would end the process). Every failed attempt repeats it: keep the last.
-    client.on('error', (error: Error) => { this.#lastError = explainConnectionError(error, client) })
+    client.on('error', (error: Error) => {
+      this.#lastError = explainConnectionError(error, client)
+      // ioredis listens for one error of a connection's stream (once): a second one, as a TLS
+      // connection can give while it closes, would be thrown and end the process. Kept here instead.
+      if (!guarded.has(client.stream)) {
+        guarded.add(client.stream)
+        client.stream.on('error', () => {})
+      }
+    })
     client.on('close', () => {
       this.#down('lost', this.#lastError ?? 'the connection closed')
     })
