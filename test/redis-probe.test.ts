@@ -12,7 +12,7 @@ import t, { type Test } from 'tap'
 import apiChallenges from '../src/app.js'
 import { redisAddress, RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
 import { loadScripts } from '../src/domain/redis/scripts.js'
-import { redisMissing, redisServer } from './redis-server.js'
+import { freePort, redisMissing, redisServer } from './redis-server.js'
 
 interface LogLine { level: number, time: number, msg: string, store?: string }
 
@@ -352,3 +352,13 @@ if (redisMissing !== false && process.env.CI === 'true') {
     })
   })
 }
+
+t.test('sentinels that cannot be reached at start are said at once, as an unreachable Redis is', async t => {
+  const port = await freePort()
+  const store = new RedisStore({ sentinels: [`127.0.0.1:${port}`], prefix: 'nosentinel:', idleMs: 600_000, maxSessions: 10 })
+  t.teardown(() => store.close())
+  const said = await new Promise<{ available: boolean, reason: string }>(resolve => { store.onStatus(resolve) })
+  t.equal(said.available, false)
+  t.match(said.reason, /^cannot be reached \(All sentinels are unreachable/)
+  t.equal(store.available(), false)
+})

@@ -100,10 +100,15 @@ export class Availability {
       this.#lastError = explainConnectionError(error, client)
       // ioredis listens for one error of a connection's stream (once): a second one, as a TLS
       // connection can give while it closes, would be thrown and end the process. Kept here instead.
-      if (!guarded.has(client.stream)) {
-        guarded.add(client.stream)
-        client.stream.on('error', () => {})
+      // (No stream at all while ioredis asks sentinels that cannot be reached, whatever its type says.)
+      const stream = client.stream as typeof client.stream | undefined
+      if (stream !== undefined && !guarded.has(stream)) {
+        guarded.add(stream)
+        stream.on('error', () => {})
       }
+      // Not reached yet: said at once. (With sentinels that cannot be reached, ioredis tries again
+      // without ever closing a connection, so no 'close' would say it.)
+      if (this.#state === 'starting') this.#down('start', this.#lastError)
     })
     client.on('close', () => {
       this.#down('lost', this.#lastError ?? 'the connection closed')
