@@ -52,8 +52,9 @@ function closure (packages: Record<string, LockEntry>, names: string[]): Record<
 }
 
 // Packing builds the TypeScript, then the host installs and compiles: on a busy two-core machine
-// that alone can take tap's default 30 s for a file.
-t.setTimeout(180_000)
+// that alone can take tap's default 30 s for a file, and under CI's load (four files at once) the whole, with
+// npx and the TypeScript example, took over 180 s.
+t.setTimeout(540_000)
 
 t.test('the packed tarball installs offline, runs the examples of docs/embedding.md (ESM and CommonJS), mounts under a prefix and runs as a bin', async t => {
   const dir = await mkdtemp(join(tmpdir(), 'api-challenges-pack-'))

@@ -169,7 +169,7 @@ if ((redisMissing !== false || opensslMissing !== false) && process.env.CI === '
       const headers = await session(app)
       t.equal(await writeNote(app, headers, 'over TLS'), 200)
       t.equal(await readNote(app, headers), 'over TLS')
-      t.same(storeLines(lines), [`Redis at 127.0.0.1:${port} connected`])
+      t.same(storeLines(lines).filter(notLoad), [`Redis at 127.0.0.1:${port} connected`])
       // It is in that Redis, read by a client of its own.
       const admin = new Redis(`rediss://127.0.0.1:${port}`, { tls: { ca: readFileSync(files.ca, 'utf8') } })
       t.teardown(() => admin.disconnect())
@@ -260,9 +260,17 @@ if ((redisMissing !== false || opensslMissing !== false) && process.env.CI === '
     t.equal(await writeNote(app, headers, 'after the failover'), 200, 'and it writes to the new primary')
     t.match(await onReplica.info('replication'), /role:master/, 'the replica was promoted')
     const description = `Redis (Sentinel mymaster via ${list})`
-    const changes = storeLines(lines).map(line => line.startsWith(`${description} `) ? line.slice(description.length + 1).replace(/ \(.*/s, '').replace(/ after [\d.]+ s$/, '') : line)
+    const changes = storeLines(lines).filter(notLoad).map(line => line.startsWith(`${description} `) ? line.slice(description.length + 1).replace(/ \(.*/s, '').replace(/ after [\d.]+ s$/, '') : line)
     t.same(changes, ['connected', 'is unreachable', 'connected again'], `one line per change, naming the sentinels: ${description}`)
   })
+}
+
+/**
+ * Not a line about what these tests do: on a loaded machine (CI) a probe can wait past its second, and
+ * the store says so, and then that it answers again. The connection's own lines are kept.
+ */
+function notLoad (line: string): boolean {
+  return !/ (stopped answering \(no answer within|answers again after)/.test(line)
 }
 
 /** A sentinel watching the primary at `primaryPort` (quorum 2), down after a second; stopped on teardown. Its port. */
