@@ -5,13 +5,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { root, startProcess, waitForReady } from './processes.js'
-import { redisMissing, redisServer, type RedisServer } from './redis-server.js'
+import { freePort, redisMissing, redisServer, type RedisServer } from './redis-server.js'
 
 // Three processes compiling TypeScript as they start, and four Redis restarts: well above .taprc's 300 s on a busy machine.
 t.setTimeout(Number(process.env.PROXY_TEST_TIMEOUT ?? 600_000))
@@ -28,16 +27,6 @@ const RECOVERY_BOUND_MS = 3000
 function binary (name: string, variable: string): string | undefined {
   const candidates = [process.env[variable] ?? name, `/usr/sbin/${name}`]
   return candidates.find(candidate => spawnSync(candidate, ['-v']).status === 0)
-}
-
-async function freePort (): Promise<number> {
-  const probe = createServer()
-  probe.listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const port = (probe.address() as { port: number }).port
-  probe.close()
-  await once(probe, 'close')
-  return port
 }
 
 /** `text` with `from` replaced by `to` everywhere; throws if `from` is not in it (the recipe changed: so must the test). */

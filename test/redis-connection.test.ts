@@ -10,29 +10,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
-import apiChallenges from '../src/app.js'
 import { configFromEnv } from '../src/domain/config.js'
 import { resolveOptions, type ApiChallengesOptions } from '../src/domain/options.js'
 import { connection, explainConnectionError, sentinelAddress } from '../src/domain/redis/connection.js'
 import { RedisStore } from '../src/domain/redis-store.js'
 import { startupMessage } from '../src/server.js'
 import { certificates, opensslMissing } from './certificates.js'
+import { logged, type LogLine } from './logged.js'
 import { freePort, redisMissing, redisServer, type RedisServer } from './redis-server.js'
-
-interface LogLine { level: number, msg: string, store?: string }
-
-/** The service alone with these options, logging into `lines`, closed on teardown. */
-async function service (t: Test, options: ApiChallengesOptions): Promise<{ app: FastifyInstance, lines: LogLine[] }> {
-  const lines: LogLine[] = []
-  const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
-  app.register(apiChallenges, options)
-  t.teardown(() => app.close())
-  await app.ready()
-  return { app, lines }
-}
 
 /** The service's own lines about its store. */
 const storeLines = (lines: LogLine[]): string[] => lines.filter(line => line.store !== undefined).map(line => line.msg)
@@ -164,7 +152,7 @@ if ((redisMissing !== false || opensslMissing !== false) && process.env.CI === '
     t.teardown(() => plain.remove())
 
     t.test('rediss:// with REDIS_TLS_CA serves end to end', async t => {
-      const { app, lines } = await service(t, { ...configFromEnv({ REDIS_URL: `rediss://127.0.0.1:${port}`, REDIS_TLS_CA: files.ca, REDIS_PREFIX: 'tls:' }).app })
+      const { app, lines } = await logged(t, { ...configFromEnv({ REDIS_URL: `rediss://127.0.0.1:${port}`, REDIS_TLS_CA: files.ca, REDIS_PREFIX: 'tls:' }).app })
       t.equal(await heartbeat(app), 204)
       const headers = await session(app)
       t.equal(await writeNote(app, headers, 'over TLS'), 200)
@@ -177,33 +165,33 @@ if ((redisMissing !== false || opensslMissing !== false) && process.env.CI === '
     })
 
     t.test('a CA file turns TLS on for a redis:// URL too', async t => {
-      const { app } = await service(t, configFromEnv({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_TLS_CA: files.ca }).app)
+      const { app } = await logged(t, configFromEnv({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_TLS_CA: files.ca }).app)
       t.equal(await heartbeat(app), 204)
     })
 
     t.test('a Redis that asks for client certificates serves with REDIS_TLS_CERT and REDIS_TLS_KEY, and says so without them', async t => {
       const env = { REDIS_URL: `rediss://127.0.0.1:${mutualPort}`, REDIS_TLS_CA: files.ca, REDIS_PREFIX: 'mtls:' }
-      const { app } = await service(t, configFromEnv({ ...env, REDIS_TLS_CERT: files.clientCert, REDIS_TLS_KEY: files.clientKey }).app)
+      const { app } = await logged(t, configFromEnv({ ...env, REDIS_TLS_CERT: files.clientCert, REDIS_TLS_KEY: files.clientKey }).app)
       const headers = await session(app)
       t.equal(await writeNote(app, headers, 'mutual'), 200)
       t.equal(await readNote(app, headers), 'mutual')
 
-      const without = await service(t, configFromEnv(env).app)
+      const without = await logged(t, configFromEnv(env).app)
       await until('the line', () => storeLines(without.lines).length > 0, 10_000)
       t.equal(await heartbeat(without.app), 503)
       t.match(storeLines(without.lines)[0], new RegExp(`^Redis at 127\\.0\\.0\\.1:${mutualPort} cannot be reached \\(.*client certificate.*set REDIS_TLS_CERT and REDIS_TLS_KEY\\)`))
     })
 
     t.test('a certificate from another CA is refused, and the line says which variable to set', async t => {
-      const { app, lines } = await service(t, configFromEnv({ REDIS_URL: `rediss://127.0.0.1:${port}`, REDIS_TLS_CA: files.otherCa }).app)
+      const { app, lines } = await logged(t, configFromEnv({ REDIS_URL: `rediss://127.0.0.1:${port}`, REDIS_TLS_CA: files.otherCa }).app)
       await until('the line', () => storeLines(lines).length > 0, 10_000)
       t.equal(await heartbeat(app), 503)
       t.match(storeLines(lines)[0], 'its certificate is not trusted here: set REDIS_TLS_CA to its CA, or add the CA with NODE_EXTRA_CA_CERTS')
     })
 
     t.test('a plain URL to a TLS port, and rediss:// to a plain port, each get a line that says so', async t => {
-      const toTls = await service(t, { redisUrl: `redis://127.0.0.1:${port}` })
-      const toPlain = await service(t, { redisUrl: `rediss://127.0.0.1:${plain.port}` })
+      const toTls = await logged(t, { redisUrl: `redis://127.0.0.1:${port}` })
+      const toPlain = await logged(t, { redisUrl: `rediss://127.0.0.1:${plain.port}` })
       await until('both lines', () => storeLines(toTls.lines).length > 0 && storeLines(toPlain.lines).length > 0, 10_000)
       t.equal(await heartbeat(toTls.app), 503)
       t.equal(await heartbeat(toPlain.app), 503)
@@ -241,7 +229,7 @@ if ((redisMissing !== false || opensslMissing !== false) && process.env.CI === '
     }, 60_000)
 
     const list = sentinels.map(port => `127.0.0.1:${port}`).join(',')
-    const { app, lines } = await service(t, configFromEnv({ REDIS_SENTINELS: list, REDIS_PREFIX: 'sentinel:' }).app)
+    const { app, lines } = await logged(t, configFromEnv({ REDIS_SENTINELS: list, REDIS_PREFIX: 'sentinel:' }).app)
     t.equal(await heartbeat(app), 204)
     const headers = await session(app)
     t.equal(await writeNote(app, headers, 'before the failover'), 200)

@@ -1,30 +1,18 @@
 // A Redis that hangs or goes away is noticed without any traffic: a probe about every second turns
 // the heartbeat 503 and back, one at a time; and the log says each change once, naming host:port
 // and never the password.
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import t, { type Test } from 'tap'
-import apiChallenges from '../src/app.js'
+import t from 'tap'
 import { redisAddress, RedisStore, StoreUnavailableError } from '../src/domain/redis-store.js'
 import { loadScripts } from '../src/domain/redis/scripts.js'
+import { logged, type LogLine } from './logged.js'
 import { freePort, redisMissing, redisServer } from './redis-server.js'
-
-interface LogLine { level: number, time: number, msg: string, store?: string }
-
-/** The service alone, logging (at info) into `lines`, closed on teardown. */
-async function logged (t: Test, options: Parameters<typeof apiChallenges>[1]): Promise<{ app: FastifyInstance, lines: LogLine[] }> {
-  const lines: LogLine[] = []
-  const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
-  app.register(apiChallenges, options)
-  t.teardown(() => app.close())
-  await app.ready()
-  return { app, lines }
-}
 
 /** A return says how long the outage lasted ("answers again after 1.2 s"): here as "after N s". */
 const lasted = (text: string): string => text.replace(/ after \d+\.\d s$/, ' after N s')
