@@ -13,6 +13,7 @@ import { redisAddress, RedisStore, StoreUnavailableError } from '../src/domain/r
 import { loadScripts } from '../src/domain/redis/scripts.js'
 import { logged, type LogLine } from './logged.js'
 import { freePort, redisMissing, redisServer } from './redis-server.js'
+import { until } from './until.js'
 
 /** A return says how long the outage lasted ("answers again after 1.2 s"): here as "after N s". */
 const lasted = (text: string): string => text.replace(/ after \d+\.\d s$/, ' after N s')
@@ -60,16 +61,6 @@ async function holdingForwarder (redisPort: number): Promise<{ port: number, hol
   }
 }
 
-/** Polls `check` every 10 ms until it holds, for at most `limitMs`; returns when it held. */
-async function until (what: string, check: () => Promise<boolean> | boolean, limitMs: number): Promise<number> {
-  const start = performance.now()
-  while (!await check()) {
-    if (performance.now() - start > limitMs) throw new Error(`${what}: not within ${limitMs} ms`)
-    await sleep(10)
-  }
-  return performance.now()
-}
-
 const WARN = 40
 const INFO = 30
 const AFTER = ': requests that need a session, and GET /heartbeat, answer 503 until it is back'
@@ -99,9 +90,9 @@ if (redisMissing !== false && process.env.CI === 'true') {
       // from before the command is sent, so the pause ends no sooner than paused + pauseMs.
       const paused = performance.now()
       await admin.call('CLIENT', 'PAUSE', String(pauseMs))
-      const down = await until('503', async () => await heartbeat(app) === 503, 4000) - paused
+      const down = await until('503', async () => await heartbeat(app) === 503) - paused
       t.ok(down <= 2500, `503 ${Math.round(down)} ms after the pause`)
-      const up = await until('204', async () => await heartbeat(app) === 204, pauseMs + 2000) - paused
+      const up = await until('204', async () => await heartbeat(app) === 204) - paused
       t.ok(up >= pauseMs - 10, `204 ${Math.round(up)} ms after the pause, once it ended`)
       t.ok(up <= pauseMs + 1500, `204 ${Math.round(up - pauseMs)} ms after the pause ended`)
       t.comment(`pause → 503: ${Math.round(down)} ms; end of the pause → 204: ${Math.round(up - pauseMs)} ms`)
@@ -119,7 +110,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       // A probe waits 500 ms: far below the commands' 3 s, and beyond what a loaded machine delays an
       // answer by (at 100 ms, a probe after the outage timed out under CI's load: a second outage).
       const store = new RedisStore({ url: redis.url, prefix: 'write:', idleMs: 600_000, maxSessions: 10, commandTimeoutMs: 3000, probeIntervalMs: 20, probeTimeoutMs: 500 })
-      await until('connected', () => store.available(), 2000)
+      await until('connected', () => store.available())
       // A store that connected before the app registered it: the log still says so.
       const { app, lines } = await logged(t, { store })
       let probes = 0
@@ -133,12 +124,12 @@ if (redisMissing !== false && process.env.CI === 'true') {
       }
 
       // Probes sent before the hang were answered; from here on, one may wait, and none may follow it.
-      await until('a probe sent', () => probes > 0, 5000)
+      await until('a probe sent', () => probes > 0)
       await admin.call('CLIENT', 'PAUSE', '60000', 'WRITE')
       const beforeHang = probes
       const paused = performance.now()
       t.equal(await admin.ping(), 'PONG', 'a PING would not notice')
-      const down = await until('503', async () => await heartbeat(app) === 503, 5000) - paused
+      const down = await until('503', async () => await heartbeat(app) === 503) - paused
       t.ok(down < 3000, `503 ${Math.round(down)} ms after the pause, before any command's timeout`)
       for (let i = 0; i < 3; i++) await store.probe()
       t.equal(store.available(), false)
@@ -147,7 +138,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
 
       await admin.call('CLIENT', 'UNPAUSE')
       const unpaused = performance.now()
-      const up = await until('204', async () => await heartbeat(app) === 204, 5000) - unpaused
+      const up = await until('204', async () => await heartbeat(app) === 204) - unpaused
       t.ok(up < 3000, `204 ${Math.round(up)} ms after CLIENT UNPAUSE, before any command's timeout`)
       const address = `127.0.0.1:${redis.port}`
       t.same(redisLines(lines), [
@@ -181,17 +172,17 @@ if (redisMissing !== false && process.env.CI === 'true') {
       store.onStatus(status => seen.push(status.reason))
       let connections = 0
       store.client.on('ready', () => { connections++ })
-      await until('connected', () => connections === 1, 2000)
+      await until('connected', () => connections === 1)
       const id = await store.client.client('ID')
       await admin.call('CLIENT', 'PAUSE', '60000', 'WRITE')
-      await until('hang noticed', () => !store.available(), 5000)
+      await until('hang noticed', () => !store.available())
       // Connecting needs no script (its checks pass under a write pause): 'ready', and still hanging.
       await admin.call('CLIENT', 'KILL', 'ID', String(id))
-      await until('connected again', () => connections === 2, 2000)
+      await until('connected again', () => connections === 2)
       await store.probe()
       t.equal(store.available(), false, 'still not answering')
       await admin.call('CLIENT', 'UNPAUSE')
-      await until('answering', () => store.available(), 5000)
+      await until('answering', () => store.available())
       t.same(seen.map(lasted), ['connected', 'stopped answering (no answer within 500 ms)', 'answers again after N s'], 'one outage')
     })
 
@@ -226,7 +217,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const TOKEN = 'an-admin-token-for-the-gauge-0123'
       // The service's own store, with the default probe (about every second).
       const store = new RedisStore({ url: refusing.url, prefix: 'refuse:', idleMs: 600_000, maxSessions: 10 })
-      await until('connected', () => store.available(), 5000)
+      await until('connected', () => store.available())
       const { app, lines } = await logged(t, { store, adminToken: TOKEN })
       const gauge = async (): Promise<string | undefined> => /^api_challenges_store_up (\d)$/m.exec((await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body)?.[1]
       t.equal(await heartbeat(app), 204)
@@ -238,12 +229,12 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const outage = async (what: string, start: () => Promise<unknown>, end: () => Promise<unknown>): Promise<void> => {
         await start()
         const began = performance.now()
-        const down = await until(`${what}: 503`, async () => await heartbeat(app) === 503, 10_000) - began
+        const down = await until(`${what}: 503`, async () => await heartbeat(app) === 503) - began
         t.ok(down <= 3000, `${what}: 503 ${Math.round(down)} ms after, with no other request`)
         t.equal(await gauge(), '0', `${what}: api_challenges_store_up 0`)
         await end()
         const ended = performance.now()
-        const up = await until(`${what}: 204`, async () => await heartbeat(app) === 204, 10_000) - ended
+        const up = await until(`${what}: 204`, async () => await heartbeat(app) === 204) - ended
         t.ok(up <= 3000, `${what}: 204 ${Math.round(up)} ms after it ended`)
         t.equal(await gauge(), '1', `${what}: api_challenges_store_up 1`)
       }
@@ -261,6 +252,48 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(said.length, 4, 'and nothing more')
     })
 
+    t.test('a password changed under the service (its connection made again, the old password refused) turns the heartbeat down within 3 s, and back within 3 s of the password being right', async t => {
+      const password = 'first-pw-8812'
+      const guarded = await redisServer(['--appendonly', 'no', '--requirepass', password])
+      t.teardown(() => guarded.remove())
+      const control = new Redis({ host: '127.0.0.1', port: guarded.port, password })
+      t.teardown(() => control.disconnect())
+      const store = new RedisStore({ url: `redis://:${password}@127.0.0.1:${guarded.port}`, prefix: 'auth:', idleMs: 600_000, maxSessions: 10 })
+      await until('connected', () => store.available())
+      const { app, lines } = await logged(t, { store })
+      t.equal(await heartbeat(app), 204)
+
+      // A rotated password: connections already made keep theirs, so the service's is closed and made again.
+      await control.config('SET', 'requirepass', 'second-pw-9913')
+      const began = performance.now()
+      await control.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes')
+      const down = await until('503', async () => await heartbeat(app) === 503) - began
+      t.ok(down <= 3000, `503 ${Math.round(down)} ms after its connection was closed`)
+      t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 503, 'and a creation is 503')
+      // Until the connection is made again and refused (ioredis waits a little before each attempt).
+      await until('the refusal said', () => lines.some(line => /WRONGPASS/.test(line.msg)))
+      t.equal(await heartbeat(app), 503, 'still 503 once refused')
+      await control.config('SET', 'requirepass', password)
+      const ended = performance.now()
+      const up = await until('204', async () => await heartbeat(app) === 204) - ended
+      t.ok(up <= 3000, `204 ${Math.round(up)} ms after the password was right again`)
+      t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201, 'and a creation is 201')
+      const address = `127.0.0.1:${guarded.port}`
+      t.match(redisLines(lines).slice(1), [
+        [WARN, `Redis at ${address} is unreachable (the connection closed)${AFTER}`],
+        [WARN, new RegExp(`^Redis at ${address} refuses this service's commands \\(WRONGPASS `)],
+        [INFO, `Redis at ${address} accepts commands again after N s`]
+      ], 'the connection lost, then why it is not made again, then back')
+      t.equal(redisLines(lines).length, 4, 'and nothing more')
+      t.notMatch(JSON.stringify(lines), password, 'the password is in no line')
+
+      // No password at all: said at start as Redis's refusal (NOAUTH), not as a Redis that cannot be reached.
+      const without = await logged(t, { redisUrl: `redis://127.0.0.1:${guarded.port}`, redisKeyPrefix: 'noauth:' })
+      await until('a line', () => redisLines(without.lines).length > 0)
+      t.match(redisLines(without.lines)[0], [WARN, new RegExp(`^Redis at ${address} refuses this service's commands \\(NOAUTH `)], 'without a password: NOAUTH, said at once')
+      t.equal(await heartbeat(without.app), 503)
+    })
+
     t.test('a write answered 503 is never applied after it: not when the link held it, and a later write stands', async t => {
       const forwarder = await holdingForwarder(redis.port)
       t.teardown(() => forwarder.close())
@@ -269,7 +302,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.teardown(() => a.close())
       const b = new RedisStore({ url: redis.url, prefix: 'held:', idleMs: 600_000, maxSessions: 10, probeIntervalMs: 3_600_000 })
       t.teardown(() => b.close())
-      await until('connected', () => a.available() && b.available(), 5000)
+      await until('connected', () => a.available() && b.available())
       // A's probe measures Redis's clock (the deadlines need it); a probe on connecting did already.
       await a.probe()
       const session = await b.create()
@@ -281,7 +314,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
         t.ok((await b.writeNote(session.guid, session.token, `from B, ${held}`, 0)) !== undefined, 'B: written')
         forwarder.release()
         // The held bytes go first on A's connection: once A's probe is answered, Redis has read them.
-        await until('A answers', async () => { await a.probe(); return a.available() }, 5000)
+        await until('A answers', async () => { await a.probe(); return a.available() })
         t.equal((await b.get(session.guid))?.note, `from B, ${held}`, `the note is B's (${held})`)
       }
     })
@@ -292,13 +325,13 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const { app } = await logged(t, { redisUrl: restarted.url, redisKeyPrefix: 'restart:' })
       t.equal(await heartbeat(app), 204)
       await restarted.stop()
-      await until('503', async () => await heartbeat(app) === 503, 5000)
+      await until('503', async () => await heartbeat(app) === 503)
       await restarted.start()
       const ping = new Redis(restarted.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 10 })
       t.teardown(() => ping.disconnect())
-      await until('PONG', async () => await ping.ping().then(answer => answer === 'PONG', () => false), 5000)
+      await until('PONG', async () => await ping.ping().then(answer => answer === 'PONG', () => false))
       const answering = performance.now()
-      const up = await until('204', async () => await heartbeat(app) === 204, 5000) - answering
+      const up = await until('204', async () => await heartbeat(app) === 204) - answering
       t.ok(up <= 1000, `204 ${Math.round(up)} ms after Redis answered PING`)
     })
 
@@ -320,12 +353,12 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(lines.filter(line => line.level >= WARN && line.store === undefined), [], 'no line per refused request (and so no stack)')
 
       await later.start()
-      await until('connected', async () => await heartbeat(app) === 204, 3000)
+      await until('connected', async () => await heartbeat(app) === 204)
       t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201, 'with the password from the URL')
       await later.stop()
-      await until('gone', async () => await heartbeat(app) === 503, 3000)
+      await until('gone', async () => await heartbeat(app) === 503)
       await later.start()
-      await until('back', async () => await heartbeat(app) === 204, 3000)
+      await until('back', async () => await heartbeat(app) === 204)
       await app.close()
 
       // A killed Redis usually closes its end; rarely, with a command unread, it resets it.

@@ -106,9 +106,13 @@ export class Availability {
         guarded.add(stream)
         stream.on('error', () => {})
       }
+      // Redis itself refused the connection (a wrong password: WRONGPASS, NOAUTH): said, even when
+      // the store is down already (a password rotated shows first as a connection lost).
+      const reason = refusal(error)
+      if (reason !== undefined) this.#refused(reason)
       // Not reached yet: said at once. (With sentinels that cannot be reached, ioredis tries again
       // without ever closing a connection, so no 'close' would say it.)
-      if (this.#state === 'starting') this.#down('start', this.#lastError)
+      else if (this.#state === 'starting') this.#down('start', this.#lastError)
     })
     client.on('close', () => {
       this.#down('lost', this.#lastError ?? 'the connection closed')
@@ -159,9 +163,16 @@ export class Availability {
   }
 
   #down (outage: Outage, detail: string): void {
-    if (this.#closing || this.#state === 'down') return
-    // The first failure before Redis was ever reached is the one said at start.
-    this.#outage = this.#state === 'starting' ? 'start' : outage
+    if (this.#closing) return
+    if (this.#state === 'down') {
+      // Down already: said once more only when Redis now says why (it refuses), the outage going on.
+      if (outage !== 'refused' || this.#outage === 'refused') return
+      this.#outage = outage
+      this.#report({ available: false, reason: `${DOWN[outage]} (${detail})` })
+      return
+    }
+    // The first failure before Redis was ever reached is the one said at start, unless Redis refused.
+    this.#outage = this.#state === 'starting' && outage !== 'refused' ? 'start' : outage
     this.#state = 'down'
     this.#downSince = this.#now()
     this.#report({ available: false, reason: `${DOWN[this.#outage]} (${detail})` })
