@@ -1,10 +1,12 @@
 // The environment of `npm start` for a public deployment: proxies, connection limits, and the
-// settings that must stop start-up rather than fall back to a default (the rest: test/domain.test.ts).
+// settings that must stop start-up rather than fall back to a default (the rest: test/domain.test.ts);
+// then a misspelt setting, named at start-up (src/domain/misspelt.ts): nothing else in the environment is judged.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { configFromEnv } from '../src/domain/config.js'
+import { edits, misspeltSettings } from '../src/domain/misspelt.js'
 
 function refused (t: Test, env: Record<string, string>, message: string | RegExp): void {
   t.throws(() => configFromEnv(env), { name: 'ConfigError', message }, JSON.stringify(env))
@@ -162,4 +164,42 @@ t.test('REDIS_TLS_* name PEM files, read at start; a file that cannot be read, o
   refused(t, { REDIS_TLS_CA: notPem }, `REDIS_TLS_CA=${notPem} is set without REDIS_URL or REDIS_SENTINELS`)
   // The file's text, not its path, is the option (the certificates themselves: test/redis-connection.test.ts).
   t.throws(() => configFromEnv({ REDIS_URL: 'rediss://cache', REDIS_TLS_CERT: notPem, REDIS_TLS_KEY: notPem }), { name: 'ConfigError', message: new RegExp(`^REDIS_TLS_CERT=${notPem} and the key cannot be used together \\(`) })
+})
+
+// Misspelt settings (src/domain/misspelt.ts).
+
+const SETTINGS = ['PORT', 'HOST', 'MODE', 'DOCS', 'ADMIN_TOKEN', 'REDIS_URL', 'REDIS_PREFIX', 'LOG_LEVEL', 'MAX_SESSIONS', 'TRUST_PROXY']
+
+t.test('edits counts inserts, deletes, changes and swaps of neighbours, up to a most', async t => {
+  t.equal(edits('PORT', 'PORT', 2), 0)
+  t.equal(edits('PROT', 'PORT', 2), 1, 'two neighbours swapped is one edit')
+  t.equal(edits('ADMIN_TOKN', 'ADMIN_TOKEN', 2), 1)
+  t.equal(edits('REDIS_ULR', 'REDIS_URL', 2), 1)
+  t.equal(edits('HOME', 'HOST', 2), 2)
+  t.equal(edits('PRT', 'PORT', 2), 1)
+  t.equal(edits('PORTS', 'PORT', 2), 1)
+  t.equal(edits('PATH', 'PORT', 5), 3)
+  t.equal(edits('X', 'MAX_SESSIONS', 2), 3, 'far apart in length: more than the most, without counting')
+  t.equal(edits('LOG_LEVLE_X', 'LOG_LEVEL', 1), 2, 'at most the most plus one')
+  t.equal(edits('NODE', 'MODE', 2, 2), 2, 'a change counting two')
+  t.equal(edits('PROT', 'PORT', 2, 2), 1, 'a swap still one')
+})
+
+t.test('a name one edit from a short setting, two from a longer one, or a setting in another case, is named with the setting', async t => {
+  t.same(misspeltSettings(['PORTS', 'PROT', 'ADMIN_TOKN', 'REDIS_ULR', 'port', 'Admin_Token', 'LOG_LVL', 'MAX_SESION'], SETTINGS), [
+    'PORTS is not a setting; did you mean PORT?',
+    'PROT is not a setting; did you mean PORT?',
+    'ADMIN_TOKN is not a setting; did you mean ADMIN_TOKEN?',
+    'REDIS_ULR is not a setting; did you mean REDIS_URL?',
+    'port is not a setting; did you mean PORT?',
+    'Admin_Token is not a setting; did you mean ADMIN_TOKEN?',
+    'LOG_LVL is not a setting; did you mean LOG_LEVEL?',
+    'MAX_SESION is not a setting; did you mean MAX_SESSIONS?'
+  ])
+})
+
+t.test('the settings themselves, and the rest of a usual environment, are not judged', async t => {
+  const usual = ['NODE', 'PATH', 'HOME', 'HOSTNAME', 'USER', 'SHELL', 'TERM', 'LANG', 'PWD', 'OLDPWD', 'SHLVL', 'LOGNAME', 'TMPDIR', 'TZ', 'EDITOR', 'NODE_ENV',
+    'NODE_OPTIONS', 'CI', 'npm_command', 'npm_config_cache', 'npm_lifecycle_event', 'COLORTERM', 'DISPLAY', 'SSH_AUTH_SOCK', 'MAIL', 'XDG_RUNTIME_DIR', 'LS_COLORS']
+  t.same(misspeltSettings([...SETTINGS, ...usual], SETTINGS), [])
 })
