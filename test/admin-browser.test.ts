@@ -16,7 +16,7 @@ import { challenges } from '../src/domain/catalogue.js'
 import { MemoryStore } from '../src/domain/memory-store.js'
 import { TOKEN_KEY } from '../src/domain/admin-page.js'
 import { createServer } from '../src/server.js'
-import { chromiumTest, launch } from './chromium.js'
+import { chromiumTest, launch, openPage } from './chromium.js'
 
 const TOKEN = 'class-board-token-0123456789'
 const XSS = '<img src=x onerror=alert(1)>'
@@ -38,9 +38,7 @@ interface Watched {
 
 /** A page that records refused assets, CSP violations and every console or script error. */
 async function watchedPage (t: Test, browser: Browser, width: number, height: number): Promise<Watched> {
-  const page = await browser.newPage({ viewport: { width, height } })
-  t.teardown(() => page.close())
-  page.setDefaultTimeout(10_000)
+  const page = await openPage(t, browser, { viewport: { width, height } })
   const watched: Watched = { page, refused: [], problems: [] }
   page.on('response', response => {
     const path = new URL(response.url()).pathname
@@ -93,7 +91,7 @@ async function enterToken (page: Page, token: string): Promise<void> {
 const total = challenges.length
 const label = (id: number): string => `${String(id).padStart(2, '0')} ${challenges.find(c => c.id === id)?.name}`
 
-chromiumTest('the class board and the name form in chromium', 120_000, async t => {
+chromiumTest('the class board and the name form in chromium', async t => {
   const browser = await launch(t)
 
   t.test('the instructor enters the token once and watches a learner pass a challenge', async t => {
@@ -151,7 +149,7 @@ chromiumTest('the class board and the name form in chromium', 120_000, async t =
 
     // The learner passes challenge 28 with their own request; the board catches up by itself.
     t.equal((await fetch(`${base}/heartbeat`, { headers: { 'x-challenger': ada } })).status, 204)
-    await page.waitForFunction(() => document.querySelector('#learners tbody tr .count')?.textContent?.trim().startsWith('2 of'), undefined, { timeout: 15_000 })
+    await page.waitForFunction(() => document.querySelector('#learners tbody tr .count')?.textContent?.trim().startsWith('2 of'))
     const moved = await rows(page)
     t.same(moved[0]?.slice(0, 2), [`Ada${ada.slice(0, 8)}`, `2 of ${total}`], 'Ada\'s row moved to the top, one more passed')
     t.same(moved.map(row => row[0]), [`Ada${ada.slice(0, 8)}`, `unnamed ${anon.slice(0, 8)}`, `${XSS}${mallory.slice(0, 8)}`])

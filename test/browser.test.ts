@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { challenges } from '../src/domain/catalogue.js'
 import { createServer } from '../src/server.js'
-import { chromiumTest, launch } from './chromium.js'
+import { chromiumTest, launch, openPage } from './chromium.js'
 
-chromiumTest('the challenges page fills in as the learner works', 60_000, async t => {
+chromiumTest('the challenges page fills in as the learner works', async t => {
   const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} })
   t.teardown(() => app.close())
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -17,7 +17,7 @@ chromiumTest('the challenges page fills in as the learner works', 60_000, async 
   const guid = (await fetch(`${base}/challenger`, { method: 'POST' })).headers.get('x-challenger') as string
 
   const browser = await launch(t)
-  const page = await browser.newPage()
+  const page = await openPage(t, browser)
   const errors: string[] = []
   page.on('pageerror', error => { errors.push(error.message) })
   page.on('console', message => { if (message.type() === 'error') errors.push(message.text()) })
@@ -38,7 +38,7 @@ chromiumTest('the challenges page fills in as the learner works', 60_000, async 
 
   t.equal((await fetch(`${base}/heartbeat`, { headers: { 'x-challenger': guid } })).status, 204)
   // The page refreshes itself: wait for the row to change, without reloading.
-  await page.waitForFunction(() => document.querySelector('tr[data-id="28"] .status')?.textContent === 'done', undefined, { timeout: 15_000 })
+  await page.waitForFunction(() => document.querySelector('tr[data-id="28"] .status')?.textContent === 'done')
   t.equal(await page.locator('#progress-text').textContent(), `2 of ${challenges.length} done`)
   t.equal(await page.locator('#progress').getAttribute('max'), String(challenges.length))
   t.equal(await page.evaluate(() => (document.getElementById('progress') as HTMLProgressElement).value), 2, 'the bar moved')
@@ -46,11 +46,11 @@ chromiumTest('the challenges page fills in as the learner works', 60_000, async 
 
   // "Your last requests": the heartbeat is there, and a near miss sent now appears without a
   // reload, with its hint (the request as a learner sends it with curl: a form-encoded note).
-  await page.waitForFunction(() => document.querySelector('#requests tbody tr td:nth-child(2)')?.textContent === 'GET /heartbeat', undefined, { timeout: 15_000 })
+  await page.waitForFunction(() => document.querySelector('#requests tbody tr td:nth-child(2)')?.textContent === 'GET /heartbeat')
   const token = (await fetch(`${base}/secret/token`, { method: 'POST', headers: { 'x-challenger': guid, authorization: `Basic ${Buffer.from('admin:password').toString('base64')}` } })).headers.get('x-auth-token') as string
   const form = await fetch(`${base}/secret/note`, { method: 'POST', headers: { 'x-challenger': guid, 'x-auth-token': token, 'content-type': 'application/x-www-form-urlencoded' }, body: 'note=<b>hi</b>' })
   t.equal(form.status, 415)
-  await page.waitForFunction(() => document.querySelector('#requests tbody tr td:nth-child(2)')?.textContent === 'POST /secret/note', undefined, { timeout: 15_000 })
+  await page.waitForFunction(() => document.querySelector('#requests tbody tr td:nth-child(2)')?.textContent === 'POST /secret/note')
   const newest = await page.locator('#requests tbody tr').first().locator('td').allTextContents()
   t.same(newest.slice(1), ['POST /secret/note', '415', '', 'Challenge 34 needs a JSON body such as {"note": "hi"}; this one had Content-Type application/x-www-form-urlencoded'])
   t.match(newest[0], /^\d\d:\d\d:\d\d$/)

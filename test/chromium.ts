@@ -2,7 +2,7 @@
 // Where chromium is missing a browser test is skipped and says why; in CI, which installs it, a
 // missing chromium fails the run instead of passing it silently.
 import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -12,11 +12,26 @@ export const missing: false | string = existsSync(CHROMIUM)
   ? false
   : `${CHROMIUM} is not installed (apt-get install chromium); CI installs it and runs this test`
 
+/**
+ * How long one step may wait for the page (an element, a function, a download). These are waits,
+ * not claims of speed: on a loaded machine (CI runs three Node versions beside other work) Swagger
+ * UI took over 10 s to render. A step that never happens still fails, naming itself.
+ */
+export const STEP_MS = 60_000
+
 /** A top-level test that needs chromium: skipped without it, failed without it in CI. */
-export function chromiumTest (name: string, timeout: number, fn: (t: Test) => Promise<void>): void {
+export function chromiumTest (name: string, fn: (t: Test) => Promise<void>): void {
   if (missing !== false && process.env.CI === 'true') t.fail(missing)
-  // The runner's own limit for the file (.taprc: 300 s) is above every browser test's own.
-  else t.test(name, { skip: missing, timeout }, fn)
+  // Several steps' worth, below the runner's own limit for a file (.taprc: 600 s).
+  else t.test(name, { skip: missing, timeout: 480_000 }, fn)
+}
+
+/** A page, closed when the test ends, whose steps wait up to STEP_MS. */
+export async function openPage (t: Test, browser: Browser, options?: BrowserContextOptions): Promise<Page> {
+  const page = await browser.newPage(options)
+  t.teardown(() => page.close())
+  page.setDefaultTimeout(STEP_MS)
+  return page
 }
 
 /** A headless chromium, closed when the test ends. */

@@ -6,14 +6,13 @@ import type { Browser, Page, Response } from 'playwright-core'
 import type { Test } from 'tap'
 import { FILE_TYPES } from '../routes/pages.js'
 import { createServer } from '../src/server.js'
-import { chromiumTest, launch } from './chromium.js'
+import { chromiumTest, launch, openPage } from './chromium.js'
 
 const PAGE_CSP = "default-src 'none';style-src 'self';script-src 'self';connect-src 'self';img-src 'self';form-action 'self';base-uri 'none';frame-ancestors 'none'"
 
 /** A page that records every CSP violation and every console error or script error, and the answers for its files. */
 async function watchedPage (t: Test, browser: Browser): Promise<{ page: Page, problems: string[], files: Response[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-  t.teardown(() => page.close())
+  const page = await openPage(t, browser, { viewport: { width: 1280, height: 800 } })
   const problems: string[] = []
   const files: Response[] = []
   page.on('response', response => { if (['script', 'stylesheet', 'image'].includes(response.request().resourceType())) files.push(response) })
@@ -45,7 +44,7 @@ async function checkFiles (t: Test, files: readonly Response[], expected: readon
   }
 }
 
-chromiumTest('the pages and /docs work under their Content-Security-Policy, and nobody frames them', 60_000, async t => {
+chromiumTest('the pages and /docs work under their Content-Security-Policy, and nobody frames them', async t => {
   // With a class board: its page, and the progress page's name form and its script, are checked too.
   const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { adminToken: 'a-board-token-for-the-csp-test' } })
   t.teardown(() => app.close())
@@ -65,10 +64,10 @@ chromiumTest('the pages and /docs work under their Content-Security-Policy, and 
     t.equal(await page.locator('tr[data-id="28"] .status').textContent(), 'not done')
     t.equal((await fetch(`${base}/heartbeat`, { headers: { 'x-challenger': guid } })).status, 204)
     // The script's fetch (connect-src 'self') brings the change in without a reload.
-    await page.waitForFunction(() => document.querySelector('tr[data-id="28"] .status')?.textContent === 'done', undefined, { timeout: 15_000 })
+    await page.waitForFunction(() => document.querySelector('tr[data-id="28"] .status')?.textContent === 'done')
     await page.locator('#name').fill('Ada')
     await page.locator('#name-form button').click()
-    await page.waitForFunction(() => document.getElementById('name-result')?.textContent === 'Saved.', undefined, { timeout: 10_000 })
+    await page.waitForFunction(() => document.getElementById('name-result')?.textContent === 'Saved.')
     t.equal(await page.locator('#current-name').textContent(), 'Ada', 'the name script ran beside the refresh script')
     await checkFiles(t, files, ['/gui/style.css', '/gui/refresh.js', '/gui/name.js'])
     t.same(problems, [], 'nothing refused, no console error')
@@ -86,7 +85,7 @@ chromiumTest('the pages and /docs work under their Content-Security-Policy, and 
   t.test('Swagger UI renders, and "Try it out" reaches the API', async t => {
     const { page, problems } = await watchedPage(t, browser)
     await page.goto(`${base}/docs`)
-    await page.locator('.opblock').first().waitFor({ timeout: 15_000 })
+    await page.locator('.opblock').first().waitFor()
     await page.waitForLoadState('networkidle')
     t.ok(await page.locator('.opblock').count() > 10, 'the operations are rendered')
     t.ok(await page.locator('.topbar img[src^="data:"]').isVisible(), 'the logo (a data: image) is shown')
@@ -95,7 +94,7 @@ chromiumTest('the pages and /docs work under their Content-Security-Policy, and 
     await heartbeat.locator('.try-out__btn').click()
     await heartbeat.locator('button.execute').click()
     const status = heartbeat.locator('.live-responses-table .response .response-col_status')
-    await status.waitFor({ timeout: 10_000 })
+    await status.waitFor()
     t.equal((await status.textContent())?.trim(), '204')
     await page.locator('.auth-wrapper .btn.authorize').click()
     await page.locator('.modal-ux').waitFor()

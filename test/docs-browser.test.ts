@@ -12,7 +12,7 @@ import type { Browser, Locator, Page } from 'playwright-core'
 import type { Test } from 'tap'
 import app from '../src/app.js'
 import { createServer } from '../src/server.js'
-import { chromiumTest, launch } from './chromium.js'
+import { chromiumTest, launch, openPage } from './chromium.js'
 
 const TAGS = ['heartbeat', 'sessions', 'challenges', 'secret']
 
@@ -37,10 +37,7 @@ interface Docs {
  * on it and the network is quiet, so every asset it wanted has been answered.
  */
 async function openDocs (t: Test, browser: Browser, base: string): Promise<Docs> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-  t.teardown(() => page.close())
-  // A step that does not happen fails within the test's time, naming the step.
-  page.setDefaultTimeout(10_000)
+  const page = await openPage(t, browser, { viewport: { width: 1280, height: 800 } })
   const docsPath = `${new URL(base).pathname.replace(/\/$/, '')}/docs`
   const docs: Docs = { page, refused: [], failed: [], sent: [] }
   page.on('response', response => {
@@ -139,7 +136,7 @@ async function authorizedSchemes (page: Page): Promise<string[]> {
   return names
 }
 
-chromiumTest('Swagger UI renders and "Try it out" passes the challenges', 120_000, async t => {
+chromiumTest('Swagger UI renders and "Try it out" passes the challenges', async t => {
   const browser = await launch(t)
 
   t.test('under a host\'s prefix, /practice/docs renders with every asset', async t => {

@@ -195,8 +195,8 @@ t.test('on a real listener', async t => {
         const { socket, state } = open(port)
         const sent = performance.now()
         socket.write(head + framing + 'x'.repeat(4096))
-        t.ok(await closedWithin(socket, 2_000), `${name}, ${framing.split(':')[0]}: the server closed the connection`)
-        t.ok(state.closedAt - sent < 1_000, `${name}: within a second (${Math.round(state.closedAt - sent)} ms)`)
+        t.ok(await closedWithin(socket, 10_000), `${name}, ${framing.split(':')[0]}: the server closed the connection`)
+        t.ok(state.closedAt - sent < 5_000, `${name}: at once, not at a timeout (${Math.round(state.closedAt - sent)} ms)`)
         t.match(state.answer, status, name)
         t.match(headersOf(state.answer), /\r\nconnection: close\r\n/i, `${name}: Connection: close`)
         socket.destroy()
@@ -215,7 +215,7 @@ t.test('on a real listener', async t => {
         written += chunk.length
         if (!socket.write(chunk)) await new Promise(resolve => { socket.once('drain', resolve); socket.once('close', resolve) })
       }
-      t.ok(await closedWithin(socket, 2_000), `${name}: the server closed the connection`)
+      t.ok(await closedWithin(socket, 10_000), `${name}: the server closed the connection`)
       const read = bytesRead(state)
       // Node reads a socket 64 KiB at a time and buffers up to 16 KiB of a body nobody reads.
       t.ok(read > 0 && read < BODY_LIMIT + 256 * 1024, `${name}: the server read ${read} bytes of the ${written} written`)
@@ -226,7 +226,7 @@ t.test('on a real listener', async t => {
   t.test('headers over Node\'s limit (431) with a body: the connection is closed too', async t => {
     const { socket, state } = open(port)
     socket.write(`POST /heartbeat HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n${'x'.repeat(4096)}`)
-    t.ok(await closedWithin(socket, 2_000))
+    t.ok(await closedWithin(socket, 10_000))
     t.match(state.answer, /^HTTP\/1\.1 431 /)
     t.match(headersOf(state.answer), /\r\nConnection: close\r\n/)
   })

@@ -184,7 +184,7 @@ t.test('SIGTERM lets a request in flight finish, then the process exits 0; the s
 
 // One at a time: the first builds dist/, the second starts what it built.
 t.test('npm start builds, then starts the server', async t => {
-  t.test('Ctrl-C on npm start (the whole process group) is one graceful shutdown', { timeout: 120_000 }, async t => {
+  t.test('Ctrl-C on npm start (the whole process group) is one graceful shutdown', { timeout: 300_000 }, async t => {
     const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     let out = ''
     npm.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
@@ -202,7 +202,7 @@ t.test('npm start builds, then starts the server', async t => {
     t.notMatch(out, /second SIGINT|killed by timeout/)
   })
 
-  t.test('SIGTERM to npm alone (npm start) closes the server gracefully', { timeout: 120_000 }, async t => {
+  t.test('SIGTERM to npm alone (npm start) closes the server gracefully', { timeout: 300_000 }, async t => {
     // detached: a group of its own, so that nothing but the kill below reaches it. Without the
     // prestart build: the test before built dist/ (a build costs seconds; this is about the signal).
     const npm = spawn('npm', ['start', '--ignore-scripts'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })

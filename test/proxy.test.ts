@@ -11,6 +11,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { root, startProcess, waitForReady } from './processes.js'
 import { freePort, redisMissing, redisServer, type RedisServer } from './redis-server.js'
+import { until, WAIT_MS } from './until.js'
 
 // Three processes compiling TypeScript as they start, and four Redis restarts: well above .taprc's 300 s on a busy machine.
 t.setTimeout(Number(process.env.PROXY_TEST_TIMEOUT ?? 600_000))
@@ -33,16 +34,6 @@ function binary (name: string, variable: string): string | undefined {
 function replaced (text: string, from: string, to: string): string {
   if (!text.includes(from)) throw new Error(`the recipe no longer has ${JSON.stringify(from)}: update test/proxy.test.ts`)
   return text.replaceAll(from, to)
-}
-
-/** Resolves once `check` is true, polling every 50 ms; rejects after `ms`. */
-async function until (what: string, check: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const deadline = performance.now() + ms
-  for (;;) {
-    if (await Promise.resolve().then(check).catch(() => false)) return
-    if (performance.now() > deadline) throw new Error(`not ${what} within ${ms} ms`)
-    await delay(50)
-  }
 }
 
 interface Instance { port: number, child: ChildProcess, output: () => { stdout: string, stderr: string } }
@@ -95,7 +86,7 @@ function serviceError (contentType: string | null, body: string): boolean {
 async function ask (url: string, init: RequestInit = {}): Promise<Answer> {
   const sent = performance.now()
   try {
-    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) })
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(WAIT_MS) })
     const body = await res.text()
     const kind: Kind = res.status < 300 ? 'ok' : res.status === 503 && serviceError(res.headers.get('content-type'), body) ? 'json503' : 'other'
     return { sent, received: performance.now(), kind, status: res.status, body: body.slice(0, 200) }
@@ -139,10 +130,10 @@ const ms = (n: number): string => `${Math.round(n)} ms`
 /** What learners saw of a Redis restart through the proxy at `base`: the answers, and when Redis was ready again. */
 async function redisRestart (base: string, redis: RedisServer) {
   const flow = await learners(base)
-  await until('serving', () => flow.answers.filter(a => a.kind === 'ok').length >= 20, 10_000)
+  await until('serving', () => flow.answers.filter(a => a.kind === 'ok').length >= 20)
   const stopped = performance.now()
   await redis.stop()
-  await until('503 through the proxy', () => flow.answers.some(a => a.sent > stopped && a.kind !== 'ok'), 10_000)
+  await until('503 through the proxy', () => flow.answers.some(a => a.sent > stopped && a.kind !== 'ok'))
   // The outage's length, not an ordering: Redis stays away for BLIP_MS.
   await delay(Math.max(0, BLIP_MS - (performance.now() - stopped)))
   await redis.start()
@@ -153,7 +144,7 @@ async function redisRestart (base: string, redis: RedisServer) {
     const faults = flow.answers.filter(a => a.kind !== 'ok')
     const last = faults[faults.length - 1]
     return last === undefined || performance.now() - last.received > 1000
-  }, 20_000)
+  })
   const answers = await flow.stop()
   const during = answers.filter(a => a.received > stopped)
   const span = (kind: Kind) => {
@@ -175,7 +166,7 @@ async function oneInstanceFaults (t: Test, base: string, instances: Instance[], 
   await kill(broken.child)
   {
     const flow = await learners(base, 4)
-    await until('200 answers', () => flow.answers.length >= 200, 20_000)
+    await until('200 answers', () => flow.answers.length >= 200)
     const answers = await flow.stop()
     t.same(answers.filter(a => a.kind !== 'ok').slice(0, 3), [], `one instance killed: ${answers.length} answers, all the service's, from the other two`)
   }
@@ -186,7 +177,7 @@ async function oneInstanceFaults (t: Test, base: string, instances: Instance[], 
   try {
     t.equal((await fetch(`http://127.0.0.1:${alone.port}/challenges`, { headers: { 'x-challenger': 'x' } })).status, 503, 'that instance answers 503 when asked directly')
     const flow = await learners(base, 4)
-    await until('200 answers', () => flow.answers.length >= 200, 20_000)
+    await until('200 answers', () => flow.answers.length >= 200)
     const answers = await flow.stop()
     t.same(answers.filter(a => a.kind !== 'ok').slice(0, 3), [], `one instance answering 503 alone: ${answers.length} answers, all the service's normal ones, POSTs included`)
   } finally {
@@ -220,7 +211,7 @@ async function proxy (t: Test, command: string, args: string[], base: string): P
   // SIGTERM: nginx's master stops its workers before it exits (SIGKILL would leave them serving).
   t.teardown(() => kill(child, 'SIGTERM'))
   const exited = once(child, 'exit').then(([code]) => { throw new Error(`${command} exited with ${code}: ${out}`) })
-  await Promise.race([exited, until('passing the heartbeat', async () => (await fetch(`${base}/heartbeat`)).status === 204, 10_000)])
+  await Promise.race([exited, until('passing the heartbeat', async () => (await fetch(`${base}/heartbeat`)).status === 204)])
   exited.catch(() => {})
   return child
 }

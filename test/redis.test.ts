@@ -11,6 +11,7 @@ import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
 import { redisMissing, redisServer, type RedisServer } from './redis-server.js'
 import { storeBehaviour } from './store-behaviour.js'
+import { until } from './until.js'
 
 const json = { 'content-type': 'application/json' }
 
@@ -182,15 +183,16 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await s.get(a.guid)
       const journal = `spare:j:${sessionId(a.guid)}`
       const first = await s.client.pttl(journal)
-      // Its session's time left when the entry came (all of the idle time: it was just made), plus the spare.
-      t.ok(first > 5000 + JOURNAL_SPARE_MS - 1000 && first <= 5000 + JOURNAL_SPARE_MS, `a new journal lives ${first} ms`)
+      // Its session's time left when the entry came (all of the idle time: it was just made), plus the
+      // spare; less what a loaded machine took between, but more than the spare alone.
+      t.ok(first > JOURNAL_SPARE_MS + 1000 && first <= 5000 + JOURNAL_SPARE_MS, `a new journal lives ${first} ms`)
       await s.client.pexpire(journal, 30_000)
       await s.get(a.guid)
       t.ok(await s.client.pttl(journal) <= 30_000, 'not renewed while at or above the idle time')
       await s.client.pexpire(journal, 4000)
       await s.get(a.guid)
       const renewed = await s.client.pttl(journal)
-      t.ok(renewed > 5000 + JOURNAL_SPARE_MS - 1000 && renewed <= 5000 + JOURNAL_SPARE_MS, `renewed below the idle time (${renewed} ms)`)
+      t.ok(renewed > JOURNAL_SPARE_MS + 1000 && renewed <= 5000 + JOURNAL_SPARE_MS, `renewed below the idle time (${renewed} ms)`)
       // An instance that keeps no journal (JOURNAL_SIZE=0) renews it all the same: another instance may keep one.
       const off = await ready(new RedisStore({ url: redis.url, prefix: 'spare:', maxSessions: 100, idleMs: 5000, journalSize: 0, probeIntervalMs: 3_600_000 }))
       t.teardown(() => off.close())
@@ -737,16 +739,9 @@ t.test('waitReplicas: a write is acknowledged once a replica has it; without the
   await app.ready()
   const watcher = new Redis(replica.url)
   t.teardown(() => watcher.disconnect())
-  const until = async (check: () => Promise<boolean>): Promise<void> => {
-    const end = Date.now() + 20_000
-    while (!await check()) {
-      if (Date.now() > end) throw new Error('not within 20 s')
-      await new Promise(resolve => setTimeout(resolve, 20))
-    }
-  }
   const heartbeat = async (): Promise<number> => (await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode
   // The replica in sync first (until then WAIT finds no replica).
-  await until(async () => /master_link_status:up/.test(await watcher.info('replication')) && await heartbeat() === 204)
+  await until('the replica in sync', async () => /master_link_status:up/.test(await watcher.info('replication')) && await heartbeat() === 204)
   const made = await app.inject({ method: 'POST', url: '/challenger' })
   t.equal(made.statusCode, 201)
   const guid = made.headers['x-challenger'] as string
@@ -754,12 +749,12 @@ t.test('waitReplicas: a write is acknowledged once a replica has it; without the
 
   await replica.stop()
   t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 503, 'no replica confirms: 503')
-  await until(async () => await heartbeat() === 503)
+  await until('503', async () => await heartbeat() === 503)
   t.match(said.at(-1), /^refuses this service's commands \(WAIT: 0 of 1 replicas confirmed the write within 500 ms\)$/)
   await replica.start()
-  await until(async () => await heartbeat() === 204)
+  await until('204', async () => await heartbeat() === 204)
   // The replica resyncs as it comes back: writes are confirmed again once it has (polled, not timed).
-  await until(async () => (await app.inject({ method: 'POST', url: '/challenger' })).statusCode === 201)
+  await until('201', async () => (await app.inject({ method: 'POST', url: '/challenger' })).statusCode === 201)
   t.equal(await heartbeat(), 204, 'back with the replica')
 })
 
