@@ -165,8 +165,9 @@ export class Availability {
   #down (outage: Outage, detail: string): void {
     if (this.#closing) return
     if (this.#state === 'down') {
-      // Down already: said once more only when Redis now says why (it refuses), the outage going on.
-      if (outage !== 'refused' || this.#outage === 'refused') return
+      // Down already: said once more only when Redis now says why (it refuses), the outage going on;
+      // not for a Redis that cannot serve at all (too old, a cluster), whose scripts fail as said.
+      if (outage !== 'refused' || this.#outage === 'refused' || this.#unfit !== undefined) return
       this.#outage = outage
       this.#report({ available: false, reason: `${DOWN[outage]} (${detail})` })
       return
