@@ -120,7 +120,7 @@ function credential (name: 'username' | 'password', value: unknown): string {
 export const SINGLE_PLAYER_GUID = '00000000-0000-4000-8000-000000000001'
 
 /** The options that say where Redis is and how to reach it: optional, even resolved. */
-type RedisConnectionOption = 'redisUrl' | 'redisSentinels' | 'redisSentinelMaster' | 'redisSentinelPassword' | 'redisPassword' | 'redisTlsCa' | 'redisTlsCert' | 'redisTlsKey'
+export type RedisConnectionOption = 'redisUrl' | 'redisSentinels' | 'redisSentinelMaster' | 'redisSentinelPassword' | 'redisPassword' | 'redisTlsCa' | 'redisTlsCert' | 'redisTlsKey'
 
 export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'adminToken' | 'drainSignal' | RedisConnectionOption>> &
   Pick<ApiChallengesOptions, 'store' | 'adminToken' | 'drainSignal' | RedisConnectionOption>

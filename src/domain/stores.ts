@@ -2,10 +2,10 @@
 // passed, a Redis store for a Redis URL or sentinels, else a new in-memory store.
 import { RedisStore } from './redis-store.js'
 import { MemoryStore } from './memory-store.js'
-import { inRedis, redisSettings, type ApiChallengesOptions } from './options.js'
+import { inRedis, redisSettings, type ApiChallengesOptions, type RedisConnectionOption } from './options.js'
 import type { SessionStore } from './store.js'
 
-export interface StoreOptions extends Pick<ApiChallengesOptions, 'redisUrl' | 'redisSentinels' | 'redisSentinelMaster' | 'redisSentinelPassword' | 'redisPassword' | 'redisTlsCa' | 'redisTlsCert' | 'redisTlsKey'> {
+export interface StoreOptions extends Pick<ApiChallengesOptions, RedisConnectionOption> {
   /** The store to use, as it is: it brings its own expiry and capacity. */
   store?: SessionStore
   redisKeyPrefix: string
