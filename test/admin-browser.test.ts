@@ -16,7 +16,7 @@ import { challenges } from '../src/domain/catalogue.js'
 import { MemoryStore } from '../src/domain/memory-store.js'
 import { TOKEN_KEY } from '../src/domain/admin-page.js'
 import { createServer } from '../src/server.js'
-import { chromiumTest, launch, openPage } from './chromium.js'
+import { chromiumTest, failure, launch, openPage } from './chromium.js'
 
 const TOKEN = 'class-board-token-0123456789'
 const XSS = '<img src=x onerror=alert(1)>'
@@ -54,7 +54,7 @@ async function watchedPage (t: Test, browser: Browser, width: number, height: nu
   })
   page.on('console', message => { if (message.type() === 'error') watched.problems.push(`console: ${message.text()}`) })
   page.on('pageerror', error => { watched.problems.push(`page error: ${error.message}`) })
-  page.on('requestfailed', request => { watched.problems.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText}`) })
+  page.on('requestfailed', request => { const problem = failure(request); if (problem !== null) watched.problems.push(problem) })
   page.on('dialog', dialog => { watched.problems.push(`dialog: ${dialog.message()}`); dialog.dismiss().catch(() => {}) })
   return watched
 }

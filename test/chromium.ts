@@ -2,7 +2,7 @@
 // Where chromium is missing a browser test is skipped and says why; in CI, which installs it, a
 // missing chromium fails the run instead of passing it silently.
 import { existsSync } from 'node:fs'
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContextOptions, type Page, type Request } from 'playwright-core'
 import t, { type Test } from 'tap'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -32,6 +32,19 @@ export async function openPage (t: Test, browser: Browser, options?: BrowserCont
   t.teardown(() => page.close())
   page.setDefaultTimeout(STEP_MS)
   return page
+}
+
+/**
+ * What went wrong with a request the page made, or null when nothing did. A page's own fetch that
+ * its leaving cut short (a reload or a new page while refresh.js or the board was reading) is
+ * net::ERR_ABORTED, as in any browser, and no problem: on a loaded machine a reload often lands
+ * while a 2-second refresh is on the wire. Anything else (a file that failed, a refused
+ * connection) is said with its method, address and chromium's reason.
+ */
+export function failure (request: Request): string | null {
+  const reason = request.failure()?.errorText
+  if (reason === 'net::ERR_ABORTED' && ['fetch', 'xhr'].includes(request.resourceType())) return null
+  return `${request.method()} ${request.url()}: ${reason}`
 }
 
 /** A headless chromium, closed when the test ends. */

@@ -6,7 +6,7 @@ import type { Browser, Page, Response } from 'playwright-core'
 import type { Test } from 'tap'
 import { FILE_TYPES } from '../routes/pages.js'
 import { createServer } from '../src/server.js'
-import { chromiumTest, launch, openPage } from './chromium.js'
+import { chromiumTest, failure, launch, openPage } from './chromium.js'
 
 const PAGE_CSP = "default-src 'none';style-src 'self';script-src 'self';connect-src 'self';img-src 'self';form-action 'self';base-uri 'none';frame-ancestors 'none'"
 
@@ -16,7 +16,7 @@ async function watchedPage (t: Test, browser: Browser): Promise<{ page: Page, pr
   const problems: string[] = []
   const files: Response[] = []
   page.on('response', response => { if (['script', 'stylesheet', 'image'].includes(response.request().resourceType())) files.push(response) })
-  page.on('requestfailed', request => { problems.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText}`) })
+  page.on('requestfailed', request => { const problem = failure(request); if (problem !== null) problems.push(problem) })
   // The browser's own report, with what was refused; console errors also carry the blocked inline code.
   await page.exposeFunction('reportViolation', (text: string) => { problems.push(text) })
   await page.addInitScript(() => {

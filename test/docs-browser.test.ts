@@ -12,7 +12,7 @@ import type { Browser, Locator, Page } from 'playwright-core'
 import type { Test } from 'tap'
 import app from '../src/app.js'
 import { createServer } from '../src/server.js'
-import { chromiumTest, launch, openPage } from './chromium.js'
+import { chromiumTest, failure, launch, openPage } from './chromium.js'
 
 const TAGS = ['heartbeat', 'sessions', 'challenges', 'secret']
 
@@ -45,7 +45,7 @@ async function openDocs (t: Test, browser: Browser, base: string): Promise<Docs>
     // The API's own answers are judged where the learner sees them (405 and 500 are challenges).
     if (response.status() >= 400 && (path === docsPath || path.startsWith(`${docsPath}/`))) docs.refused.push(`${response.status()} ${path}`)
   })
-  page.on('requestfailed', request => { docs.failed.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText}`) })
+  page.on('requestfailed', request => { const problem = failure(request); if (problem !== null) docs.failed.push(problem) })
   page.on('pageerror', error => { docs.failed.push(`page error: ${error.message}`) })
   page.on('request', request => {
     if (!['fetch', 'xhr'].includes(request.resourceType())) return
