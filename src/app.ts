@@ -29,6 +29,7 @@ import pages from '../routes/pages.js'
 import secret from '../routes/secret.js'
 import { UnreachableChallengeError } from './domain/errors.js'
 import { resolveOptions, VERSION, type ApiChallengesOptions } from './domain/options.js'
+import { serializerOf } from './serializers.js'
 
 export type { ApiChallengesOptions } from './domain/options.js'
 export { SINGLE_PLAYER_GUID } from './domain/options.js'
@@ -45,6 +46,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
 
   // TypeBox's own compiler validates without Ajv's type coercion: 42, null or ["a"] is not a note.
   fastify.setValidatorCompiler(TypeBoxValidatorCompiler)
+  fastify.setSerializerCompiler(serializerOf)
 
   // The wire first: one value of a repeated X-CHALLENGER for every hook after it, and Title-Case
   // header names on every answer, the earliest refusals included.
