@@ -12,6 +12,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { browserHeaders } from '../src/domain/browser-headers.js'
+import { documented } from '../src/domain/schemas.js'
 import { API_BASE } from './api-bases.js'
 
 /** An operation of the document, as transformObject sees it (the marker is only on operations with a body). */
@@ -88,6 +89,11 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
     },
     // HEAD answers exist for every GET, and teach nothing GET does not: the document leaves them out.
     exposeHeadRoutes: false,
+    // A negotiated answer has one schema at run time (JSON) and three media types in the document.
+    transform: ({ schema, url }) => {
+      const response = (schema as { response?: Record<string, Record<string, unknown>> } | undefined)?.response
+      return { schema: response === undefined ? schema : { ...schema, response: documented(response) } as typeof schema, url }
+    },
     // @fastify/swagger marks every body required; a route whose schema says `x-optional-body` takes none too.
     transformObject: (document) => {
       // This plugin asks for OpenAPI 3 (above), never Swagger 2.

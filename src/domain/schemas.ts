@@ -24,25 +24,35 @@ function xmlText (example: string) {
   return { type: 'string', description: 'XML; see the example', example }
 }
 
+/** Where `answer` keeps an answer's XML example, for the document (see `documented`). */
+const XML_EXAMPLE = 'x-xml-example'
+
 /**
  * `schema` as the answer for one status: a description, and the headers that come with it. With
- * `xmlExample`, the answer is negotiated: application/json with `schema`, or application/xml and
- * text/xml shaped like the example. (Typed as `schema` either way, so handlers keep their types.)
+ * `xmlExample`, the answer is negotiated (JSON, or XML shaped like the example), which the document
+ * shows (`documented`); the route keeps one schema, for JSON: the XML is text that plugins/formats.ts
+ * makes, and Fastify then picks the serializer by status alone, not by status and media type.
+ * (Typed as `schema` either way, so handlers keep their types.)
  */
 export function answer<T extends TSchema> (schema: T, description: string, headers: Record<string, HeaderDoc> = {}, xmlExample?: string): T {
-  if (xmlExample === undefined) return { ...schema, description, headers: { ...echo, ...headers } }
-  const xml = { schema: xmlText(xmlExample) }
-  // In a media type, OpenAPI 3.0 takes one `example` beside the schema, not JSON Schema's `examples`.
-  const { examples, ...json } = schema as T & { examples?: unknown[] }
-  return {
-    description,
-    headers: { ...echo, ...headers },
-    content: {
-      'application/json': { schema: json, example: [examples].flat()[0] },
-      'application/xml': xml,
-      'text/xml': xml
-    }
-  } as unknown as T
+  const answered = { ...schema, description, headers: { ...echo, ...headers } }
+  return xmlExample === undefined ? answered : { ...answered, [XML_EXAMPLE]: xmlExample }
+}
+
+/**
+ * A route's responses as the OpenAPI document shows them: each negotiated answer as application/json
+ * with its schema, or application/xml and text/xml shaped like its example. @fastify/swagger's
+ * `transform` (plugins/docs.ts) gives it each route's responses.
+ */
+export function documented (responses: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(Object.entries(responses).map(([status, response]) => {
+    const { [XML_EXAMPLE]: xmlExample, description, headers, examples, ...json } = response
+    if (typeof xmlExample !== 'string') return [status, response]
+    const xml = { schema: xmlText(xmlExample) }
+    // In a media type, OpenAPI 3.0 takes one `example` beside the schema, not JSON Schema's `examples`.
+    const content = { 'application/json': { schema: json, example: [examples].flat()[0] }, 'application/xml': xml, 'text/xml': xml }
+    return [status, { description, headers, content }]
+  }))
 }
 
 export const XML = {
