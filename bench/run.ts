@@ -16,7 +16,9 @@
 // nothing else), BENCH_THIS_ENV (with BENCH_AGAINST: settings for this build only, such as
 // JOURNAL_SIZE=0 against a build from before the journal; comma-separated NAME=value), BENCH_COSTS
 // (journal, metrics or both: only those on/off rows, at each log level, and nothing else),
-// BENCH_NODE_FLAGS (node flags for every server, service and baselines alike; default none).
+// BENCH_NODE_FLAGS (node flags for every server, service and baselines alike; default none),
+// BENCH_SCENARIOS (comma-separated, such as "POST /secret/note": only those of the four scenarios;
+// default all).
 import autocannon from 'autocannon'
 import { execFileSync, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -52,6 +54,12 @@ if (!['info', 'info-child'].includes(LOGGER_PAIRS.info as string)) {
 }
 if (loggers.length === 0 || loggers.some(level => LOGGER_PAIRS[level] === undefined)) {
   process.stderr.write(`bench: BENCH_LOGGERS must list some of ${Object.keys(LOGGER_PAIRS).join(', ')}, got ${JSON.stringify(process.env.BENCH_LOGGERS)}\n`)
+  process.exit(1)
+}
+const SCENARIOS = scenarioRequests([]).map(([name]) => name)
+const only = (process.env.BENCH_SCENARIOS ?? '').split(',').map(name => name.trim()).filter(name => name !== '')
+if (only.some(name => !SCENARIOS.includes(name))) {
+  process.stderr.write(`bench: BENCH_SCENARIOS must list some of ${SCENARIOS.join(', ')}, got ${JSON.stringify(process.env.BENCH_SCENARIOS)}\n`)
   process.exit(1)
 }
 
@@ -168,7 +176,8 @@ function pairRow (scenario: string, logger: string, [a, b]: Round[][], target?: 
 /** The four scenarios of issue 15 (servers.ts), each with its target. */
 function scenarios (sessions: Session[]): Array<[string, autocannon.Request[], number]> {
   const targets = [TARGET.heartbeat, TARGET.notePost, TARGET.noteGet, TARGET.creation]
-  return scenarioRequests(sessions).map(([name, requests], i) => [name, requests, targets[i] as number])
+  return scenarioRequests(sessions).map(([name, requests], i): [string, autocannon.Request[], number] => [name, requests, targets[i] as number])
+    .filter(([name]) => only.length === 0 || only.includes(name))
 }
 
 const thousands = (n: number): string => Math.round(n).toLocaleString('en-US')
