@@ -70,6 +70,29 @@ t.test('the document is valid OpenAPI 3 with the security schemes', async t => {
   t.equal(ui.statusCode, 200, 'Swagger UI is served')
 })
 
+t.test('a negotiated answer: one schema at run time, three media types in the document, each with its example', async t => {
+  const server = Fastify()
+  t.teardown(() => server.close())
+  const responses: Array<Record<string, Record<string, unknown>>> = []
+  server.addHook('onRoute', route => {
+    if (route.method === 'POST' && route.url === '/practice/secret/note') responses.push((route.schema as { response: Record<string, Record<string, unknown>> }).response)
+  })
+  await server.register(app, { prefix: '/practice' })
+  await server.ready()
+  t.equal(responses.length, 1)
+  const note = responses[0]?.['200'] ?? {}
+  t.equal(note.content, undefined, 'the route\'s own schema has no media types: Fastify serializes by status alone')
+  t.match(note, { type: 'object', properties: { note: { type: 'string' } } })
+  const doc = (await server.inject('/practice/docs/json')).json() as OpenApi
+  const documented = doc.paths['/secret/note']?.post?.responses as Record<string, { content: Record<string, { schema: { type: string, example?: string }, example?: unknown }> }>
+  t.same(Object.keys(documented['200']?.content ?? {}), ['application/json', 'application/xml', 'text/xml'])
+  t.same(documented['200']?.content['application/json']?.example, { note: 'my secret' }, 'JSON with its example')
+  t.match(documented['200']?.content['application/xml']?.schema, { type: 'string', example: '<?xml version="1.0" encoding="UTF-8"?><secretnote><note>my secret</note></secretnote>' })
+  t.same(documented['403']?.content['text/xml']?.schema, documented['403']?.content['application/xml']?.schema, 'an error, as XML either way')
+  t.same(documented['403']?.content['application/json']?.example, { errorMessages: ['A token that is not this session\'s'] })
+  t.notMatch(JSON.stringify(doc), /x-xml-example/, 'the marker stays out of the document')
+})
+
 t.test('every asset the Swagger UI page loads answers 200 under the prefix', async t => {
   const { server } = await host(t)
   const page = await server.inject('/practice/docs')
