@@ -131,6 +131,9 @@ async function copyWithChallenge (t: Test): Promise<{ copy: string, withRoute: A
   edit(copy, 'routes/heartbeat.ts', "      ['TRACE', fastify.bitFor('TRACE /heartbeat')]\n", "      ['TRACE', fastify.bitFor('TRACE /heartbeat')],\n" + ROUTE_LINE)
   writeFileSync(join(copy, NEW_TEST), TEST)
   t.same(changedFiles(copy), ['routes/heartbeat.ts', 'src/domain/challenge-list.ts', NEW_TEST], 'three files, and no other')
+  // The build is incremental (tsconfig.build.json): with this tree's build beside it, tsc compiles
+  // what the steps changed and what depends on it; without one, everything.
+  if (existsSync(join(root, 'dist', '.tsbuildinfo'))) cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true })
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: copy })
   // The same compiled app without the route's line: a second heartbeat module, and an app that imports it.
   const dist = join(copy, 'dist')

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const require = createRequire(import.meta.url)
@@ -41,7 +41,10 @@ export async function load (url, context, nextLoad) {
   if (!url.startsWith('file:') || !new URL(url).pathname.endsWith('.ts')) return await nextLoad(url, context)
   const file = fileURLToPath(url)
   const source = readFileSync(file, 'utf8')
-  const kept = join(dir, createHash('sha256').update(salt).update('\0').update(file).update('\0').update(source).digest('hex') + '.js')
+  // Keyed by the path from the project's root, not the whole path: the output names the file only
+  // (its source map's "sources"), so a copy of the project (test/add-challenge.test.ts makes one,
+  // with node_modules linked) reuses what the project kept, for every file it did not change.
+  const kept = join(dir, createHash('sha256').update(salt).update('\0').update(relative(root, file)).update('\0').update(source).digest('hex') + '.js')
   let output
   try {
     output = readFileSync(kept, 'utf8')
