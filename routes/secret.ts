@@ -10,8 +10,6 @@ import { truncate } from '../src/domain/truncate.js'
 import { noteXml, readNoteXml } from '../src/domain/xml.js'
 import { answer, failure, header, Note, NoteBody, noBody, security, XML } from '../src/domain/schemas.js'
 
-/** How the token came, once tokenAuth has let the request through. */
-
 export interface SecretOptions {
   noteMaxLength: number
 }
