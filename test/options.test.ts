@@ -1,5 +1,6 @@
 // Plugin options as a host passes them to register(): a misspelt option fails the registration
 // with the valid names, and Fastify's own keys in the same object are accepted.
+import { readFile } from 'node:fs/promises'
 import Fastify, { type FastifyPluginAsync } from 'fastify'
 import t from 'tap'
 import app, { MemoryStore, type ApiChallengesOptions } from '../src/app.js'
@@ -18,6 +19,16 @@ t.test('a misspelt option fails the registration with the valid names and a gues
   await t.rejects(async () => { await host.register(loose, { pasword: 'x' }) }, {
     message: `api-challenges: unknown option "pasword" (did you mean "password"?); ${listed}`
   })
+})
+
+t.test('docs/embedding.md quotes the message as it is, and its table of options names each option once', async t => {
+  const doc = await readFile(new URL('../docs/embedding.md', import.meta.url), 'utf8')
+  t.ok(doc.includes(`\napi-challenges: unknown option "pasword" (did you mean "password"?); ${listed}\n`), 'the message, word for word')
+  const options = listed.slice('the options are '.length, listed.indexOf(', and Fastify')).split(', ')
+  // The first column of each row of the table under "## Options": `name` or `name`, `name`.
+  const table = doc.slice(doc.indexOf('\n## Options\n'), doc.indexOf('**Options are checked'))
+  const named = [...table.matchAll(/^\| ([^|]+) \|/gm)].flatMap(row => [...(row[1] as string).matchAll(/`(\w+)`/g)].map(name => name[1]))
+  t.same(named.slice().sort(), options.slice().sort())
 })
 
 t.test('the guess is the nearest name, ignores case, covers Fastify\'s keys, and is left out when nothing is near', async t => {
