@@ -60,7 +60,7 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
       // reaches this server by whatever name the browser used. @fastify/swagger takes the first one
       // (the prefix) off the document's paths (its stripBasePath).
       servers: [
-        { url: prefix === '' ? '/' : prefix, description: 'The paths as SPEC.md and the reference\'s v1 have them' },
+        { url: prefix === '' ? '/' : prefix, description: 'The paths at the service\'s root, as the reference\'s v1 has them' },
         { url: `${prefix}${API_BASE}`, description: 'The paths as the reference\'s 2026 tutorials send them, under /api' }
       ],
       info: {

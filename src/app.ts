@@ -71,7 +71,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   if (options.docs) await fastify.register(docs, { version: VERSION })
   await fastify.register(apiBases, options)
 
-  // The API, at the service's root (SPEC.md's paths, the reference's v1 and its legacy paths) and
+  // The API, at the service's root (the reference's v1 paths and its legacy ones) and
   // again under /api (the reference's 2026 tutorials): one set of sessions, challenges and limits,
   // the same answers. The document shows the root's (plugins/docs.ts names both bases).
   const api = async (base: FastifyInstance): Promise<void> => {

@@ -147,7 +147,7 @@ chromiumTest('Swagger UI renders and "Try it out" passes the challenges', async 
     await assertRendered(t, docs)
     const { page } = docs
     // The document's servers carry the prefix, so "Try it out" reaches the app where it is mounted:
-    // at the first server, the paths as SPEC.md has them, and at the second, under /api.
+    // at the first server, the paths at the root, and at the second, under /api.
     const servers = page.locator('.servers select')
     t.same(await servers.locator('option').evaluateAll(options => options.map(option => (option as HTMLOptionElement).value)), ['/practice', '/practice/api'])
     const heartbeat = await open(operation(page, 'GET', '/heartbeat'))

@@ -146,7 +146,7 @@ t.test('the document shows each operation a learner uses, once, and names both b
   const doc = (await server.inject('/practice/docs/json')).json() as OpenApi
   t.same(operationsOf(doc).sort(), [...LEARNER_OPERATIONS].sort())
   t.same(doc.servers, [
-    { url: '/practice', description: 'The paths as SPEC.md and the reference\'s v1 have them' },
+    { url: '/practice', description: 'The paths at the service\'s root, as the reference\'s v1 has them' },
     { url: '/practice/api', description: 'The paths as the reference\'s 2026 tutorials send them, under /api' }
   ])
   // Each operation is there to be called: at the first server's paths, and at the second's.
