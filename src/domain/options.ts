@@ -15,7 +15,7 @@ export interface ApiChallengesOptions {
   realm?: string
   /** Notes longer than this many characters (Unicode code points) are truncated when stored. Default 100. */
   noteMaxLength?: number
-  /** Largest note body accepted, in bytes; a larger one is refused with 413. Default 16 KiB. */
+  /** Largest request body accepted (a note, a restore, a name), in bytes; a larger one is refused with 413. Default 16 KiB. */
   bodyLimit?: number
   /**
    * `multi` (default): each learner has a session of their own, named by X-CHALLENGER.
