@@ -28,7 +28,7 @@ t.test('docs/embedding.md quotes the message as it is, and its table of options 
   // The first column of each row of the table under "## Options": `name` or `name`, `name`.
   const table = doc.slice(doc.indexOf('\n## Options\n'), doc.indexOf('**Options are checked'))
   const named = [...table.matchAll(/^\| ([^|]+) \|/gm)].flatMap(row => [...(row[1] as string).matchAll(/`(\w+)`/g)].map(name => name[1]))
-  t.same(named.slice().sort(), options.slice().sort())
+  t.same(named.sort(), options.sort())
 })
 
 t.test('the guess is the nearest name, ignores case, covers Fastify\'s keys, and is left out when nothing is near', async t => {
