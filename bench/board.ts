@@ -5,9 +5,9 @@
 // number of sessions grows a hundredfold. Also the summary, which reads every live session.
 // Run: npm run build && npm run bench:board
 import { performance } from 'node:perf_hooks'
-import { RedisStore } from '../src/domain/redis-store.js'
-import { MemoryStore } from '../src/domain/memory-store.js'
-import type { SessionStore, SessionPage } from '../src/domain/store.js'
+import { RedisStore } from '../src/domain/sessions/redis-store.js'
+import { MemoryStore } from '../src/domain/sessions/memory-store.js'
+import type { SessionStore, SessionPage } from '../src/domain/sessions/store.js'
 import { hasRedis, startRedis } from './redis.js'
 import { setting } from './settings.js'
 

@@ -9,7 +9,7 @@
 // counts with (worstSessionBytes). BENCH_AGAINST: another build's dist/src/server.js to measure instead.
 import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
-import { worstSessionBytes } from '../src/domain/journal.js'
+import { worstSessionBytes } from '../src/domain/journal/journal.js'
 import { here, startService, stop, type Server } from './servers.js'
 import { setting } from './settings.js'
 

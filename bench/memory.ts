@@ -10,9 +10,9 @@
 //   With --no-redis, no Redis figure.
 // - Redis: used_memory from INFO memory before and after creating BENCH_REDIS_SESSIONS sessions
 //   (default 100,000) through the service's RedisStore, on a throwaway redis-server (when installed).
-import { RedisStore } from '../src/domain/redis-store.js'
-import { DEFAULT_JOURNAL_SIZE, knownText, type JournalEntry } from '../src/domain/journal.js'
-import { MemoryStore } from '../src/domain/memory-store.js'
+import { RedisStore } from '../src/domain/sessions/redis-store.js'
+import { DEFAULT_JOURNAL_SIZE, knownText, type JournalEntry } from '../src/domain/journal/journal.js'
+import { MemoryStore } from '../src/domain/sessions/memory-store.js'
 import { hasRedis, startRedis } from './redis.js'
 import { setting } from './settings.js'
 

@@ -1,7 +1,7 @@
-// What Title-Case header names cost an answer (issue 35): src/domain/wire.ts's wireHeaders on the
+// What Title-Case header names cost an answer (issue 35): src/domain/http/wire.ts's wireHeaders on the
 // headers of a typical JSON answer, against copying the same object, in one process on one core.
 // `npm run build && taskset -c 0 node dist/bench/wire-names.js`
-import { wireHeaders } from '../src/domain/wire.js'
+import { wireHeaders } from '../src/domain/http/wire.js'
 
 const answer = {
   'access-control-allow-origin': '*',

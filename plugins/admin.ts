@@ -9,10 +9,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
-import { clientKey } from '../src/domain/connections.js'
-import { WindowCounts } from '../src/domain/counts.js'
-import { bearerToken, safeEqual } from '../src/domain/secrets.js'
-import type { CreationCount } from '../src/domain/store.js'
+import { clientKey } from '../src/domain/http/connections.js'
+import { WindowCounts } from '../src/domain/sessions/counts.js'
+import { bearerToken, safeEqual } from '../src/domain/sessions/secrets.js'
+import type { CreationCount } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -4,10 +4,10 @@
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { clientKey } from '../src/domain/connections.js'
-import { StoreUnavailableError, type SessionStore } from '../src/domain/store.js'
+import { clientKey } from '../src/domain/http/connections.js'
+import { StoreUnavailableError, type SessionStore } from '../src/domain/sessions/store.js'
 
-export { API_BASE } from '../src/domain/api-base.js'
+export { API_BASE } from '../src/domain/http/api-base.js'
 
 /** The creation limit's window: creationRateLimit sessions per address per minute. */
 export const CREATION_WINDOW_MS = 60_000

@@ -3,10 +3,10 @@
 // Secrets are compared in constant time.
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Trigger } from '../src/domain/catalogue.js'
-import { NAME_A_SESSION } from '../src/domain/messages.js'
-import type { TokenVerdict } from '../src/domain/challenge-list.js'
-import { presentedToken, safeEqual, type TokenSource } from '../src/domain/secrets.js'
+import type { Trigger } from '../src/domain/challenges/catalogue.js'
+import { NAME_A_SESSION } from '../src/domain/challenges/messages.js'
+import type { TokenVerdict } from '../src/domain/challenges/challenge-list.js'
+import { presentedToken, safeEqual, type TokenSource } from '../src/domain/sessions/secrets.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

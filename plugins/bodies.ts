@@ -13,7 +13,7 @@
 // reference. A body without a Content-Type is read as JSON, as the reference does.
 import { errorCodes, type FastifyError, type FastifyInstance, type FastifyRequest, type preHandlerHookHandler, type preParsingHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { BadXmlBodyError } from '../src/domain/errors.js'
+import { BadXmlBodyError } from '../src/domain/http/errors.js'
 
 export type BodyPolicy = 'json' | 'optional-json' | 'none' | 'ignore'
 

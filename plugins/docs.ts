@@ -11,8 +11,8 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { browserHeaders } from '../src/domain/browser-headers.js'
-import { documented } from '../src/domain/schemas.js'
+import { browserHeaders } from '../src/domain/http/browser-headers.js'
+import { documented } from '../src/domain/http/schemas.js'
 import { API_BASE } from './api-bases.js'
 
 /** An operation of the document, as transformObject sees it (the marker is only on operations with a body). */

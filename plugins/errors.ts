@@ -1,14 +1,14 @@
-// Errors: one body shape, {"errorMessages": ["..."]} (src/domain/messages.ts), sent by `reply.fail(status,
+// Errors: one body shape, {"errorMessages": ["..."]} (src/domain/challenges/messages.ts), sent by `reply.fail(status,
 // message)`, with the error handler and the 404 handler for the service. Errors that happen before
 // routing are src/server-options.ts's. The service's own errors carry stable codes (APICH_…, listed
-// in src/domain/errors.ts; Fastify's are FST_ERR_…): the log has them, a body never does. It also
+// in src/domain/http/errors.ts; Fastify's are FST_ERR_…): the log has them, a body never does. It also
 // keeps the service's paths, as its routes are registered, for the 404's "did you mean …?"
-// (request.nearPath, src/domain/near-paths.ts).
+// (request.nearPath, src/domain/challenges/near-paths.ts).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { errorBody } from '../src/domain/messages.js'
-import { NearPaths } from '../src/domain/near-paths.js'
-import { errorsXml } from '../src/domain/xml.js'
+import { errorBody } from '../src/domain/challenges/messages.js'
+import { NearPaths } from '../src/domain/challenges/near-paths.js'
+import { errorsXml } from '../src/domain/http/xml.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -98,7 +98,7 @@ async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promis
   fastify.setErrorHandler(function (error: FastifyError, request, reply) {
     const status = error.statusCode ?? 500
     if (status === 503) {
-      // The session store is away (see src/domain/redis-store.ts): a retry may succeed. Not logged:
+      // The session store is away (see src/domain/sessions/redis-store.ts): a retry may succeed. Not logged:
       // the store says once when it goes away, why, and when it is back (plugins/registry.ts), where a
       // line per request would be hundreds a second in an outage.
       return reply.fail(503, error.message)

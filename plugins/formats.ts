@@ -18,7 +18,7 @@ declare module 'fastify' {
     xmlType: string
   }
   interface FastifyContextConfig {
-    /** The route's XML form of its payload (see src/domain/xml.ts). */
+    /** The route's XML form of its payload (see src/domain/http/xml.ts). */
     xml?: (payload: never) => string
   }
 }

@@ -5,7 +5,7 @@
 // repeated Host with 400, before routing has any effect, before a body is read.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { challengerEcho, COMMON_HEADERS, hostCount } from '../src/domain/common-headers.js'
+import { challengerEcho, COMMON_HEADERS, hostCount } from '../src/domain/http/common-headers.js'
 
 /** The common headers that @fastify/cors does not set. */
 const OWN_HEADERS = {

@@ -1,17 +1,17 @@
 // The journal: each request that names a live session (in X-CHALLENGER, or in the URL of
 // /challenger/{guid}…) is recorded in that session's journal as it is answered, with what it passed
-// and, for a near miss, which challenge it missed and why (src/domain/journal.ts, and the
+// and, for a near miss, which challenge it missed and why (src/domain/journal/journal.ts, and the
 // catalogue's near misses). Recorded (in Redis: sent to Redis) before the answer leaves, so that a
 // learner who reads the journal next, from any instance, finds the request there. Never recorded: the token's value,
 // credentials, bodies, the journal's own reads (config.journal false) and requests a route leaves
 // out (request.journaled false: the challenges page's refresh).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { nearMiss, nearMissMask, routeResource } from '../src/domain/catalogue.js'
-import type { RequestFacts, TokenVerdict } from '../src/domain/challenge-list.js'
-import { keptText, knownText, sharedText, type JournalEntry } from '../src/domain/journal.js'
-import { presentedToken, safeEqual, type TokenSource } from '../src/domain/secrets.js'
-import type { Session } from '../src/domain/store.js'
+import { nearMiss, nearMissMask, routeResource } from '../src/domain/challenges/catalogue.js'
+import type { RequestFacts, TokenVerdict } from '../src/domain/challenges/challenge-list.js'
+import { keptText, knownText, sharedText, type JournalEntry } from '../src/domain/journal/journal.js'
+import { presentedToken, safeEqual, type TokenSource } from '../src/domain/sessions/secrets.js'
+import type { Session } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

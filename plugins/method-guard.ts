@@ -8,9 +8,9 @@
 // function as its hook: reading the route shows its answer.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { notFoundMessage } from '../src/domain/messages.js'
-import { EVERY_METHOD } from '../src/domain/methods.js'
-import { Allow, failure, header, noBody } from '../src/domain/schemas.js'
+import { notFoundMessage } from '../src/domain/challenges/messages.js'
+import { EVERY_METHOD } from '../src/domain/http/methods.js'
+import { Allow, failure, header, noBody } from '../src/domain/http/schemas.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

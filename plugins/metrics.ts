@@ -16,8 +16,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler }
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client'
-import { challenges } from '../src/domain/catalogue.js'
-import { StoreUnavailableError } from '../src/domain/store.js'
+import { challenges } from '../src/domain/challenges/catalogue.js'
+import { StoreUnavailableError } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

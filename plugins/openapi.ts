@@ -5,8 +5,8 @@
 // read them.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { security, type Requirement, type Tag } from '../src/domain/schemas.js'
-import { challengesOf, solutionList } from '../src/domain/solutions.js'
+import { security, type Requirement, type Tag } from '../src/domain/http/schemas.js'
+import { challengesOf, solutionList } from '../src/domain/challenges/solutions.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

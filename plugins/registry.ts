@@ -1,11 +1,11 @@
 // The challenger registry: every session (guid, token, note, challenge progress) behind the
 // asynchronous store interface, as the instance decorator `fastify.sessions`. createStore
-// (src/domain/stores.ts) chooses the store; the registry lets it connect before the app takes
+// (src/domain/sessions/stores.ts) chooses the store; the registry lets it connect before the app takes
 // requests, says in the log when it can or cannot be reached, and closes it with the app.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import type { SessionStore } from '../src/domain/store.js'
-import { createStore, type StoreOptions } from '../src/domain/stores.js'
+import type { SessionStore } from '../src/domain/sessions/store.js'
+import { createStore, type StoreOptions } from '../src/domain/sessions/stores.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -5,10 +5,10 @@
 // should it ever be missing.
 import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../src/domain/catalogue.js'
-import { SINGLE_PLAYER_GUID } from '../src/domain/options.js'
-import { newToken } from '../src/domain/ids.js'
-import { then, type Session, type Maybe } from '../src/domain/store.js'
+import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../src/domain/challenges/catalogue.js'
+import { SINGLE_PLAYER_GUID } from '../src/domain/config/options.js'
+import { newToken } from '../src/domain/sessions/ids.js'
+import { then, type Session, type Maybe } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

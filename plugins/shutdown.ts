@@ -5,7 +5,7 @@
 // swallowed whole).
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { unreadBody } from '../src/domain/common-headers.js'
+import { unreadBody } from '../src/domain/http/common-headers.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

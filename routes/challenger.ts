@@ -3,16 +3,16 @@
 // Creating sessions is rate-limited per client address (plugins/api-bases.ts: one limit for both bases).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { progressFrom, statusMap } from '../src/domain/catalogue.js'
-import { clientKey } from '../src/domain/connections.js'
-import { newToken } from '../src/domain/ids.js'
-import { CreationRefusedError, type Session, type Maybe } from '../src/domain/store.js'
-import { truncate } from '../src/domain/truncate.js'
-import { viewOf } from '../src/domain/journal.js'
-import { requestsXml, sessionXml } from '../src/domain/xml.js'
-import { checkName } from '../src/domain/names.js'
+import { progressFrom, statusMap } from '../src/domain/challenges/catalogue.js'
+import { clientKey } from '../src/domain/http/connections.js'
+import { newToken } from '../src/domain/sessions/ids.js'
+import { CreationRefusedError, type Session, type Maybe } from '../src/domain/sessions/store.js'
+import { truncate } from '../src/domain/sessions/truncate.js'
+import { viewOf } from '../src/domain/journal/journal.js'
+import { requestsXml, sessionXml } from '../src/domain/http/xml.js'
+import { checkName } from '../src/domain/sessions/names.js'
 import { CREATION_WINDOW_MS } from '../plugins/api-bases.js'
-import { answer, failure, GuidParams, header, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/schemas.js'
+import { answer, failure, GuidParams, header, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/http/schemas.js'
 
 export interface ChallengerOptions {
   noteMaxLength: number

@@ -1,9 +1,9 @@
 // /challenges: the catalogue with the caller's progress (all false without a known session).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { challengeItems, challengeRows } from '../src/domain/catalogue.js'
-import { challengesXml } from '../src/domain/xml.js'
-import { answer, ChallengeList, header, XML } from '../src/domain/schemas.js'
+import { challengeItems, challengeRows } from '../src/domain/challenges/catalogue.js'
+import { challengesXml } from '../src/domain/http/xml.js'
+import { answer, ChallengeList, header, XML } from '../src/domain/http/schemas.js'
 
 /**
  * ?hints=true adds each challenge's `hint` (how to pass it); without it, the items have exactly the

@@ -3,7 +3,7 @@
 // never read (the 'ignore' body policy).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { Allow, header, html, noBody } from '../src/domain/schemas.js'
+import { Allow, header, html, noBody } from '../src/domain/http/schemas.js'
 
 const ALLOW = 'GET, HEAD, OPTIONS, PATCH, TRACE'
 const HTML = 'text/html;charset=utf-8'

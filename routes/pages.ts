@@ -1,6 +1,6 @@
 // Web pages: the landing page (GET /) and the challenges page (GET /gui/challenges[/{guid}]),
-// server-rendered from src/domain/pages.ts, and, with an admin token only, the class board
-// (GET /admin, src/domain/admin-page.ts) and the progress page's name form. Their stylesheets, icon
+// server-rendered from src/domain/pages/pages.ts, and, with an admin token only, the class board
+// (GET /admin, src/domain/pages/admin-page.ts) and the progress page's name form. Their stylesheets, icon
 // and scripts are the files of public/gui/, served as /gui/<file> by @fastify/static (the board's
 // files, the name form's script among them, only with an admin token). @fastify/helmet, in this
 // plugin only, gives the pages and their files a strict Content-Security-Policy and the browser's
@@ -14,12 +14,12 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { browserHeaders } from '../src/domain/browser-headers.js'
-import { challengeRows, challenges, SOLUTIONS_BASE } from '../src/domain/catalogue.js'
-import { viewOf } from '../src/domain/journal.js'
-import { adminPage } from '../src/domain/admin-page.js'
-import { challengesPage, CSP_DIRECTIVES, landingPage, solutionUrls } from '../src/domain/pages.js'
-import { GuidParams, header } from '../src/domain/schemas.js'
+import { browserHeaders } from '../src/domain/http/browser-headers.js'
+import { challengeRows, challenges, SOLUTIONS_BASE } from '../src/domain/challenges/catalogue.js'
+import { viewOf } from '../src/domain/journal/journal.js'
+import { adminPage } from '../src/domain/pages/admin-page.js'
+import { challengesPage, CSP_DIRECTIVES, landingPage, solutionUrls } from '../src/domain/pages/pages.js'
+import { GuidParams, header } from '../src/domain/http/schemas.js'
 
 const HTML = 'text/html; charset=utf-8'
 

@@ -3,12 +3,12 @@
 // guarded. As in the reference, the session and the token are judged before the body: the body's
 // 415 or 400 (see plugins/bodies.ts) comes after them, and only a body over the limit (413) before.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { NAME_A_SESSION } from '../src/domain/messages.js'
-import { presentedToken, type TokenSource } from '../src/domain/secrets.js'
-import type { Session } from '../src/domain/store.js'
-import { truncate } from '../src/domain/truncate.js'
-import { noteXml, readNoteXml } from '../src/domain/xml.js'
-import { answer, failure, header, Note, NoteBody, noBody, security, XML } from '../src/domain/schemas.js'
+import { NAME_A_SESSION } from '../src/domain/challenges/messages.js'
+import { presentedToken, type TokenSource } from '../src/domain/sessions/secrets.js'
+import type { Session } from '../src/domain/sessions/store.js'
+import { truncate } from '../src/domain/sessions/truncate.js'
+import { noteXml, readNoteXml } from '../src/domain/http/xml.js'
+import { answer, failure, header, Note, NoteBody, noBody, security, XML } from '../src/domain/http/schemas.js'
 
 export interface SecretOptions {
   noteMaxLength: number

@@ -27,19 +27,19 @@ import heartbeat from '../routes/heartbeat.js'
 import metricsRoute from '../routes/metrics.js'
 import pages from '../routes/pages.js'
 import secret from '../routes/secret.js'
-import { UnreachableChallengeError } from './domain/errors.js'
-import { resolveOptions, VERSION, type ApiChallengesOptions } from './domain/options.js'
+import { UnreachableChallengeError } from './domain/http/errors.js'
+import { resolveOptions, VERSION, type ApiChallengesOptions } from './domain/config/options.js'
 import { serializerOf } from './serializers.js'
 
-export type { ApiChallengesOptions } from './domain/options.js'
-export { SINGLE_PLAYER_GUID } from './domain/options.js'
-export { MemoryStore, type MemoryStoreOptions } from './domain/memory-store.js'
-export { CreationRefusedError, type Session, type SessionStore, type CreationLimit, type Maybe } from './domain/store.js'
+export type { ApiChallengesOptions } from './domain/config/options.js'
+export { SINGLE_PLAYER_GUID } from './domain/config/options.js'
+export { MemoryStore, type MemoryStoreOptions } from './domain/sessions/memory-store.js'
+export { CreationRefusedError, type Session, type SessionStore, type CreationLimit, type Maybe } from './domain/sessions/store.js'
 // For a host that wants errors raised before routing to carry the service's error body too.
 export { clientErrorHandler, frameworkErrors } from './server-options.js'
 // For a host whose server should take every method Node accepts (PROPFIND, QUERY, …), as npm start's does.
 export { supportEveryMethod } from './server-options.js'
-export { EVERY_METHOD } from './domain/methods.js'
+export { EVERY_METHOD } from './domain/http/methods.js'
 
 const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   const options = resolveOptions(opts)

@@ -4,14 +4,14 @@
 // that embeds the service may give them to its own (docs/embedding.md). They sit
 // above the plain modules of src/domain/ because they act on Fastify's server and replies; they
 // give those early answers the common headers, the X-CHALLENGER checks and the error body of every
-// other answer (src/domain/common-headers.ts, src/domain/messages.ts).
+// other answer (src/domain/http/common-headers.ts, src/domain/challenges/messages.ts).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { challengerEcho, COMMON_HEADERS, unreadBody } from './domain/common-headers.js'
-import { errorBody } from './domain/messages.js'
-import { EVERY_METHOD } from './domain/methods.js'
-import { firstValues, namesOnTheWire, wireName } from './domain/wire.js'
+import { challengerEcho, COMMON_HEADERS, unreadBody } from './domain/http/common-headers.js'
+import { errorBody } from './domain/challenges/messages.js'
+import { EVERY_METHOD } from './domain/http/methods.js'
+import { firstValues, namesOnTheWire, wireName } from './domain/http/wire.js'
 
 /**
  * Fastify's `frameworkErrors` option: errors raised before a route is found (a malformed URL).
@@ -22,7 +22,7 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
   firstValues(request.raw)
   namesOnTheWire(request.raw, reply.raw)
   // An oversized X-CHALLENGER is refused first, here as everywhere: the same check as the
-  // common-headers plugin's (src/domain/common-headers.ts).
+  // common-headers plugin's (src/domain/http/common-headers.ts).
   const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
   if (echo !== undefined) reply.header('x-challenger', echo)
   // A body nobody will read closes the connection, as in the common-headers plugin.

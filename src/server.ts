@@ -8,12 +8,12 @@ import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 import pinoPretty from 'pino-pretty'
 import app from './app.js'
-import { configFromEnv, ConfigError, serverDefaults, SETTINGS, type ServerConfig, type TrustProxy } from './domain/config.js'
-import { limitedServer, type ConnectionLimits } from './domain/connection-table.js'
-import { defaultMaxConnections, openFileLimit } from './domain/connections.js'
-import { misspeltSettings } from './domain/misspelt.js'
-import { defaults as appDefaults } from './domain/options.js'
-import { sentinelsAddress } from './domain/redis/connection.js'
+import { configFromEnv, ConfigError, serverDefaults, SETTINGS, type ServerConfig, type TrustProxy } from './domain/config/config.js'
+import { limitedServer, type ConnectionLimits } from './domain/http/connection-table.js'
+import { defaultMaxConnections, openFileLimit } from './domain/http/connections.js'
+import { misspeltSettings } from './domain/config/misspelt.js'
+import { defaults as appDefaults } from './domain/config/options.js'
+import { sentinelsAddress } from './domain/sessions/redis/connection.js'
 import { clientErrorHandler, frameworkErrors, supportEveryMethod } from './server-options.js'
 
 /**
@@ -75,7 +75,7 @@ export function createServer (config: ServerConfig): FastifyInstance {
     frameworkErrors,
     clientErrorHandler,
     trustProxy: trustProxyOption(config.trustProxy ?? false),
-    // The node:http server, its connections kept and bounded (src/domain/connection-table.ts).
+    // The node:http server, its connections kept and bounded (src/domain/http/connection-table.ts).
     serverFactory: handler => limitedServer({
       // Slow or idle clients are cut off: a request must arrive whole within 30 s (its headers
       // within 10 s; a new connection's first within 2.5 s, see connectionLimits), and an idle

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import t, { type Test } from 'tap'
-import { createCatalogue, isPassed, resourceOf } from '../src/domain/catalogue.js'
-import { challenges, type Challenge, type Trigger } from '../src/domain/challenge-list.js'
+import { createCatalogue, isPassed, resourceOf } from '../src/domain/challenges/catalogue.js'
+import { challenges, type Challenge, type Trigger } from '../src/domain/challenges/challenge-list.js'
 
 /** The next free bit, as a new challenge takes: one above the highest in use. */
 const NEXT_BIT = Math.max(...challenges.map(c => c.bit)) + 1
@@ -127,10 +127,10 @@ async function copyWithChallenge (t: Test): Promise<{ copy: string, withRoute: A
   for (const dir of COPIED) cpSync(join(root, dir), join(copy, dir), { recursive: true })
   for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json', '.taprc']) cpSync(join(root, file), join(copy, file))
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir')
-  edit(copy, 'src/domain/challenge-list.ts', '  {\n    id: 40,', `${ROW}  {\n    id: 40,`)
+  edit(copy, 'src/domain/challenges/challenge-list.ts', '  {\n    id: 40,', `${ROW}  {\n    id: 40,`)
   edit(copy, 'routes/heartbeat.ts', "      ['TRACE', fastify.bitFor('TRACE /heartbeat')]\n", "      ['TRACE', fastify.bitFor('TRACE /heartbeat')],\n" + ROUTE_LINE)
   writeFileSync(join(copy, NEW_TEST), TEST)
-  t.same(changedFiles(copy), ['routes/heartbeat.ts', 'src/domain/challenge-list.ts', NEW_TEST], 'three files, and no other')
+  t.same(changedFiles(copy), ['routes/heartbeat.ts', 'src/domain/challenges/challenge-list.ts', NEW_TEST], 'three files, and no other')
   // The build is incremental (tsconfig.build.json): with this tree's build beside it, tsc compiles
   // what the steps changed and what depends on it; without one, everything.
   if (existsSync(join(root, 'dist', '.tsbuildinfo'))) cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true })

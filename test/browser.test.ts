@@ -5,7 +5,7 @@ import { statSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { challenges } from '../src/domain/catalogue.js'
+import { challenges } from '../src/domain/challenges/catalogue.js'
 import { createServer } from '../src/server.js'
 import { chromiumTest, launch, openPage } from './chromium.js'
 

@@ -1,7 +1,7 @@
 // GET /challenges as suites written for the reference match it (issue 35): each item has exactly the
 // reference's keys, in its order, `id` a number; the hints only when asked for (?hints=true).
 import t from 'tap'
-import { challenges } from '../src/domain/catalogue.js'
+import { challenges } from '../src/domain/challenges/catalogue.js'
 import { build, newSession, passed } from './helper.js'
 
 const KEYS = ['id', 'name', 'description', 'status']

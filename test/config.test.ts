@@ -1,12 +1,12 @@
 // The environment of `npm start` for a public deployment: proxies, connection limits, and the
 // settings that must stop start-up rather than fall back to a default (the rest: test/domain.test.ts);
-// then a misspelt setting, named at start-up (src/domain/misspelt.ts): nothing else in the environment is judged.
+// then a misspelt setting, named at start-up (src/domain/config/misspelt.ts): nothing else in the environment is judged.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { configFromEnv } from '../src/domain/config.js'
-import { edits, misspeltSettings } from '../src/domain/misspelt.js'
+import { configFromEnv } from '../src/domain/config/config.js'
+import { edits, misspeltSettings } from '../src/domain/config/misspelt.js'
 
 function refused (t: Test, env: Record<string, string>, message: string | RegExp): void {
   t.throws(() => configFromEnv(env), { name: 'ConfigError', message }, JSON.stringify(env))
@@ -166,7 +166,7 @@ t.test('REDIS_TLS_* name PEM files, read at start; a file that cannot be read, o
   t.throws(() => configFromEnv({ REDIS_URL: 'rediss://cache', REDIS_TLS_CERT: notPem, REDIS_TLS_KEY: notPem }), { name: 'ConfigError', message: new RegExp(`^REDIS_TLS_CERT=${notPem} and the key cannot be used together \\(`) })
 })
 
-// Misspelt settings (src/domain/misspelt.ts).
+// Misspelt settings (src/domain/config/misspelt.ts).
 
 const SETTINGS = ['PORT', 'HOST', 'MODE', 'DOCS', 'ADMIN_TOKEN', 'REDIS_URL', 'REDIS_PREFIX', 'LOG_LEVEL', 'MAX_SESSIONS', 'TRUST_PROXY']
 

@@ -7,7 +7,7 @@ import { once } from 'node:events'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ServerConfig } from '../src/domain/config.js'
+import type { ServerConfig } from '../src/domain/config/config.js'
 import { createServer } from '../src/server.js'
 import { newSession } from './helper.js'
 

@@ -5,8 +5,8 @@ import { EventEmitter, once } from 'node:events'
 import { connect, createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import t from 'tap'
-import { connectionOf, limitConnections, type Answer, type Connection, type ConnectionLimits } from '../src/domain/connection-table.js'
-import { clientKey, ClientConnections, defaultMaxConnections, openFileLimit } from '../src/domain/connections.js'
+import { connectionOf, limitConnections, type Answer, type Connection, type ConnectionLimits } from '../src/domain/http/connection-table.js'
+import { clientKey, ClientConnections, defaultMaxConnections, openFileLimit } from '../src/domain/http/connections.js'
 
 t.test('clientKey: IPv4 as it is, IPv4-mapped IPv6 as IPv4, other IPv6 by its /64', async t => {
   t.equal(clientKey('203.0.113.7'), '203.0.113.7')
@@ -65,7 +65,7 @@ t.test('openFileLimit reads the soft limit from /proc/self/limits', async t => {
   t.ok(here === undefined || (Number.isSafeInteger(here) && here > 0), `this machine: ${here}`)
 })
 
-// The connection table (src/domain/connection-table.ts).
+// The connection table (src/domain/http/connection-table.ts).
 
 /** A stand-in for a net.Server: an emitter, enough for a ConnectionTable. */
 function fakeServer () {

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { configFromEnv, SETTINGS } from '../src/domain/config.js'
+import { configFromEnv, SETTINGS } from '../src/domain/config/config.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 

@@ -5,8 +5,8 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import app from '../src/app.js'
-import { challenges, resourceOf, SOLUTIONS_BASE, type Challenge } from '../src/domain/catalogue.js'
-import { VERSION } from '../src/domain/options.js'
+import { challenges, resourceOf, SOLUTIONS_BASE, type Challenge } from '../src/domain/challenges/catalogue.js'
+import { VERSION } from '../src/domain/config/options.js'
 import type { AddressInfo } from 'node:net'
 import { basic } from './helper.js'
 import { begun, listenerClosed } from './sockets.js'
@@ -207,7 +207,7 @@ t.test('each operation whose requests pass a challenge links the reference\'s so
 })
 
 t.test('a challenge without a solution page gets no link', async t => {
-  const { solutionList, challengesOf } = await import('../src/domain/solutions.js')
+  const { solutionList, challengesOf } = await import('../src/domain/challenges/solutions.js')
   const [created] = challengesOf(['POST'], '/challenger')
   t.equal(created?.id, 1)
   t.equal(solutionList([{ ...created as Challenge, solution: undefined }]), '')

@@ -1,17 +1,17 @@
 // The plain modules, without HTTP: truncation, the catalogue, secrets, options, configuration, store,
-// and the deadline a script that may write carries (src/domain/redis/clock.ts): Redis's clock as
+// and the deadline a script that may write carries (src/domain/sessions/redis/clock.ts): Redis's clock as
 // measured by the probes, moved earlier by what is not known exactly.
 import t from 'tap'
-import { bitFor, challenges, checkedCatalogue, isPassed, type Challenge, type Trigger } from '../src/domain/catalogue.js'
-import { configFromEnv, ConfigError } from '../src/domain/config.js'
-import { BadCursorError, BadXmlBodyError, CreationRefusedError, ERROR_CODES, StoreUnavailableError, UnreachableChallengeError } from '../src/domain/errors.js'
-import { newGuid, newToken, TOKEN_PATTERN } from '../src/domain/ids.js'
-import { worstSessionBytes } from '../src/domain/journal.js'
-import { detached, MemoryStore } from '../src/domain/memory-store.js'
-import { defaults, journalMemory, resolveOptions } from '../src/domain/options.js'
-import { GUARD_MS, RedisClock } from '../src/domain/redis/clock.js'
-import { safeEqual } from '../src/domain/secrets.js'
-import { truncate } from '../src/domain/truncate.js'
+import { bitFor, challenges, checkedCatalogue, isPassed, type Challenge, type Trigger } from '../src/domain/challenges/catalogue.js'
+import { configFromEnv, ConfigError } from '../src/domain/config/config.js'
+import { BadCursorError, BadXmlBodyError, CreationRefusedError, ERROR_CODES, StoreUnavailableError, UnreachableChallengeError } from '../src/domain/http/errors.js'
+import { newGuid, newToken, TOKEN_PATTERN } from '../src/domain/sessions/ids.js'
+import { worstSessionBytes } from '../src/domain/journal/journal.js'
+import { detached, MemoryStore } from '../src/domain/sessions/memory-store.js'
+import { defaults, journalMemory, resolveOptions } from '../src/domain/config/options.js'
+import { GUARD_MS, RedisClock } from '../src/domain/sessions/redis/clock.js'
+import { safeEqual } from '../src/domain/sessions/secrets.js'
+import { truncate } from '../src/domain/sessions/truncate.js'
 
 t.test('truncate counts code points and never splits a surrogate pair', async t => {
   t.equal(truncate('', 3), '')
@@ -222,7 +222,7 @@ t.test('detached copies text exactly, lone surrogates included', async t => {
   }
 })
 
-// The Redis clock (src/domain/redis/clock.ts).
+// The Redis clock (src/domain/sessions/redis/clock.ts).
 
 t.test('no deadline until a probe has measured the clock, and none after a new connection', async t => {
   let now = 1_000_000

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import t from 'tap'
 import { DOCS_CSP_DIRECTIVES, SWAGGER_LOGO_STYLE_HASH } from '../plugins/docs.js'
-import { unreadBody } from '../src/domain/common-headers.js'
+import { unreadBody } from '../src/domain/http/common-headers.js'
 import { createServer } from '../src/server.js'
 import { build, newSession } from './helper.js'
 

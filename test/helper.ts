@@ -3,10 +3,10 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Test } from 'tap'
 import type { ApiChallengesOptions } from '../src/app.js'
-import { challenges, isPassed } from '../src/domain/catalogue.js'
+import { challenges, isPassed } from '../src/domain/challenges/catalogue.js'
 import { createServer } from '../src/server.js'
-import { MemoryStore } from '../src/domain/memory-store.js'
-import type { SessionStore } from '../src/domain/store.js'
+import { MemoryStore } from '../src/domain/sessions/memory-store.js'
+import type { SessionStore } from '../src/domain/sessions/store.js'
 
 const stores = new WeakMap<FastifyInstance, SessionStore>()
 

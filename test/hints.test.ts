@@ -1,15 +1,15 @@
 // "Did you mean …?" (issue 35): a 404 on a path near a real one says which, in its error message and
-// in the journal's entry for it. The nearest path (src/domain/near-paths.ts) as a plain function, then
+// in the journal's entry for it. The nearest path (src/domain/challenges/near-paths.ts) as a plain function, then
 // over the app: the kinds of near, the /api base, a host's prefix, XML, the journal.
 import Fastify from 'fastify'
 import type { AddressInfo } from 'node:net'
 import { connect } from 'node:net'
 import t from 'tap'
 import app from '../src/app.js'
-import { challenges, checkedCatalogue } from '../src/domain/catalogue.js'
-import { decodeEntry, encodeEntry, Journals, knownText, viewOf, type JournalEntry } from '../src/domain/journal.js'
-import { didYouMean, notFoundMessage } from '../src/domain/messages.js'
-import { editsUpTo2, MAX_SUGGESTED_PATH, NearPaths } from '../src/domain/near-paths.js'
+import { challenges, checkedCatalogue } from '../src/domain/challenges/catalogue.js'
+import { decodeEntry, encodeEntry, Journals, knownText, viewOf, type JournalEntry } from '../src/domain/journal/journal.js'
+import { didYouMean, notFoundMessage } from '../src/domain/challenges/messages.js'
+import { editsUpTo2, MAX_SUGGESTED_PATH, NearPaths } from '../src/domain/challenges/near-paths.js'
 import { build, newSession } from './helper.js'
 
 const GUID = '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b'

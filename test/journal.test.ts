@@ -1,11 +1,11 @@
 // The journal (issue 16): the near-miss rules of the catalogue, the packed entries, and
 // GET /challenger/{guid}/requests over the app: what is recorded and what never is.
 import t from 'tap'
-import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, routeResource, type RequestFacts } from '../src/domain/catalogue.js'
-import { decodeEntry, encodeEntry, JOURNAL_TEXT_BYTES, Journals, journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal.js'
-import { RedisStore, sessionId } from '../src/domain/redis-store.js'
-import { MemoryStore } from '../src/domain/memory-store.js'
-import type { SessionStore } from '../src/domain/store.js'
+import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, routeResource, type RequestFacts } from '../src/domain/challenges/catalogue.js'
+import { decodeEntry, encodeEntry, JOURNAL_TEXT_BYTES, Journals, journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal/journal.js'
+import { RedisStore, sessionId } from '../src/domain/sessions/redis-store.js'
+import { MemoryStore } from '../src/domain/sessions/memory-store.js'
+import type { SessionStore } from '../src/domain/sessions/store.js'
 import { basic, build, newSession } from './helper.js'
 import { fakeTime } from './clock.js'
 import { redisMissing, redisServer } from './redis-server.js'

@@ -2,7 +2,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import apiChallenges from '../src/app.js'
-import type { ApiChallengesOptions } from '../src/domain/options.js'
+import type { ApiChallengesOptions } from '../src/domain/config/options.js'
 
 export interface LogLine { level: number, time: number, msg: string, store?: string }
 

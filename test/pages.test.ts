@@ -7,13 +7,13 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { BOARD_FILES, FILE_TYPES, guiFolder } from '../routes/pages.js'
-import { MAX_PAGE } from '../src/domain/admin-csv.js'
-import { adminPage, BOARD_CAP, BOARD_PAGE, BOARD_REFRESH_MS, TOKEN_KEY } from '../src/domain/admin-page.js'
-import { challenges, SOLUTIONS_BASE } from '../src/domain/catalogue.js'
+import { MAX_PAGE } from '../src/domain/pages/admin-csv.js'
+import { adminPage, BOARD_CAP, BOARD_PAGE, BOARD_REFRESH_MS, TOKEN_KEY } from '../src/domain/pages/admin-page.js'
+import { challenges, SOLUTIONS_BASE } from '../src/domain/challenges/catalogue.js'
 import {
   BEARER_WARNING, challengesPage, command, escapeHtml, filledHint, landingPage, page, progressText,
   SESSION_PLACEHOLDER, solutionUrls, type ChallengesPageOptions
-} from '../src/domain/pages.js'
+} from '../src/domain/pages/pages.js'
 import { build, newSession, passed } from './helper.js'
 
 /** The pages' files, as they are in the repository. */

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { clientErrorHandler } from '../src/server-options.js'
-import type { ServerConfig } from '../src/domain/config.js'
+import type { ServerConfig } from '../src/domain/config/config.js'
 import { connectionsCheckingInterval, createServer, listenFailure, loggerOptions, logClosing, main, OneLinePerRequest, REPEATED_SIGNAL_MS, shutdownSignals, startupMessage, watchParent } from '../src/server.js'
 import { begun, listenerClosed } from './sockets.js'
 

@@ -3,7 +3,7 @@ import { request, Agent } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Test } from 'tap'
 import { createServer } from '../src/server.js'
-import type { SessionStore, SessionPage } from '../src/domain/store.js'
+import type { SessionStore, SessionPage } from '../src/domain/sessions/store.js'
 
 /** An HTTP request over `agent` (which names the source address): the status and the headers, once the answer is read. */
 async function send (agent: Agent, port: number, method: string, path: string, headers: Record<string, string> = {}, body = '') {

@@ -1,8 +1,8 @@
 // The in-memory store's life cycle with a hand-moved clock: expiry, touch, capacity, restore.
 import t from 'tap'
-import { MAX_COUNTED, WindowCounts } from '../src/domain/counts.js'
-import { MemoryStore } from '../src/domain/memory-store.js'
-import { then } from '../src/domain/store.js'
+import { MAX_COUNTED, WindowCounts } from '../src/domain/sessions/counts.js'
+import { MemoryStore } from '../src/domain/sessions/memory-store.js'
+import { then } from '../src/domain/sessions/store.js'
 import { fakeTime } from './clock.js'
 import { storeBehaviour } from './store-behaviour.js'
 

@@ -8,7 +8,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import app from '../src/app.js'
 import { createServer } from '../src/server.js'
-import { firstValues, namesOnTheWire, wireHeaders, wireName } from '../src/domain/wire.js'
+import { firstValues, namesOnTheWire, wireHeaders, wireName } from '../src/domain/http/wire.js'
 import { begun } from './sockets.js'
 
 /** Sends `raw` on a new connection (which it closes after one answer) and resolves with the answer. */

@@ -4,8 +4,8 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import app from '../../src/app.js'
-import { MemoryStore } from '../../src/domain/memory-store.js'
-import { StoreUnavailableError, type Session, type CreationLimit } from '../../src/domain/store.js'
+import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
+import { StoreUnavailableError, type Session, type CreationLimit } from '../../src/domain/sessions/store.js'
 import { build, newSession, passed } from '../helper.js'
 
 t.test('a session made at one base passes challenges at the other', async t => {
@@ -84,7 +84,7 @@ t.test('the pages, the docs, the class board and the metrics are at the root onl
     const under = `/api${url === '/' ? '/' : url}`
     const missing = await server.inject({ method: 'GET', url: under, headers: admin })
     t.equal(missing.statusCode, 404, under)
-    // The service's 404, with the root's path as the hint where there is one (src/domain/near-paths.ts).
+    // The service's 404, with the root's path as the hint where there is one (src/domain/challenges/near-paths.ts).
     const hint = `; did you mean ${url}?`
     t.same(missing.json(), { errorMessages: [`No resource at GET ${under}${hint}`] }, `${under}: the service's 404`)
   }

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { challenges } from '../../src/domain/catalogue.js'
-import { MemoryStore } from '../../src/domain/memory-store.js'
+import { challenges } from '../../src/domain/challenges/catalogue.js'
+import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
 import { BASES, baseName, build, errorMessages, passed } from '../helper.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

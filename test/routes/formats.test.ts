@@ -1,7 +1,7 @@
 // Content negotiation: JSON and XML for every body, 406 and 415, safe XML parsing, exact round trips.
 import t from 'tap'
-import { challenges } from '../../src/domain/catalogue.js'
-import { readNoteXml, XmlError } from '../../src/domain/xml.js'
+import { challenges } from '../../src/domain/challenges/catalogue.js'
+import { readNoteXml, XmlError } from '../../src/domain/http/xml.js'
 import { BASES, baseName, build, newSession, storeOf } from '../helper.js'
 
 const XML_DECL = '<?xml version="1.0" encoding="UTF-8"?>'

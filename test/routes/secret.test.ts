@@ -1,6 +1,6 @@
 import t from 'tap'
-import { MemoryStore } from '../../src/domain/memory-store.js'
-import type { SessionStore } from '../../src/domain/store.js'
+import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
+import type { SessionStore } from '../../src/domain/sessions/store.js'
 import { BASES, baseName, basic, build, errorMessages, newSession, passed, storeOf } from '../helper.js'
 
 const json = { 'content-type': 'application/json' }

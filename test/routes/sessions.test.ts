@@ -1,9 +1,9 @@
 // Sessions that last and stay bounded: GET/PUT /challenger/{guid}, expiry, capacity, the creation
 // rate limit and single-player mode, over inject.
 import t from 'tap'
-import { challenges, OTHER_REFERENCE_NAMES, paddedId } from '../../src/domain/catalogue.js'
-import { SINGLE_PLAYER_GUID } from '../../src/domain/options.js'
-import { MemoryStore } from '../../src/domain/memory-store.js'
+import { challenges, OTHER_REFERENCE_NAMES, paddedId } from '../../src/domain/challenges/catalogue.js'
+import { SINGLE_PLAYER_GUID } from '../../src/domain/config/options.js'
+import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
 import { fakeTime } from '../clock.js'
 import { BASES, baseName, basic, build, errorMessages, newSession, passed, storeOf } from '../helper.js'
 

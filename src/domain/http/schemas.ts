@@ -2,9 +2,9 @@
 // them, and @fastify/swagger turns them, with their descriptions, headers and examples, into the
 // OpenAPI document.
 import { Type, type TSchema } from '@sinclair/typebox'
-import { challenges, OTHER_REFERENCE_NAMES, paddedId } from './catalogue.js'
-import { MAX_NAME } from './names.js'
-import { TOKEN_PATTERN } from './ids.js'
+import { challenges, OTHER_REFERENCE_NAMES, paddedId } from '../challenges/catalogue.js'
+import { MAX_NAME } from '../sessions/names.js'
+import { TOKEN_PATTERN } from '../sessions/ids.js'
 
 export interface HeaderDoc {
   type: 'string'

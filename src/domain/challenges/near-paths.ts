@@ -5,7 +5,7 @@
 
 /** A path (prefix included, query string left out) longer than this gets no suggestion. */
 export const MAX_SUGGESTED_PATH = 200
-import { API_BASE as API } from './api-base.js'
+import { API_BASE as API } from '../http/api-base.js'
 
 /** One real path: its API base, and its segments (`:name` for a parameter), whole and after the base. */
 interface Known {

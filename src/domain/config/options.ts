@@ -2,10 +2,10 @@
 // option fail at registration with a clear message.
 import { existsSync, readFileSync } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
-import { OptionError } from './errors.js'
-import { MAX_JOURNAL_SIZE, worstSessionBytes } from './journal.js'
-import { sentinelAddress, settingsProblem, type ConnectionSettings, type SettingNames } from './redis/connection.js'
-import type { SessionStore } from './store.js'
+import { OptionError } from '../http/errors.js'
+import { MAX_JOURNAL_SIZE, worstSessionBytes } from '../journal/journal.js'
+import { sentinelAddress, settingsProblem, type ConnectionSettings, type SettingNames } from '../sessions/redis/connection.js'
+import type { SessionStore } from '../sessions/store.js'
 
 export interface ApiChallengesOptions {
   /** Basic credentials that POST /secret/token accepts. Default `admin` / `password`, as the reference. */
@@ -91,13 +91,13 @@ export interface ApiChallengesOptions {
 export const VERSION = packageVersion()
 
 function packageVersion (): string {
-  // src/domain/ in the repository, dist/src/domain/ once built: two or three floors up.
+  // src/domain/config/ in the repository, dist/src/domain/config/ once built: three or four floors up.
   let dir = new URL('.', import.meta.url)
   for (;;) {
     const file = new URL('package.json', dir)
     if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version
     /* c8 ignore next */
-    if (dir.pathname === '/') throw new Error('api-challenges: no package.json above src/domain/options')
+    if (dir.pathname === '/') throw new Error('api-challenges: no package.json above src/domain/config/options')
     dir = new URL('..', dir)
   }
 }
@@ -125,7 +125,7 @@ export type RedisConnectionOption = 'redisUrl' | 'redisSentinels' | 'redisSentin
 export type ResolvedOptions = Required<Omit<ApiChallengesOptions, 'store' | 'adminToken' | 'drainSignal' | RedisConnectionOption>> &
   Pick<ApiChallengesOptions, 'store' | 'adminToken' | 'drainSignal' | RedisConnectionOption>
 
-/** The Redis connection options' names, for ./redis/connection.ts's messages. */
+/** The Redis connection options' names, for ../sessions/redis/connection.ts's messages. */
 export const REDIS_OPTION_NAMES: SettingNames = Object.freeze({
   url: 'redisUrl',
   sentinels: 'redisSentinels',
@@ -137,7 +137,7 @@ export const REDIS_OPTION_NAMES: SettingNames = Object.freeze({
   tlsKey: 'redisTlsKey'
 })
 
-/** Where Redis is, from the options: the settings ./redis/connection.ts takes. */
+/** Where Redis is, from the options: the settings ../sessions/redis/connection.ts takes. */
 export function redisSettings (options: Pick<ApiChallengesOptions, RedisConnectionOption>): ConnectionSettings {
   return Object.fromEntries(Object.entries(REDIS_OPTION_NAMES).map(([setting, option]) => [setting, options[option as RedisConnectionOption]]))
 }

@@ -1,7 +1,7 @@
 // The class board's API in plain terms: its page sizes, and the sessions as CSV (RFC 4180), for
 // routes/admin.ts and the board page.
-import { challenges, isPassed, paddedId, passedIds } from './catalogue.js'
-import type { SessionSummary } from './store.js'
+import { challenges, isPassed, paddedId, passedIds } from '../challenges/catalogue.js'
+import type { SessionSummary } from '../sessions/store.js'
 
 /** Sessions per page of GET /admin/sessions: by default, and at most. */
 export const DEFAULT_PAGE = 100

@@ -3,11 +3,11 @@
 // Int32Array per session, and the few texts the service cannot know in advance (a 404's path, an
 // unusual Content-Type) as bytes in a bounded area of their own per journal; unpacked only when the
 // journal is read. Nothing here knows HTTP: the journal plugin gathers the facts.
-import { nearMissSays, passedIds, type SeenRequest } from './catalogue.js'
-import type { TokenVerdict } from './challenge-list.js'
-import type { TokenSource } from './secrets.js'
-import { didYouMean } from './messages.js'
-import { EVERY_METHOD } from './methods.js'
+import { nearMissSays, passedIds, type SeenRequest } from '../challenges/catalogue.js'
+import type { TokenVerdict } from '../challenges/challenge-list.js'
+import type { TokenSource } from '../sessions/secrets.js'
+import { didYouMean } from '../challenges/messages.js'
+import { EVERY_METHOD } from '../http/methods.js'
 import { CHUNK, Slab } from './slab.js'
 
 /** Entries kept per session by default; 0 turns the journal off. */

@@ -2,8 +2,8 @@
 // placed in a page is escaped. Their stylesheet, icon and scripts are files of their own in
 // public/gui/ (served as /gui/…, routes/pages.ts), linted and type-checked as the browser's code.
 // No front-end build: what is here and there is what the browser gets.
-import type { Challenge, ChallengeRow } from './catalogue.js'
-import type { JournalView } from './journal.js'
+import type { Challenge, ChallengeRow } from '../challenges/catalogue.js'
+import type { JournalView } from '../journal/journal.js'
 
 const HTML_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' }
 

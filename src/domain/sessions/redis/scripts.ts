@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import type { Redis } from 'ioredis'
 
-/** How many activity scores a millisecond has (see <prefix>lru in src/domain/redis-store.ts). */
+/** How many activity scores a millisecond has (see <prefix>lru in src/domain/sessions/redis-store.ts). */
 export const PER_MS = 1024
 /**
  * How much longer than its session a journal may live (see <prefix>j:): a lookup renews the

@@ -1,11 +1,11 @@
-// Session storage: the one interface both stores implement (src/domain/memory-store.ts, in this
-// process, and src/domain/redis-store.ts, shared by instances), and the types they share. Each
+// Session storage: the one interface both stores implement (src/domain/sessions/memory-store.ts, in this
+// process, and src/domain/sessions/redis-store.ts, shared by instances), and the types they share. Each
 // method may answer at once or with a promise (Maybe): the memory store answers at once, Redis
 // later, behind one name; the service calls one path for both, and goes on without a turn of the
 // event loop when the answer is already there (see `then`).
-import type { JournalEntry } from './journal.js'
-// The store's errors, with their codes (src/domain/errors.ts).
-export { BadCursorError, CreationRefusedError, StoreUnavailableError } from './errors.js'
+import type { JournalEntry } from '../journal/journal.js'
+// The store's errors, with their codes (src/domain/http/errors.ts).
+export { BadCursorError, CreationRefusedError, StoreUnavailableError } from '../http/errors.js'
 
 /** A value, or a promise of it. */
 export type Maybe<T> = T | Promise<T>
@@ -136,7 +136,7 @@ export interface SessionStore {
   /** Resolves once connected, or after the connect timeout; the app waits for it before it starts. */
   connected? (): Promise<void>
   /**
-   * Counts one more session made by `client` (an address, see src/domain/connections.ts) in its
+   * Counts one more session made by `client` (an address, see src/domain/http/connections.ts) in its
    * window of `windowMs`, which starts with its first count, where every instance sharing the store
    * counts too: the count so far and the milliseconds left in the window. The service counts wrong
    * admin tokens here too, under `admin:` and the address. With `add` 0 the count is only read

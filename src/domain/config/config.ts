@@ -2,11 +2,11 @@
 // A bad value stops start-up with one line that names the variable.
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
-import { everyClientOf, NAMED_RANGES } from './address-ranges.js'
-import { ConfigError } from './errors.js'
-import { MAX_JOURNAL_SIZE } from './journal.js'
+import { everyClientOf, NAMED_RANGES } from '../http/address-ranges.js'
+import { ConfigError } from '../http/errors.js'
+import { MAX_JOURNAL_SIZE } from '../journal/journal.js'
 import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, CREDENTIAL_RULES, defaults, heapLimit, inRedis, journalMemory, megabytes, redisSettings, SENTINEL_MASTER_PATTERN, type ApiChallengesOptions } from './options.js'
-import { sentinelAddress, settingsProblem, type SettingNames } from './redis/connection.js'
+import { sentinelAddress, settingsProblem, type SettingNames } from '../sessions/redis/connection.js'
 
 /** An environment variable the server cannot use (APICH_CONFIG): src/server.ts says so and does not start. */
 export { ConfigError }
@@ -217,7 +217,7 @@ function journalFits (app: ApiChallengesOptions): void {
 
 /**
  * Every variable configFromEnv reads (test/docs-links.test.ts checks the list against the source), for
- * the start-up warning about names that look like one of them (src/domain/misspelt.ts).
+ * the start-up warning about names that look like one of them (src/domain/config/misspelt.ts).
  */
 export const SETTINGS: readonly string[] = [
   'ADMIN_TOKEN', 'AUTH_PASSWORD', 'AUTH_USERNAME', 'BODY_LIMIT', 'CREATION_RATE_LIMIT', 'DOCS',

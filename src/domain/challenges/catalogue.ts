@@ -1,7 +1,7 @@
 // The challenge catalogue: the list of challenge-list.ts, checked, and the lookups over it
 // (bits, status maps, the reference's names). Plain data and lookups; it knows nothing of HTTP or Fastify.
-import { API_BASE } from './api-base.js'
-import { CatalogueError, UnknownTriggerError } from './errors.js'
+import { API_BASE } from '../http/api-base.js'
+import { CatalogueError, UnknownTriggerError } from '../http/errors.js'
 import { challenges, SOLUTIONS_BASE, type Challenge, type NearMiss, type RequestFacts, type SeenRequest, type Trigger } from './challenge-list.js'
 
 export { challenges, SOLUTIONS_BASE, type Challenge, type RequestFacts, type SeenRequest, type Trigger }
@@ -154,7 +154,7 @@ export interface ChallengeRow extends ChallengeItem {
   hint: string
 }
 
-/** The most near misses a catalogue may have: the journal keeps an entry's near miss in 7 bits (see journal.ts). */
+/** The most near misses a catalogue may have: the journal keeps an entry's near miss in 7 bits (see ../journal/journal.ts). */
 export const MAX_NEAR_MISSES = 126
 
 /** The resource of a trigger: `/secret/note` for 'POST /secret/note no-token'. */

@@ -2,7 +2,7 @@
 // passed, a Redis store for a Redis URL or sentinels, else a new in-memory store.
 import { RedisStore } from './redis-store.js'
 import { MemoryStore } from './memory-store.js'
-import { inRedis, redisSettings, type ApiChallengesOptions, type RedisConnectionOption } from './options.js'
+import { inRedis, redisSettings, type ApiChallengesOptions, type RedisConnectionOption } from '../config/options.js'
 import type { SessionStore } from './store.js'
 
 export interface StoreOptions extends Pick<ApiChallengesOptions, RedisConnectionOption> {

@@ -1,5 +1,5 @@
 // Numbered areas of memory of one size in shared typed-array chunks, for the journals: thousands of
-// sessions each hold a number, not an object or a buffer of their own (src/domain/journal.ts).
+// sessions each hold a number, not an object or a buffer of their own (src/domain/journal/journal.ts).
 
 /** Areas per chunk: 256 journals of 20 entries are 82 KB of integers (and their text areas 164 KB). */
 export const CHUNK = 256

@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks'
 import { WindowCounts } from './counts.js'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
-import { Journals, type JournalEntry } from './journal.js'
+import { Journals, type JournalEntry } from '../journal/journal.js'
 import { Marks } from './marks.js'
 import { BadCursorError, CreationRefusedError, type Session, type SessionStore, type ClassSummary, type CreationCount, type CreationLimit, type SessionPage, type SessionSummary } from './store.js'
 
@@ -49,7 +49,7 @@ interface SessionState {
   created: number
   /**
    * Its place in the order of activity: a number that only grows, given at each touch. Marks
-   * (src/domain/marks.ts) find a place in the list from it, so that the board pages in O(page).
+   * (src/domain/sessions/marks.ts) find a place in the list from it, so that the board pages in O(page).
    */
   seq: number
   /** The number of its journal in the store's Journals; -1 until its first request (or with the journal off). */
@@ -101,7 +101,7 @@ export class MemoryStore implements SessionStore {
   readonly #wallSecond: number
   /** The seq of the last touch. */
   #seq = 0
-  /** Sessions marked for the board's cursor to find its place (src/domain/marks.ts). */
+  /** Sessions marked for the board's cursor to find its place (src/domain/sessions/marks.ts). */
   readonly #marks = new Marks<SessionState>()
   /**
    * The session #find found last, while it is live: the calls that follow in the same request

@@ -30,7 +30,7 @@
 // probe tells whether Redis still answers (./redis/availability.ts).
 import { Redis } from 'ioredis'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
-import { decodeEntry, encodeEntry, type JournalEntry } from './journal.js'
+import { decodeEntry, encodeEntry, type JournalEntry } from '../journal/journal.js'
 import { Availability, ReplicaShortfall } from './redis/availability.js'
 import { Batch } from './redis/batch.js'
 import { connection, type ConnectionSettings } from './redis/connection.js'

@@ -1,8 +1,8 @@
--- Many calls in one script (src/domain/redis/batch.ts): ARGV[4] the journal's size, then each call as
+-- Many calls in one script (src/domain/sessions/redis/batch.ts): ARGV[4] the journal's size, then each call as
 -- its letter and its arguments, a session by its id (22 characters rather than its keys):
 --   t id           the lookup: the session's t, n, p, k, a (false when there is none); an unpinned
 --                  session's activity score moves up (and so its expiry), and its journal's TTL
---                  starts again once it is below the idle time (see <prefix>j: in src/domain/redis-store.ts)
+--                  starts again once it is below the idle time (see <prefix>j: in src/domain/sessions/redis-store.ts)
 --   w id token note bits  t, and, when the token is the session's (by Lua's string equality: strings
 --                  are interned, so it compares two references, not the token's characters one by
 --                  one), the note and the challenge it passes (bits, 0 for none) in the same step:

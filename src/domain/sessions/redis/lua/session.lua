@@ -1,10 +1,10 @@
--- What every session script starts with (src/domain/redis/scripts.ts puts it before the script, after
+-- What every session script starts with (src/domain/sessions/redis/scripts.ts puts it before the script, after
 -- the constants PER_MS, JOURNAL_SPARE_MS, SWEEP_ON_CREATE and SWEEP_ON_READ).
 -- KEYS[1] the activity index, KEYS[2] the sessions, KEYS[3] the unused sessions' index; ARGV[1] the
 -- idle time, ARGV[2] the key prefix, ARGV[3] the deadline ('' for none: see below).
 -- Now, in milliseconds, by Redis's clock (scripts may read it since Redis 5: their effects are
 -- replicated, not the script), and the activity score of a touch now (see <prefix>lru in
--- src/domain/redis-store.ts). Scores stay below 2^53, exact in a double; %.0f keeps Lua from writing
+-- src/domain/sessions/redis-store.ts). Scores stay below 2^53, exact in a double; %.0f keeps Lua from writing
 -- them with an exponent. Reading the highest score, rather than keeping the last one given in a key of
 -- its own, spares a write (and its line in the AOF) per script. A session whose score is below
 -- `cutoff` is expired.
@@ -19,7 +19,7 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local cutoff = (now - idleMs) * PER_MS
 -- Past its deadline (ms, by this clock) the script does nothing: the instance that sent it has answered
 -- 503 by now (its command timed out), and a refused request changes nothing, even when Redis, or the
--- network, held the script until after a newer write (src/domain/redis/clock.ts sets the deadline).
+-- network, held the script until after a newer write (src/domain/sessions/redis/clock.ts sets the deadline).
 if ARGV[3] ~= '' and now > tonumber(ARGV[3]) then
   return redis.error_reply('LATE the script reached Redis after its deadline; nothing was done')
 end
