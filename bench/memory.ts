@@ -82,7 +82,7 @@ async function measure (sessions: number, stores = 1): Promise<MemoryFigure> {
     const list = guids[s] as string[]
     for (let i = 0; i < sessions; i++) {
       const guid = list[i] as string
-      store.writeNote(guid, store.get(guid)?.token as string, JSON.parse(`"${String(i).padStart(100, 'n')}"`), 0)
+      await store.update(guid, { note: JSON.parse(`"${String(i).padStart(100, 'n')}"`) as string })
     }
   }
   const withNote = heapAfterGc()

@@ -53,19 +53,12 @@ async function admin (fastify: FastifyInstance, options: AdminOptions): Promise<
   const expected = token ?? ''
 
   // The counts live in the store (with Redis, where every instance counts); while it cannot be
-  // reached, and for a store that does not count, this process counts for itself, so that the
-  // board and /metrics keep answering the right token and wrong ones stay limited.
+  // reached, this process counts for itself, so that the board and /metrics keep answering the
+  // right token and wrong ones stay limited.
   const store = fastify.sessions
-  const shared = store.countCreation?.bind(store)
-  const local = new WindowCounts(() => performance.now())
-  const countGuesses = async (client: string, add: 0 | 1): Promise<CreationCount> => {
-    if (shared !== undefined) {
-      try {
-        return await shared(client, ADMIN_GUESS_WINDOW_MS, add)
-      } catch {}
-    }
-    return local.count(client, ADMIN_GUESS_WINDOW_MS, add)
-  }
+  const local = new WindowCounts(() => Math.floor(performance.now()))
+  const countGuesses = async (client: string, add: 0 | 1): Promise<CreationCount> =>
+    await store.countCreation(client, ADMIN_GUESS_WINDOW_MS, add).catch(() => local.count(client, ADMIN_GUESS_WINDOW_MS, add))
   const refuse = (reply: FastifyReply, msLeft: number): FastifyReply => {
     const seconds = Math.max(1, Math.ceil(msLeft / 1000))
     return reply.header('retry-after', String(seconds))

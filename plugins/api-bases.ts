@@ -34,16 +34,11 @@ export interface ApiBasesOptions {
   creationRateLimit: number
 }
 
-/**
- * @fastify/rate-limit's `store` option, counting in a store that counts creations itself; nothing
- * (the rate limit's own count in this process) for one that does not.
- */
-function countingIn (sessions: SessionStore): { store?: FastifyRateLimitStoreCtor } {
-  if (sessions.countCreation === undefined) return {}
-  const count = sessions.countCreation.bind(sessions)
-  class Counts implements FastifyRateLimitStore {
+/** @fastify/rate-limit's `store` option: the counts live in the session store, shared by every instance that shares it. */
+function countingIn (sessions: SessionStore): FastifyRateLimitStoreCtor {
+  return class Counts implements FastifyRateLimitStore {
     incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, windowMs?: number): void {
-      (async () => await count(key, windowMs as number))().then(({ count, msLeft }) => { callback(null, { current: count, ttl: msLeft }) }, callback)
+      sessions.countCreation(key, windowMs as number).then(({ count, msLeft }) => { callback(null, { current: count, ttl: msLeft }) }, callback)
     }
 
     // The limiter made with its own options (below) counts in a child: the same counts.
@@ -51,7 +46,6 @@ function countingIn (sessions: SessionStore): { store?: FastifyRateLimitStoreCto
       return new Counts()
     }
   }
-  return { store: Counts }
 }
 
 async function apiBases (fastify: FastifyInstance, options: ApiBasesOptions): Promise<void> {
@@ -68,11 +62,10 @@ async function apiBases (fastify: FastifyInstance, options: ApiBasesOptions): Pr
     return
   }
   // One limiter, made here once for both bases. @fastify/rate-limit is registered in a child of its
-  // own, so that its decorators stay out of the app. A store that counts (Redis) is where the counts
-  // live, so that the limit holds across instances.
+  // own, so that its decorators stay out of the app.
   let check: ReturnType<FastifyInstance['createRateLimit']> | undefined
   await fastify.register(async function creationLimit (child) {
-    await child.register(rateLimit, { global: false, ...countingIn(fastify.sessions) })
+    await child.register(rateLimit, { global: false, store: countingIn(fastify.sessions) })
     // Counted per client: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64).
     check = child.createRateLimit({ max: most, timeWindow: CREATION_WINDOW_MS, keyGenerator: request => clientKey(request.ip) })
   })

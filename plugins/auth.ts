@@ -1,7 +1,8 @@
 // Authorization: the Basic credentials that earn a token (`fastify.checkCredentials`), and the
-// preHandler that guards a resource with the session's token (`fastify.tokenAuth(resource)`).
-// Secrets are compared in constant time.
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
+// session's token, judged in one place (`fastify.judgeToken`): by the preHandler that guards the
+// note (`fastify.tokenAuth`), and by the journal for a request answered before it. Secrets are
+// compared in constant time.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Trigger } from '../src/domain/challenges/catalogue.js'
 import { NAME_A_SESSION } from '../src/domain/challenges/messages.js'
@@ -15,15 +16,20 @@ declare module 'fastify' {
     /** The `WWW-Authenticate` value that goes with a refused Basic login. */
     basicChallenge: string
     /**
+     * Whether the request's token is its session's: sets `request.tokenVerdict` and
+     * `request.tokenSource`, once per request. The request must have a session.
+     */
+    judgeToken (request: FastifyRequest): TokenVerdict
+    /**
      * A preHandler that lets a request through only with its session's token, and records the
      * challenge of a refusal (`missing` token, `wrong` token) for the methods named in `refusals`.
      */
-    tokenAuth (refusals: Partial<Record<string, Refusals>>): preHandlerHookHandler
+    tokenAuth (refusals: Partial<Record<string, Refusals>>): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
   }
   interface FastifyRequest {
-    /** Set by `tokenAuth`: how the token came (when one did). */
+    /** Set by `judgeToken`: how the token came (when one did). */
     tokenSource: TokenSource | null
-    /** Set by `tokenAuth`: whether a token came, and whether it was the session's. */
+    /** Set by `judgeToken`: whether a token came, and whether it was the session's. */
     tokenVerdict: TokenVerdict | null
   }
 }
@@ -41,12 +47,6 @@ export interface AuthOptions {
 }
 
 const BASIC = /^basic +([a-z0-9+/]+=*) *$/i
-
-/** Answers a refusal once its challenge is recorded (at once when there was nothing to wait for). */
-function refuse (passing: Promise<void> | undefined, done: (error?: Error) => void, answer: () => void): void {
-  if (passing === undefined) answer()
-  else passing.then(answer, done)
-}
 
 async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<void> {
   const { username, password, realm } = options
@@ -68,35 +68,37 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
   fastify.decorateRequest('tokenSource', null)
   fastify.decorateRequest('tokenVerdict', null)
 
-  fastify.decorate('tokenAuth', function (refusals: Partial<Record<string, Refusals>>): preHandlerHookHandler {
+  fastify.decorate('judgeToken', function (request: FastifyRequest): TokenVerdict {
+    if (request.tokenVerdict !== null) return request.tokenVerdict
+    const found = presentedToken(request.headers.authorization, request.headers['x-auth-token'])
+    if (found === undefined) {
+      request.tokenVerdict = 'missing'
+    } else {
+      request.tokenSource = found[1]
+      request.tokenVerdict = safeEqual(found[0], (request.session as { token: string }).token) ? 'valid' : 'wrong'
+    }
+    return request.tokenVerdict
+  })
+
+  fastify.decorate('tokenAuth', function (refusals: Partial<Record<string, Refusals>>) {
     // The challenge bits of each refusal, by method, worked out once.
     const bits = (outcome: keyof Refusals) => new Map(Object.entries(refusals).map(([method, triggers]) => [method, fastify.bitFor((triggers as Refusals)[outcome])]))
     const noToken = bits('missing')
     const wrongToken = bits('wrong')
-    // A callback hook, not an async one: an accepted token, the common case, costs no promise.
-    return function requireToken (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) {
-      const challenger = request.practiceSession
-      if (challenger === null) {
-        reply.fail(401, NAME_A_SESSION)
-        return
+    // An answer sent here is returned: the hooks and the handler after it do not run.
+    return async function requireToken (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+      if (request.session === null) return reply.fail(401, NAME_A_SESSION)
+      const verdict = fastify.judgeToken(request)
+      if (verdict === 'missing') {
+        await request.pass(noToken.get(request.method) ?? 0)
+        return reply.fail(401, 'Send the token from POST /secret/token in the X-AUTH-TOKEN header')
       }
-      const found = presentedToken(request.headers.authorization, request.headers['x-auth-token'])
-      if (found === undefined) {
-        request.tokenVerdict = 'missing'
-        refuse(request.pass(noToken.get(request.method) ?? 0), done, () => reply.fail(401, 'Send the token from POST /secret/token in the X-AUTH-TOKEN header'))
-        return
-      }
-      const [token, source] = found
-      request.tokenSource = source
-      if (!safeEqual(token, challenger.token)) {
-        request.tokenVerdict = 'wrong'
+      if (verdict === 'wrong') {
         // A wrong Bearer token passes nothing: challenges 31 and 36 are about X-AUTH-TOKEN.
-        const passing = source === 'x-auth-token' ? request.pass(wrongToken.get(request.method) ?? 0) : undefined
-        refuse(passing, done, () => reply.fail(403, 'The token is not the one issued to this session'))
-        return
+        if (request.tokenSource === 'x-auth-token') await request.pass(wrongToken.get(request.method) ?? 0)
+        return reply.fail(403, 'The token is not the one issued to this session')
       }
-      request.tokenVerdict = 'valid'
-      done()
+      return undefined
     }
   })
 }

@@ -4,14 +4,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { progressFrom, statusMap } from '../src/domain/challenges/catalogue.js'
-import { clientKey } from '../src/domain/http/connections.js'
 import { newToken } from '../src/domain/sessions/ids.js'
-import { CreationRefusedError, type Session, type Maybe } from '../src/domain/sessions/store.js'
+import type { Session } from '../src/domain/sessions/store.js'
 import { truncate } from '../src/domain/sessions/truncate.js'
 import { viewOf } from '../src/domain/journal/journal.js'
 import { requestsXml, sessionXml } from '../src/domain/http/xml.js'
 import { checkName } from '../src/domain/sessions/names.js'
-import { CREATION_WINDOW_MS } from '../plugins/api-bases.js'
 import { answer, failure, GuidParams, header, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/http/schemas.js'
 
 export interface ChallengerOptions {
@@ -73,61 +71,35 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     const answerCreated = (reply: FastifyReply, guid: string): FastifyReply =>
       reply.header('x-challenger', guid).header('location', fastify.progressPage(guid)).code(201).send()
 
-    /** The new session's 201. Made with its challenge passed: request.pass has nothing left to write. */
-    const answerMade = (request: FastifyRequest, reply: FastifyReply, made: Session): FastifyReply => {
-      request.practiceSession = made
+    /** A new session, made with its challenge passed: request.pass has nothing left to write. */
+    const create = async (request: FastifyRequest, reply: FastifyReply, name: string | undefined): Promise<FastifyReply> => {
+      if (!await mayCreate(request, reply)) return reply
+      const made = await store.create(name, created)
+      request.session = made
       request.passedBits |= created
       return answerCreated(reply, made.guid)
     }
-    /** The 429 of a client over the creation limit; any other failure is the error handler's. */
-    const answerRefused = (reply: FastifyReply, error: unknown): FastifyReply => {
-      if (!(error instanceof CreationRefusedError)) throw error
-      refuseCreation(reply, Math.ceil(error.msLeft / 1000))
-      return reply
-    }
-    /**
-     * The store counts the creation against the client's limit (where the creation limit of
-     * plugins/api-bases.ts keeps its counts), makes the session and records its challenge in one
-     * step (one round trip to Redis); a store in this process answers at once, and so does this.
-     */
-    const create = (request: FastifyRequest, reply: FastifyReply, name: string | undefined): Promise<void> | undefined => {
-      let made: Maybe<Session>
-      try {
-        made = store.create(name, created, most > 0 ? { client: clientKey(request.ip), windowMs: CREATION_WINDOW_MS, max: most } : undefined)
-      } catch (error) {
-        answerRefused(reply, error)
-        return undefined
-      }
-      if (made instanceof Promise) {
-        return made.then(async made => { await answerMade(request, reply, made) }, async (error: unknown) => { await answerRefused(reply, error) })
-      }
-      answerMade(request, reply, made)
-      return undefined
-    }
 
     /** The one session of single-player mode, handed out (and named, when the body names it). */
-    const handOut = async (request: FastifyRequest, reply: FastifyReply, session: Session, name: string | undefined): Promise<void> => {
-      if (name !== undefined) await store.setName?.(session.guid, name)
+    const handOut = async (request: FastifyRequest, reply: FastifyReply, session: Session, name: string | undefined): Promise<FastifyReply> => {
+      if (name !== undefined) await store.setName(session.guid, name)
       await request.pass(created)
       return answerCreated(reply, session.guid)
     }
 
-    // Answered at once (no promise) when the store answers at once.
-    const handle = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
+    const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const named = request.headers['x-challenger']
-      const session = request.practiceSession
+      const session = request.session
       if (named !== undefined && named !== '') {
         if (session === null) reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
         else reply.header('location', fastify.progressPage(session.guid)).code(200).send()
-        return undefined
+        return
       }
       const given = nameIn(request.body)
-      if ('refused' in given) {
-        reply.fail(400, `Invalid request: ${given.refused}`)
-        return undefined
-      }
+      if ('refused' in given) reply.fail(400, `Invalid request: ${given.refused}`)
       // In single-player mode the one session already exists: it is handed out, not made.
-      return session === null ? create(request, reply, given.name) : handOut(request, reply, session, given.name)
+      else if (session === null) await create(request, reply, given.name)
+      else await handOut(request, reply, session, given.name)
     }
 
     fastify.post('/challenger', {
@@ -166,7 +138,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     fastify.addHook('onRequest', async (request) => {
       const guid = (request.params as { guid: string }).guid.toLowerCase()
       // The session of X-CHALLENGER, when it is this one, was looked up already: once is enough.
-      request.named = request.practiceSession?.guid === guid ? request.practiceSession : await fastify.sessions.get(guid) ?? null
+      request.sessionInUrl = request.session?.guid === guid ? request.session : await fastify.sessions.get(guid) ?? null
     })
 
     fastify.get('/challenger/:guid', {
@@ -179,7 +151,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       }
     }, async (request, reply) => {
       // Looked up once, by the hook above.
-      const record = request.named
+      const record = request.sessionInUrl
       if (record === null) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
       return sessionJson(record)
     })
@@ -212,7 +184,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       // In single-player mode only the one session may be restored.
       const only = fastify.sessionGuidFor(guid)
       if (only !== guid) return reply.fail(409, `In single-player mode the only session is ${only}`)
-      const live = request.named
+      const live = request.sessionInUrl
       if (live === null && !await mayCreate(request, reply)) return reply
       let name: string | undefined
       if (body.name !== undefined) {
@@ -249,16 +221,14 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         }
       }
     }, async (request, reply) => {
-      if (request.named === null) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      if (request.sessionInUrl === null) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
       let name: string | undefined
       if (request.body.name !== null) {
         const checked = checkName(request.body.name)
         if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
         name = checked.name
       }
-      const setName = fastify.sessions.setName
-      // A store without names (one passed in by a host) keeps none: the session is answered as it is.
-      const record = setName === undefined ? request.named : await setName.call(fastify.sessions, request.named.guid, name)
+      const record = await fastify.sessions.setName(request.sessionInUrl.guid, name)
       if (record === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
       return sessionJson(record)
     })
@@ -275,8 +245,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         response: { 200: answer(RequestList, 'The session\'s last requests, newest first', {}, XML.requests), 404: failure('No live session by that id') }
       }
     }, async (request, reply) => {
-      const record = request.named
-      const entries = record === null ? undefined : await fastify.sessions.journal?.(record.guid) ?? []
+      const record = request.sessionInUrl
+      const entries = record === null ? undefined : await fastify.sessions.journal(record.guid)
       if (entries === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
       return { requests: entries.map(viewOf) }
     })

@@ -37,9 +37,9 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     if (page) request.journaled = false
     await request.pass(bit)
     // The list shows this request's own pass too.
-    const progress = request.practiceSession === null ? 0 : request.practiceSession.progress | bit
+    const progress = request.session === null ? 0 : request.session.progress | bit
     // As the reference does: where the learner sees this progress as a page.
-    if (request.practiceSession !== null) reply.header('location', fastify.progressPage(request.practiceSession.guid))
+    if (request.session !== null) reply.header('location', fastify.progressPage(request.session.guid))
     return { challenges: request.query.hints === 'true' ? challengeRows(progress) : challengeItems(progress) }
   })
   fastify.allowOnly('/challenges', ['GET', 'HEAD', 'OPTIONS'])

@@ -58,19 +58,10 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
       ['TRACE', fastify.bitFor('POST /heartbeat as TRACE')]
     ])
   }
-  // Not async: with nothing to wait for (an in-memory store, or a challenge already passed), it
-  // answers at once, without a promise.
-  // A promise resolves to the reply it sent: Fastify then knows it is answered, even while an
-  // asynchronous onSend hook (the journal's, with Redis) still runs.
-  const heartbeat = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
+  const heartbeat = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const [method, bit] = effectiveMethod(request, bits)
-    const answer = (): FastifyReply => respond(method, reply, fastify.closing || !fastify.sessions.available())
-    const passing = request.pass(bit)
-    if (passing === undefined) {
-      answer()
-      return undefined
-    }
-    return passing.then(answer)
+    await request.pass(bit)
+    return respond(method, reply, fastify.closing || !fastify.sessions.available())
   }
   const notAllowed = html('Method not allowed (challenge 25 for DELETE)', { Allow })
   const running = {

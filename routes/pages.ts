@@ -84,7 +84,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     const guid = fastify.sessionGuidFor(asked)
     const record = guid === null ? undefined : await fastify.findSession(guid)
     const progress = record?.progress ?? 0
-    const journal = record === undefined || options.journalSize === 0 ? undefined : await fastify.sessions.journal?.(record.guid)
+    const journal = record === undefined || options.journalSize === 0 ? undefined : await fastify.sessions.journal(record.guid)
     return challengesPage({
       base,
       origin: originOf(request),

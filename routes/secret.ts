@@ -4,7 +4,7 @@
 // 415 or 400 (see plugins/bodies.ts) comes after them, and only a body over the limit (413) before.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { NAME_A_SESSION } from '../src/domain/challenges/messages.js'
-import { presentedToken, type TokenSource } from '../src/domain/sessions/secrets.js'
+import type { TokenSource } from '../src/domain/sessions/secrets.js'
 import type { Session } from '../src/domain/sessions/store.js'
 import { truncate } from '../src/domain/sessions/truncate.js'
 import { noteXml, readNoteXml } from '../src/domain/http/xml.js'
@@ -38,19 +38,19 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
         .header('www-authenticate', fastify.basicChallenge)
         .fail(401, 'Send Basic credentials that the server accepts (by default admin:password) in the Authorization header')
     }
-    const challenger = request.practiceSession
-    if (challenger === null) {
+    const session = request.session
+    if (session === null) {
       return reply.fail(401, NAME_A_SESSION)
     }
     await request.pass(issued)
-    return reply.header('x-auth-token', challenger.token).code(201).send()
+    return reply.header('x-auth-token', session.token).code(201).send()
   })
   fastify.allowOnly('/secret/token', ['POST', 'OPTIONS'])
 }
 
 /** The session of a request that tokenAuth let through: it always has one. */
-function authorized (request: { practiceSession: Session | null }): Session {
-  return request.practiceSession as Session
+function authorized (request: { session: Session | null }): Session {
+  return request.session as Session
 }
 
 const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) => {
@@ -58,16 +58,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   // Challenges 33, 34, 37 and 38, by method and by how the token came.
   const read = { 'x-auth-token': fastify.bitFor('GET /secret/note x-auth-token'), bearer: fastify.bitFor('GET /secret/note bearer') }
   const written = { 'x-auth-token': fastify.bitFor('POST /secret/note x-auth-token'), bearer: fastify.bitFor('POST /secret/note bearer') }
-  // A note write's session is looked up here, with the write that its token, if it is the
-  // session's, earns: the note as the handler below answers it (one round trip to Redis). The token
-  // is still judged by tokenAuth next, and the body after it.
-  fastify.addHook('preHandler', fastify.lookUpWithNote(request => {
-    if (request.bodyError !== null || (request.validationError ?? null) !== null) return undefined
-    const found = presentedToken(request.headers.authorization, request.headers['x-auth-token'])
-    if (found === undefined) return undefined
-    return { token: found[0], note: truncate((request.body as { note: string }).note, options.noteMaxLength), bits: written[found[1]] }
-  }))
-  // Challenges 31, 32, 35 and 36: the refusals, by method.
+  // Challenges 31, 32, 35 and 36: the refusals, by method. The token is judged before the body.
   fastify.addHook('preHandler', fastify.tokenAuth({
     GET: { missing: 'GET /secret/note no-token', wrong: 'GET /secret/note wrong-token' },
     POST: { missing: 'POST /secret/note no-token', wrong: 'POST /secret/note wrong-token' }
@@ -86,20 +77,15 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
       security: security.note,
       response: { 200: answer(Note, 'The stored note', {}, XML.note), ...refused }
     }
-  }, (request, reply) => {
+  }, async (request) => {
     // HEAD is answered by this handler too, and passes nothing.
-    const passing = request.method === 'GET' ? request.pass(read[request.tokenSource as TokenSource]) : undefined
-    const body = { note: authorized(request).note }
-    if (passing === undefined) {
-      reply.send(body)
-      return undefined
-    }
-    return passing.then(() => body)
+    if (request.method === 'GET') await request.pass(read[request.tokenSource as TokenSource])
+    return { note: authorized(request).note }
   })
 
   fastify.post('/secret/note', {
     onRequest: fastify.requireAcceptable,
-    config: { xml: noteXml, takesToken: true, sessionWithNote: true },
+    config: { xml: noteXml, takesToken: true },
     schema: {
       summary: 'Write your secret note (challenges 34, 35, 36, 38)',
       security: security.note,
@@ -113,12 +99,14 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
         415: failure('A content type other than application/json')
       }
     }
-  }, (request, reply) => {
-    // The token was the session's: lookUpWithNote has stored the note, and its challenge, with the
-    // lookup. The bit is this request's when the session had not passed it before.
+  }, async (request, reply) => {
+    const session = authorized(request)
+    const note = truncate(request.body.note, options.noteMaxLength)
     const bit = written[request.tokenSource as TokenSource]
-    request.passedBits |= (authorized(request).progress & bit) === 0 ? bit : 0
-    reply.send({ note: truncate(request.body.note, options.noteMaxLength) })
+    // The note and its challenge in one write; the bit is this request's when the session had not passed it.
+    if (!await fastify.sessions.update(session.guid, { note, passed: bit })) return reply.fail(401, NAME_A_SESSION)
+    if ((session.progress & bit) === 0) request.passedBits |= bit
+    return { note }
   })
 
   fastify.allowOnly('/secret/note', ['GET', 'HEAD', 'POST', 'OPTIONS'])

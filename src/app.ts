@@ -7,6 +7,7 @@ import admin from '../plugins/admin.js'
 import apiBases, { API_BASE } from '../plugins/api-bases.js'
 import auth from '../plugins/auth.js'
 import bodies from '../plugins/bodies.js'
+import challengerRegistry from '../plugins/challenger-registry.js'
 import cors from '../plugins/cors.js'
 import docs from '../plugins/docs.js'
 import errors from '../plugins/errors.js'
@@ -16,7 +17,6 @@ import journal from '../plugins/journal.js'
 import methodGuard from '../plugins/method-guard.js'
 import metrics from '../plugins/metrics.js'
 import openapi from '../plugins/openapi.js'
-import registry from '../plugins/registry.js'
 import session from '../plugins/session.js'
 import shutdown from '../plugins/shutdown.js'
 import wire from '../plugins/wire.js'
@@ -34,7 +34,7 @@ import { serializerOf } from './serializers.js'
 export type { ApiChallengesOptions } from './domain/config/options.js'
 export { SINGLE_PLAYER_GUID } from './domain/config/options.js'
 export { MemoryStore, type MemoryStoreOptions } from './domain/sessions/memory-store.js'
-export { CreationRefusedError, type Session, type SessionStore, type CreationLimit, type Maybe } from './domain/sessions/store.js'
+export type { ClassBoard, Session, SessionChange, SessionStore } from './domain/sessions/store.js'
 // For a host that wants errors raised before routing to carry the service's error body too.
 export { clientErrorHandler, frameworkErrors } from './server-options.js'
 // For a host whose server should take every method Node accepts (PROPFIND, QUERY, …), as npm start's does.
@@ -58,10 +58,11 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(shutdown, options)
   await fastify.register(cors)
   await fastify.register(headers)
+  // The session is looked up before an unknown path's 404, so that the journal keeps a typo too.
+  await fastify.register(challengerRegistry, options)
+  await fastify.register(session, options)
   await fastify.register(methodGuard)
   await fastify.register(bodies, options)
-  await fastify.register(registry, options)
-  await fastify.register(session, options)
   await fastify.register(auth, options)
   await fastify.register(journal, options)
   await fastify.register(admin, options)

@@ -8,7 +8,7 @@ import app from '../src/app.js'
 import { challenges } from '../src/domain/challenges/catalogue.js'
 import { configFromEnv } from '../src/domain/config/config.js'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
-import { StoreUnavailableError, type SessionStore } from '../src/domain/sessions/store.js'
+import { StoreUnavailableError } from '../src/domain/sessions/store.js'
 import { build, errorMessages, newSession, passed, storeOf } from './helper.js'
 
 const TOKEN = 'instructor-token-0123456789'
@@ -334,28 +334,7 @@ t.test('GET /admin/summary: live, active in the last 10 minutes, passes per chal
   t.equal(xml.statusCode, 406, 'JSON only')
 })
 
-t.test('a store without the board\'s methods: 501, and names are not kept; a store that fails: 503', async t => {
-  const inner = new MemoryStore()
-  const bare: SessionStore = {
-    create: async (name, progress, limit) => await inner.create(name, progress, limit),
-    get: async guid => await inner.get(guid),
-    writeNote: async (guid, token, note, bits) => await inner.writeNote(guid, token, note, bits),
-    pass: async (guid, bits) => { await inner.pass(guid, bits) },
-    restore: async (record, options) => await inner.restore(record, options),
-    available: () => true,
-    close: async () => { await inner.close() }
-  }
-  const server = await withBoard(t, { store: bare })
-  for (const url of ['/admin/sessions', '/admin/summary']) {
-    const res = await server.inject({ method: 'GET', url, headers: admin })
-    t.equal(res.statusCode, 501, url)
-    t.same(errorMessages(res), ['This session store keeps no list of its sessions'])
-  }
-  const { guid } = await newSession(server)
-  const res = await server.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: json, payload: { name: 'Ada' } })
-  t.equal(res.statusCode, 200)
-  t.notOk('name' in res.json(), 'answered as it is')
-
+t.test('a store that fails: 503, and a session gone before its name is changed: 404', async t => {
   class Broken extends MemoryStore {
     override async list (): Promise<never> { throw new StoreUnavailableError(new Error('down')) }
     override async setName (): Promise<undefined> { return undefined }

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { bitFor, challenges, checkedCatalogue, isPassed, type Challenge, type Trigger } from '../src/domain/challenges/catalogue.js'
 import { configFromEnv, ConfigError } from '../src/domain/config/config.js'
-import { BadCursorError, BadXmlBodyError, CreationRefusedError, ERROR_CODES, StoreUnavailableError, UnreachableChallengeError } from '../src/domain/http/errors.js'
+import { BadCursorError, BadXmlBodyError, ERROR_CODES, StoreUnavailableError, UnreachableChallengeError } from '../src/domain/http/errors.js'
 import { newGuid, newToken, TOKEN_PATTERN } from '../src/domain/sessions/ids.js'
 import { worstSessionBytes } from '../src/domain/journal/journal.js'
 import { detached, MemoryStore } from '../src/domain/sessions/memory-store.js'
@@ -114,7 +114,6 @@ t.test('the service\'s own errors each have a stable code of their own, and keep
   t.ok(down instanceof StoreUnavailableError && down instanceof Error)
   t.notOk(new BadCursorError() instanceof StoreUnavailableError, 'each class knows its own')
   t.match(new BadCursorError(), { name: 'BadCursorError', code: 'APICH_BAD_CURSOR', statusCode: 400, message: /^The cursor is not one that GET \/admin\/sessions gave/ })
-  t.match(new CreationRefusedError(1500), { name: 'CreationRefusedError', code: 'APICH_CREATION_REFUSED', statusCode: 429, msLeft: 1500, message: 'Too many sessions created by this client: its window ends in 1500 ms' })
   const xml = new BadXmlBodyError('A DOCTYPE is not allowed in the body (100%s)', { cause })
   t.match(xml, { name: 'BadXmlBodyError', code: 'APICH_BAD_XML_BODY', statusCode: 400, message: 'A DOCTYPE is not allowed in the body (100%s)' }, 'the parser\'s message as it was')
   t.equal(xml.cause, cause)

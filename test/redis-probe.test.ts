@@ -309,9 +309,9 @@ if (redisMissing !== false && process.env.CI === 'true') {
 
       for (const held of ['both ways', 'the answers only'] as const) {
         forwarder.hold(held === 'both ways' ? 'both' : 'answers')
-        await t.rejects(a.writeNote(session.guid, session.token, `from A, ${held}`, 0), StoreUnavailableError, `A: 503 (${held})`)
+        await t.rejects(a.update(session.guid, { note: `from A, ${held}` }), StoreUnavailableError, `A: 503 (${held})`)
         t.equal(a.available(), false, 'and A counts Redis as hanging')
-        t.ok((await b.writeNote(session.guid, session.token, `from B, ${held}`, 0)) !== undefined, 'B: written')
+        t.ok(await b.update(session.guid, { note: `from B, ${held}` }), 'B: written')
         forwarder.release()
         // The held bytes go first on A's connection: once A's probe is answered, Redis has read them.
         await until('A answers', async () => { await a.probe(); return a.available() })

@@ -2,7 +2,6 @@
 import t from 'tap'
 import { MAX_COUNTED, WindowCounts } from '../src/domain/sessions/counts.js'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
-import { then } from '../src/domain/sessions/store.js'
 import { fakeTime } from './clock.js'
 import { storeBehaviour } from './store-behaviour.js'
 
@@ -23,7 +22,8 @@ t.test('a session untouched for idleMs is gone; one millisecond less and it is a
   time.advance(IDLE)
   t.equal(await store.get(a.guid), undefined, 'gone at exactly idleMs')
   t.equal(store.size, 0, 'and its memory is released')
-  t.equal(await store.writeNote(a.guid, a.token, 'x', 0), undefined)
+  await store.update(a.guid, { note: 'x' })
+  t.equal(await store.get(a.guid), undefined, 'an update does not bring it back')
 })
 
 t.test('expired sessions are released without being asked for, a few per call and all on the timer', async t => {
@@ -67,7 +67,7 @@ t.test('restore replaces a live session and recreates a gone one', async t => {
   const time = fakeTime()
   const store = new MemoryStore({ idleMs: IDLE, now: time.now, every: time.every })
   const a = await store.create()
-  await store.writeNote(a.guid, a.token, 'old', 0)
+  await store.update(a.guid, { note: 'old' })
   t.equal(await store.restore({ guid: a.guid, token: 'f'.repeat(32), note: 'new', progress: 3 }), 'replaced')
   t.same(await store.get(a.guid), { guid: a.guid, token: 'f'.repeat(32), note: 'new', progress: 3 })
   t.equal(store.size, 1)
@@ -87,8 +87,8 @@ t.test('a pinned session never expires and does not count toward capacity', asyn
   time.tick()
   t.same(await store.get(pinned.guid), pinned)
   t.equal(await store.get(other.guid), undefined)
-  await store.writeNote(pinned.guid, pinned.token, 'kept', 0)
-  await store.pass(pinned.guid, 4)
+  await store.update(pinned.guid, { note: 'kept' })
+  await store.update(pinned.guid, { passed: 4 })
   t.equal(await store.restore({ ...pinned, note: 'restored' }), 'replaced', 'restoring it keeps it pinned')
   time.advance(IDLE * 10)
   t.equal((await store.get(pinned.guid))?.note, 'restored')
@@ -99,7 +99,7 @@ t.test('a looked-up record is a copy: changing the store does not change it', as
   t.teardown(() => store.close())
   const a = await store.create()
   const seen = await store.get(a.guid)
-  await store.writeNote(a.guid, a.token, 'later', 0)
+  await store.update(a.guid, { note: 'later' })
   t.equal(seen?.note, '')
 })
 
@@ -211,22 +211,21 @@ t.test('the board\'s cursor holds across thousands of touches (its marks are com
   t.equal(older.next, null)
 })
 
-t.test('the session found last stands for its guid only while it is live', async t => {
+t.test('calls by guid reach the live session only, and the one that replaced it', async t => {
   const time = fakeTime()
   const store = new MemoryStore({ idleMs: IDLE, maxSessions: 1, now: time.now, every: time.every })
   const a = await store.create()
-  t.ok(await store.get(a.guid), 'found: the calls that follow name it')
-  store.pass(a.guid, 4)
+  t.ok(await store.get(a.guid), 'found')
+  await store.update(a.guid, { passed: 4 })
   t.equal((await store.get(a.guid))?.progress, 4)
-  // Made to make room (the only session, so it goes though it was used): the session found last
-  // is gone, and calls by its guid find nothing.
+  // Made to make room (the only session, so it goes though it was used): calls by its guid find nothing.
   await store.create()
   t.equal(store.size, 1)
   t.equal(await store.setName(a.guid, 'lost'), undefined, 'evicted: not named')
-  store.pass(a.guid, 8)
+  await store.update(a.guid, { passed: 8 })
   t.equal(await store.journal(a.guid), undefined)
 
-  // Found, then expired: gone on the next lookup, and with it the shortcut.
+  // Found, then expired: gone on the next lookup.
   const b = await store.create()
   t.ok(await store.get(b.guid))
   time.advance(IDLE)
@@ -238,7 +237,7 @@ t.test('the session found last stands for its guid only while it is live', async
   await store.restore(pinned, { pinned: true })
   t.equal((await store.get(pinned.guid))?.note, 'old')
   await store.restore({ ...pinned, note: 'new', progress: 2 }, { pinned: true })
-  store.pass(pinned.guid, 16)
+  await store.update(pinned.guid, { passed: 16 })
   t.same(await store.get(pinned.guid), { ...pinned, note: 'new', progress: 18, name: undefined }, 'the replacement was written, not the record it replaced')
 
   // Closed: nothing is found.
@@ -280,12 +279,4 @@ t.test('WindowCounts keeps at most MAX_COUNTED clients: the closed windows go fi
   counts.sweep()
   t.equal(counts.size, 1, 'the sweep forgets every closed window')
   t.equal(counts.count('another', 5000, 0).count, 1, 'and keeps the open ones')
-})
-
-t.test('then goes on at once after a value, and after a promise once it resolves', async t => {
-  const next = (n: number): number => n + 1
-  t.equal(then(1, next), 2, 'a value: the answer at once, no promise')
-  const later = then(Promise.resolve(1), next)
-  t.ok(later instanceof Promise, 'a promise: a promise of the answer')
-  t.equal(await later, 2)
 })

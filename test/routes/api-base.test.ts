@@ -5,7 +5,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import app from '../../src/app.js'
 import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
-import { StoreUnavailableError, type Session, type CreationLimit } from '../../src/domain/sessions/store.js'
+import { StoreUnavailableError } from '../../src/domain/sessions/store.js'
 import { build, newSession, passed } from '../helper.js'
 
 t.test('a session made at one base passes challenges at the other', async t => {
@@ -111,11 +111,10 @@ t.test('under a host\'s prefix, /api is under the prefix', async t => {
 })
 
 t.test('a store that cannot count creations answers 503, at either base', async t => {
-  // The store counts a creation with the creation (SessionStore.create's limit).
+  // The creation limit counts in the store (SessionStore.countCreation).
   class Uncounting extends MemoryStore {
-    override create (name?: string, progress?: number, limit?: CreationLimit): Session {
-      if (limit !== undefined) throw new StoreUnavailableError(new Error('the counts are away'))
-      return super.create(name, progress)
+    override async countCreation (): Promise<never> {
+      throw new StoreUnavailableError(new Error('the counts are away'))
     }
   }
   const server = await build(t, { store: new Uncounting() })

@@ -107,17 +107,11 @@ for (const base of BASES) {
     })
 
     t.test('a failing store is a 500 with the error body and no detail', async t => {
-      const app = await build(t, {
-        store: {
-          create: async () => { throw new Error('disk on fire at /var/secret') },
-          get: async () => { throw new Error('disk on fire at /var/secret') },
-          writeNote: async () => undefined,
-          pass: async () => {},
-          restore: async () => 'created' as const,
-          available: () => true,
-          close: async () => {}
-        }
-      })
+      class OnFire extends MemoryStore {
+        override async create (): Promise<never> { throw new Error('disk on fire at /var/secret') }
+        override async get (): Promise<never> { throw new Error('disk on fire at /var/secret') }
+      }
+      const app = await build(t, { store: new OnFire() })
       for (const headers of [{}, { 'x-challenger': 'x' }]) {
         const res = await app.inject({ method: 'POST', url: `${base}/challenger`, headers })
         t.equal(res.statusCode, 500)
@@ -128,17 +122,10 @@ for (const base of BASES) {
 
     t.test('an error that carries a 4xx status keeps its status and message', async t => {
       const busy = Object.assign(new Error('The session store is busy, try again'), { statusCode: 429 })
-      const app = await build(t, {
-        store: {
-          create: async () => { throw busy },
-          get: async () => undefined,
-          writeNote: async () => undefined,
-          pass: async () => {},
-          restore: async () => 'created' as const,
-          available: () => true,
-          close: async () => {}
-        }
-      })
+      class Busy extends MemoryStore {
+        override async create (): Promise<never> { throw busy }
+      }
+      const app = await build(t, { store: new Busy() })
       const res = await app.inject({ method: 'POST', url: `${base}/challenger` })
       t.equal(res.statusCode, 429)
       t.same(errorMessages(res), ['The session store is busy, try again'])

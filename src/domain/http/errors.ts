@@ -11,8 +11,6 @@ export const ERROR_CODES = Object.freeze({
   storeUnavailable: 'APICH_STORE_UNAVAILABLE',
   /** 400: a cursor of GET /admin/sessions that the store did not make. */
   badCursor: 'APICH_BAD_CURSOR',
-  /** 429: a client that has created too many sessions in its window (the store's creation limit). */
-  creationRefused: 'APICH_CREATION_REFUSED',
   /** 400: an XML body that is not well-formed, or has a DOCTYPE. */
   badXmlBody: 'APICH_BAD_XML_BODY',
   /** At start-up: an environment variable the server cannot use. */
@@ -38,17 +36,6 @@ export class StoreUnavailableError extends createError(ERROR_CODES.storeUnavaila
 /** A cursor that this store did not make (or cannot read any more): the request is answered 400. */
 export class BadCursorError extends createError(ERROR_CODES.badCursor, 'The cursor is not one that GET /admin/sessions gave: start again without it', 400) {
   override name = 'BadCursorError'
-}
-
-/** A client that has created too many sessions in its window: 429, and `msLeft` until it may again. */
-export class CreationRefusedError extends createError<typeof ERROR_CODES.creationRefused, 429, [msLeft: number]>(ERROR_CODES.creationRefused, 'Too many sessions created by this client: its window ends in %s ms', 429) {
-  override name = 'CreationRefusedError'
-  /** The time left in the client's window, in milliseconds. */
-  readonly msLeft: number
-  constructor (msLeft: number) {
-    super(msLeft)
-    this.msLeft = msLeft
-  }
 }
 
 /** An XML body refused (400), with the parser's message for the learner. */

@@ -390,3 +390,21 @@ export function viewOf (entry: JournalEntry): JournalView {
     hint: nearMissSays(entry.hint, seen) ?? (entry.suggestion === null ? null : didYouMean(entry.suggestion))
   }
 }
+
+/** TEMPORARY (replaced by the plain journal module): a session's entries, newest first. */
+export class Journal {
+  readonly #size: number
+  readonly #entries: JournalEntry[] = []
+  constructor (size: number, _guid: string) {
+    this.#size = size
+  }
+
+  add (entry: JournalEntry): void {
+    this.#entries.unshift(entry)
+    if (this.#entries.length > this.#size) this.#entries.pop()
+  }
+
+  entries (): JournalEntry[] {
+    return [...this.#entries]
+  }
+}

@@ -26,17 +26,16 @@
 //   <prefix>rate:<client>  the sessions a client address made in its current window (countCreation),
 //                     with the window's TTL: every instance counts in the same place; the wrong admin
 //                     tokens of an address are counted as <prefix>rate:admin:<client>
-// The calls every request makes are gathered for a turn of the event loop (./redis/batch.ts); a
-// probe tells whether Redis still answers (./redis/availability.ts).
+// Each operation is one script; ioredis pipelines the scripts of concurrent requests. A probe tells
+// whether Redis still answers (./redis/availability.ts).
 import { Redis } from 'ioredis'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { decodeEntry, encodeEntry, type JournalEntry } from '../journal/journal.js'
 import { Availability, ReplicaShortfall } from './redis/availability.js'
-import { Batch } from './redis/batch.js'
 import { connection, type ConnectionSettings } from './redis/connection.js'
 import { guidOf, sessionId } from './redis/ids.js'
 import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Head, type Scripts } from './redis/scripts.js'
-import { BadCursorError, CreationRefusedError, type Session, type SessionStore, type ClassSummary, type CreationCount, type CreationLimit, type SessionPage, type SessionSummary, type StoreStatus } from './store.js'
+import { BadCursorError, type ClassSummary, type CreationCount, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary, type StoreStatus } from './store.js'
 
 export { StoreUnavailableError } from './store.js'
 export { guidOf, sessionId } from './redis/ids.js'
@@ -88,7 +87,6 @@ export class RedisStore implements SessionStore {
   /** What every script takes first (see Common). */
   readonly #common: Common
   readonly #availability: Availability
-  readonly #batch: Batch
   /** Replicas each write waits for (WAIT), and for how long. */
   readonly #waitReplicas: number
   readonly #waitMs: number
@@ -113,11 +111,8 @@ export class RedisStore implements SessionStore {
       // A primary demoted to a replica (a managed Redis's failover, behind one name) answers READONLY:
       // a new connection finds the new primary, without a restart.
       reconnectOnError: (error: Error) => error.message.startsWith('READONLY'),
-      // The commands of concurrent requests go out together, one write and one read for a batch
-      // rather than one each: under load, fewer system calls per request on both sides.
-      enableAutoPipelining: true,
-      // A batch is already all of a turn's calls: it goes out as soon as it is made, not a turn later.
-      autoPipeliningIgnoredCommands: ['batch']
+      // The commands of concurrent requests go out together: fewer system calls per request on both sides.
+      enableAutoPipelining: true
     })
     this.address = address
     this.description = description
@@ -134,7 +129,6 @@ export class RedisStore implements SessionStore {
         return this.#replicated(this.#scripts.probe(...this.#common, ''))
       }
     })
-    this.#batch = new Batch(calls => this.#run(() => this.#scripts.batch(...this.#writing(), this.#journalSize, ...calls)))
   }
 
   /** What a script that may write takes first: its deadline, past which it does nothing (see ./redis/clock.ts). */
@@ -183,52 +177,35 @@ export class RedisStore implements SessionStore {
     return await this.#availability.run(command, false)
   }
 
-  async #put (record: Session, pinned: boolean, onlyNew: boolean, limit?: CreationLimit): Promise<number | [number, number]> {
+  async #put (record: Session, pinned: boolean, onlyNew: boolean): Promise<number> {
     return await this.#run(() => this.#scripts.put(...this.#writing(), sessionId(record.guid), record.token, record.note, record.progress,
-      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', record.name ?? '',
-      limit === undefined ? '' : this.#rateKey(limit.client), limit?.windowMs ?? 0, limit?.max ?? 0))
+      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', record.name ?? ''))
   }
 
-  #rateKey (client: string): string {
-    return `${this.#prefix}rate:${client}`
-  }
-
-  async create (name?: string, progress = 0, limit?: CreationLimit): Promise<Session> {
+  async create (name?: string, progress = 0): Promise<Session> {
     const record = { guid: newGuid(), token: newToken(), note: '', progress, name }
     // A guid of 122 random bits is never taken; onlyNew makes sure of it all the same.
-    const result = await this.#put(record, false, true, limit)
-    if (Array.isArray(result)) throw new CreationRefusedError(result[1])
+    await this.#put(record, false, true)
     return record
   }
 
   async get (guid: string): Promise<Session | undefined> {
-    const found = await this.#batch.call<Found | null>(false, 't', sessionId(guid))
+    const found = await this.#run(() => this.#scripts.lookup(...this.#writing(), sessionId(guid)))
     return found === null ? undefined : recordOf(guid, found)
   }
 
-  async writeNote (guid: string, token: string, note: string, bits: number): Promise<Session | undefined> {
-    const found = await this.#batch.call<Found | null>(false, 'w', sessionId(guid), token, note, bits)
-    return found === null ? undefined : recordOf(guid, found)
+  async update (guid: string, change: SessionChange): Promise<boolean> {
+    const note = change.note === undefined ? ['0', ''] : ['1', change.note]
+    return await this.#run(() => this.#scripts.update(...this.#writing(), sessionId(guid), note[0] as string, note[1] as string, change.passed ?? 0)) === 1
   }
 
-  /**
-   * Resolves once the bits are on their way, as record() does: written to Redis's connection, in this
-   * turn's batch, ahead of anything the learner can ask any instance after the answer; so a request
-   * that passes a challenge after its lookup waits for one round trip, not two. Never rejects: bits
-   * lost with their batch (Redis gone at that very moment, after it answered the lookup) fail nothing.
-   */
-  async pass (guid: string, bits: number): Promise<void> {
-    await this.#batch.call(true, 'p', sessionId(guid), bits)
-  }
-
-  /**
-   * Resolves once the entry is on its way: written to Redis's connection, in this turn's batch, ahead
-   * of anything the learner can ask any instance after the answer (which waits for this). Not for its
-   * result: an entry lost with its batch fails nothing else. The entry is packed before it returns.
-   */
   async record (guid: string, entry: JournalEntry): Promise<void> {
     if (this.#journalSize === 0) return
-    await this.#batch.call(true, 'r', sessionId(guid), encodeEntry(entry))
+    await this.#run(() => this.#scripts.record(...this.#writing(), sessionId(guid), encodeEntry(entry), this.#journalSize))
+  }
+
+  #rateKey (client: string): string {
+    return `${this.#prefix}rate:${client}`
   }
 
   async journal (guid: string): Promise<JournalEntry[] | undefined> {

@@ -29,8 +29,11 @@ const CONSTANTS = `local PER_MS, JOURNAL_SPARE_MS, SWEEP_ON_CREATE, SWEEP_ON_REA
  * only reads and deletes, none for one that may add to Redis's memory.
  */
 const SCRIPTS = {
-  batch: { files: ['session', 'batch'], keys: 3 },
-  put: { files: ['session', 'count', 'put'], keys: 3 },
+  // Named apart from Redis's own commands (GET, SET, …), which ioredis has as methods of the same name.
+  lookup: { files: ['session', 'lookup'], keys: 3 },
+  update: { files: ['session', 'update'], keys: 3 },
+  record: { files: ['session', 'record'], keys: 3 },
+  put: { files: ['session', 'put'], keys: 3 },
   setName: { files: ['session', 'set-name'], keys: 3 },
   journal: { files: ['session', 'journal'], keys: 3 },
   // The board's reads and the probe sweep (delete) and read: they run at maxmemory too.
@@ -54,9 +57,10 @@ export type Head = [...Common, deadline: string]
 
 /** The scripts, as commands of the connection. */
 export interface Scripts {
-  batch (...args: [...Head, journalSize: number, ...calls: Array<string | number>]): Promise<Array<Found | number | null>>
-  put (...args: [...Head, id: string, token: string, note: string, progress: number, max: number, pinned: string, onlyNew: string, name: string,
-    counted: string, windowMs: number, most: number]): Promise<number | [number, number]>
+  lookup (...args: [...Head, id: string]): Promise<Found | null>
+  update (...args: [...Head, id: string, hasNote: string, note: string, bits: number]): Promise<number>
+  record (...args: [...Head, id: string, entry: string, size: number]): Promise<number>
+  put (...args: [...Head, id: string, token: string, note: string, progress: number, max: number, pinned: string, onlyNew: string, name: string]): Promise<number>
   setName (...args: [...Head, id: string, name: string]): Promise<Found | null>
   list (...args: [...Head, limit: number, afterScore: string, afterId: string]): Promise<Array<string | number>>
   counts (...args: [...Head, activeMs: number]): Promise<[live: number, active: number, used: number]>

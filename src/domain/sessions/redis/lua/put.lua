@@ -1,12 +1,6 @@
 -- A session made or restored. ARGV[4] its id, ARGV[5] token, ARGV[6] note, ARGV[7] progress,
 -- ARGV[8] the most sessions, ARGV[9] '1' to pin, ARGV[10] '1' to refuse a live one (-1), ARGV[11]
--- the name; ARGV[12] a client's count to add one to ('' for none), ARGV[13] its window, ARGV[14] the
--- most it may reach. 1 when it replaced a live session, 0 when it made one, {-2, the window's time
--- left} when the client's count went over (nothing else done).
-if ARGV[12] ~= '' then
-  local n, left = count(ARGV[12], ARGV[13])
-  if n > tonumber(ARGV[14]) then return { -2, left } end
-end
+-- the name. 1 when it replaced a live session, 0 when it made one.
 sweep(SWEEP_ON_CREATE)
 -- Room for one more: an expired session, else the oldest unused one, else the least recently used.
 local function evict ()

@@ -13,7 +13,7 @@ declare module 'fastify' {
   }
 }
 
-async function registry (fastify: FastifyInstance, options: StoreOptions): Promise<void> {
+async function challengerRegistry (fastify: FastifyInstance, options: StoreOptions): Promise<void> {
   const store = createStore(options)
   // One line per change, for the operator: a store that cannot be reached at start is said at
   // once, naming where it is (never the credentials of its URL), and so is each outage and return.
@@ -30,4 +30,4 @@ async function registry (fastify: FastifyInstance, options: StoreOptions): Promi
   })
 }
 
-export default fp(registry, { name: 'challenger-registry', fastify: '5.x' })
+export default fp(challengerRegistry, { name: 'challenger-registry', fastify: '5.x' })

@@ -1,0 +1,14 @@
+-- The lookup. ARGV[4] the session's id. The session (token, note, progress, pinned, name), or false
+-- when there is none. A lookup is activity: an unpinned session's score moves up (and so its
+-- expiry), it counts as used, and its journal's TTL starts again once below the idle time.
+local id = ARGV[4]
+local s = load(id)
+if not s then return false end
+if s.k ~= '1' then
+  local journal = prefix .. 'j:' .. id
+  local left = redis.call('PTTL', journal)
+  if left ~= -2 and left < idleMs then redis.call('PEXPIRE', journal, idleMs + JOURNAL_SPARE_MS) end
+  if s.fresh then redis.call('ZREM', fresh, id) end
+  redis.call('ZADD', lru, score(activity()), id)
+end
+return found(s)

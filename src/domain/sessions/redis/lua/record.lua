@@ -1,0 +1,14 @@
+-- A journal entry. ARGV[4] the session's id, ARGV[5] the entry, ARGV[6] the journal's size. Kept only
+-- while the session lives, and for as long as it does; the list may hold a quarter more than its
+-- size until it is next trimmed.
+local id, size = ARGV[4], tonumber(ARGV[6])
+local s = load(id)
+if not s then return 0 end
+local journal = prefix .. 'j:' .. id
+local length = redis.call('LPUSH', journal, ARGV[5])
+if length > size + math.ceil(size / 4) then redis.call('LTRIM', journal, 0, size - 1) end
+-- A new list takes its session's time left and the spare; after that, lookups and restores renew it.
+if length == 1 and s.k ~= '1' then
+  redis.call('PEXPIRE', journal, math.max(1, math.floor(s.score / PER_MS) + idleMs + JOURNAL_SPARE_MS - now))
+end
+return 1
