@@ -15,6 +15,14 @@ import { browserHeaders } from '../src/domain/http/browser-headers.js'
 import { documented } from '../src/domain/http/schemas.js'
 import { API_BASE } from './api-bases.js'
 
+/**
+ * A route's schema may give `x-optional-body`: a body that is documented but not validated, and may
+ * be left out (POST /challenger takes any body).
+ */
+interface OptionalBody {
+  'x-optional-body'?: unknown
+}
+
 /** An operation of the document, as transformObject sees it (the marker is only on operations with a body). */
 interface Operation {
   'x-optional-body'?: boolean
@@ -91,8 +99,17 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
     exposeHeadRoutes: false,
     // A negotiated answer has one schema at run time (JSON) and three media types in the document.
     transform: ({ schema, url }) => {
-      const response = (schema as { response?: Record<string, Record<string, unknown>> } | undefined)?.response
-      return { schema: response === undefined ? schema : { ...schema, response: documented(response) } as typeof schema, url }
+      if (schema === undefined) return { schema, url }
+      const response = (schema as { response?: Record<string, Record<string, unknown>> }).response
+      const body = (schema as OptionalBody)['x-optional-body']
+      return {
+        schema: {
+          ...schema,
+          ...(response === undefined ? {} : { response: documented(response) }),
+          ...(body === undefined ? {} : { body, 'x-optional-body': true })
+        } as typeof schema,
+        url
+      }
     },
     // @fastify/swagger marks every body required; a route whose schema says `x-optional-body` takes none too.
     transformObject: (document) => {

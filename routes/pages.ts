@@ -82,18 +82,18 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   const render = async (request: FastifyRequest, asked: string | null) => {
     // In single-player mode every page shows the one session.
     const guid = fastify.sessionGuidFor(asked)
-    const record = guid === null ? undefined : await fastify.findSession(guid)
-    const progress = record?.progress ?? 0
-    const journal = record === undefined || options.journalSize === 0 ? undefined : await fastify.sessions.journal(record.guid)
+    const session = guid === null ? undefined : await fastify.findSession(guid)
+    const progress = session?.progress ?? 0
+    const journal = session === undefined || options.journalSize === 0 ? undefined : await fastify.sessions.journal(session.guid)
     return challengesPage({
       base,
       origin: originOf(request),
       guid,
-      live: record !== undefined,
+      live: session !== undefined,
       rows: challengeRows(progress).map(row => ({ ...row, solution: solutions.get(row.id) })),
       docs: options.docs,
       requests: journal?.map(viewOf) ?? null,
-      name: record?.name,
+      name: session?.name,
       board: fastify.adminEnabled
     })
   }

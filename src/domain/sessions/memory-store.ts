@@ -249,10 +249,10 @@ export class MemoryStore implements SessionStore {
     return session.journal?.entries() ?? []
   }
 
-  async restore (record: Session, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
-    const live = this.#find(record.guid)
+  async restore (given: Session, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
+    const live = this.#find(given.guid)
     if (live !== undefined && options.ifAbsent === true) return 'replaced'
-    const session = this.#session(detached(record.guid), detached(record.token), detached(record.note), record.progress, record.name)
+    const session = this.#session(detached(given.guid), detached(given.token), detached(given.note), given.progress, given.name)
     // A restored session keeps the requests seen before, and when it began.
     if (live !== undefined) {
       session.journal = live.journal

@@ -71,7 +71,7 @@ const REDIS_CURSOR = /^r(\d{1,17}):([0-9a-f-]{36})$/
 /** Sessions read per script by summary(). */
 const SUMMARY_SLICE = 1000
 
-function recordOf (guid: string, [token, note, progress, , name]: Found): Session {
+function sessionOf (guid: string, [token, note, progress, , name]: Found): Session {
   return { guid, token, note, progress: Number(progress), name: name ?? undefined }
 }
 
@@ -177,21 +177,21 @@ export class RedisStore implements SessionStore {
     return await this.#availability.run(command, false)
   }
 
-  async #put (record: Session, pinned: boolean, onlyNew: boolean): Promise<number> {
-    return await this.#run(() => this.#scripts.put(...this.#writing(), sessionId(record.guid), record.token, record.note, record.progress,
-      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', record.name ?? ''))
+  async #put (session: Session, pinned: boolean, onlyNew: boolean): Promise<number> {
+    return await this.#run(() => this.#scripts.put(...this.#writing(), sessionId(session.guid), session.token, session.note, session.progress,
+      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', session.name ?? ''))
   }
 
   async create (name?: string, progress = 0): Promise<Session> {
-    const record = { guid: newGuid(), token: newToken(), note: '', progress, name }
+    const session = { guid: newGuid(), token: newToken(), note: '', progress, name }
     // A guid of 122 random bits is never taken; onlyNew makes sure of it all the same.
-    await this.#put(record, false, true)
-    return record
+    await this.#put(session, false, true)
+    return session
   }
 
   async get (guid: string): Promise<Session | undefined> {
     const found = await this.#run(() => this.#scripts.lookup(...this.#writing(), sessionId(guid)))
-    return found === null ? undefined : recordOf(guid, found)
+    return found === null ? undefined : sessionOf(guid, found)
   }
 
   async update (guid: string, change: SessionChange): Promise<boolean> {
@@ -215,7 +215,7 @@ export class RedisStore implements SessionStore {
 
   async setName (guid: string, name: string | undefined): Promise<Session | undefined> {
     const found = await this.#run(() => this.#scripts.setName(...this.#writing(), sessionId(guid), name ?? ''))
-    return found === null ? undefined : recordOf(guid, found)
+    return found === null ? undefined : sessionOf(guid, found)
   }
 
   async list (limit: number, cursor?: string): Promise<SessionPage> {
@@ -281,8 +281,8 @@ export class RedisStore implements SessionStore {
     return { count, msLeft }
   }
 
-  async restore (record: Session, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
-    return await this.#put(record, options.pinned === true, options.ifAbsent === true) === 0 ? 'created' : 'replaced'
+  async restore (session: Session, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
+    return await this.#put(session, options.pinned === true, options.ifAbsent === true) === 0 ? 'created' : 'replaced'
   }
 
   async close (): Promise<void> {
