@@ -16,22 +16,11 @@ declare module 'fastify' {
     sessionOptional?: boolean
   }
   interface FastifyInstance {
-    /**
-     * The session a request that names `guid` is about: `guid` itself (null for none) in
-     * multi-player mode, the one session in single-player mode, whatever `guid` is.
-     */
+    /** The session a request naming `guid` is about: `guid` (null for none), or in single-player mode the one session. */
     sessionGuidFor (guid: string | null | undefined): string | null
-    /**
-     * The live session `guid` names (any case), or undefined; in single-player mode the one
-     * session, whatever `guid` is, made if it is missing. In multi-player mode check `guid` with
-     * sessionGuidFor first.
-     */
+    /** The live session `guid` (checked with sessionGuidFor) names, in any case; in single-player mode the one session. */
     findSession (guid: string | undefined): Promise<Session | undefined>
-    /**
-     * The progress bit (for `request.pass`) of the challenge that `trigger` passes, asked for when
-     * a route is registered; a trigger no challenge has throws. The app notes the triggers asked
-     * for, so that it can tell which challenges no route of its can pass.
-     */
+    /** The progress bit of the challenge `trigger` passes, asked for when a route is registered (unreachableChallenges notes it). */
     bitFor (trigger: Trigger): number
     /** The challenges whose trigger no route of this app has asked a bit for so far. */
     unreachableChallenges (): Challenge[]
@@ -43,11 +32,7 @@ declare module 'fastify' {
     sessionInUrl: Session | null
     /** The progress bits this request has set so far. */
     passedBits: number
-    /**
-     * Records a challenge on this request's session: `bit` is `fastify.bitFor(trigger)`, looked up
-     * when the route is registered. Nothing to do without a session, for bit 0, or for a challenge
-     * the session had passed already.
-     */
+    /** Records the challenge of `bit` (from fastify.bitFor) on this request's session, unless it was passed already. */
     pass (bit: number): Promise<void>
   }
 }
@@ -61,8 +46,7 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   const single = options.mode === 'single'
   fastify.decorate('sessionGuidFor', single ? () => SINGLE_PLAYER_GUID : (guid: string | null | undefined) => guid === undefined || guid === '' ? null : guid)
 
-  // The one session of single-player mode, made if no instance has made it yet (ifAbsent: two
-  // instances starting together on one Redis agree on one token), then looked up.
+  // Made if no instance has made it yet: ifAbsent, so that instances starting together agree on one token.
   const singlePlayer = async (): Promise<Session | undefined> => {
     await store.restore({ guid: SINGLE_PLAYER_GUID, token: newToken(), note: '', progress: 0 }, { pinned: true, ifAbsent: true })
     return await store.get(SINGLE_PLAYER_GUID)
@@ -76,7 +60,6 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
     return await store.get((guid as string).toLowerCase())
   })
 
-  // The triggers this app's routes asked for: the check at start-up is the app's, not the module's.
   const emitted = new Set<string>()
   fastify.decorate('bitFor', function (trigger: Trigger): number {
     const bit = bitFor(trigger)
@@ -95,16 +78,14 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
     this.passedBits |= bit
   })
 
-  // The one lookup: before the routes' own hooks, the 404 of an unknown path included, so that the
-  // journal keeps a learner's typo too.
+  // The one lookup, before the method guard's 404, so that the journal keeps a learner's typo too.
   fastify.addHook('onRequest', async function findSession (request) {
     const guid = fastify.sessionGuidFor(request.headers['x-challenger'] as string | undefined)
     if (guid === null) return
     try {
       request.session = await fastify.findSession(guid) ?? null
     } catch (error) {
-      // A route that only tracks progress (the heartbeat), or an unknown path, answers without its
-      // session while the store is away (503); every other route reports it.
+      // While the store is away (503), the heartbeat and an unknown path answer without the session.
       const optional = request.is404 || request.routeOptions.config.sessionOptional === true
       if ((error as { statusCode?: number }).statusCode !== 503 || !optional) throw error
     }

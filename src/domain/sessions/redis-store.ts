@@ -1,33 +1,18 @@
-// Sessions in Redis, so that several instances serve one class and a restart loses nobody.
-// Every change is one Lua script (./redis/lua, see ./redis/scripts.ts), atomic in Redis and one
-// round trip: no read-modify-write in Node. Keys, under a configurable prefix:
-//   <prefix>sessions  hash: a session's id (./redis/ids.ts) -> its fields packed in one string (see
-//                     lua/session.lua): progress bits, pinned, made at (ms since 1970), token, the
-//                     learner's name, note. One hash for every session, with no TTL of its own: a key
-//                     per session (its name, its entry in the key space, its TTL) cost more than the
-//                     session itself
-//   <prefix>lru       sorted set of ids by last activity, and so the sessions' expiry: an unpinned
-//                     session idle past the idle time is gone (every script treats it so), and is
-//                     removed at the next sweep (a few per creation, up to a hundred per probe and per
-//                     board read) or the next time its id is looked up. The score is Redis's own clock
-//                     in ms (one clock for every instance) times 1024, made larger than the highest in
-//                     it and in <prefix>new, so that no two entries tie. A pinned session is not in it:
-//                     it never expires
-//   <prefix>new       the same for the sessions no request has named since they were made (their last
-//                     activity is their making): a session is in one of the two, and moves to lru at
-//                     its first lookup. At capacity the oldest here makes room before any in lru, so
-//                     strangers' unused sessions never push out a learner at work
-//   <prefix>j:<id>    list: the session's journal, newest first, read up to the journal's size and
-//                     trimmed to it once a quarter over (one trim per few entries, not one each);
-//                     its TTL is its session's plus up to a minute (JOURNAL_SPARE_MS), renewed by a
-//                     lookup only once it falls below the idle time (one TTL write a minute, not one
-//                     per request): it is never read without its session, goes with it, and a
-//                     session made again under its guid (a restore after expiry) starts without it
-//   <prefix>rate:<client>  the sessions a client address made in its current window (countCreation),
-//                     with the window's TTL: every instance counts in the same place; the wrong admin
-//                     tokens of an address are counted as <prefix>rate:admin:<client>
-// Each operation is one script; ioredis pipelines the scripts of concurrent requests. A probe tells
-// whether Redis still answers (./redis/availability.ts).
+// Sessions in Redis, so that several instances serve one class and a restart loses nobody. Each
+// operation is one Lua script (./redis/lua), atomic in Redis; ioredis pipelines the scripts of
+// concurrent requests. A probe tells whether Redis still answers (./redis/availability.ts).
+// Keys, under a configurable prefix:
+//   <prefix>sessions  hash: session id (./redis/ids.ts) -> its fields packed in one string
+//                     (lua/session.lua); one hash for all, with no TTL of its own
+//   <prefix>lru       sorted set of ids by last activity (Redis's clock in ms × 1024, unique), and so
+//                     the expiry: an unpinned session idle past the idle time is gone, and swept
+//                     later; a pinned session is not in it
+//   <prefix>new       the same for sessions no request has named since they were made: at capacity
+//                     the oldest of these makes room first, so strangers never push out a learner
+//   <prefix>j:<id>    list: the session's journal, newest first, trimmed once a quarter over its
+//                     size; it lives up to a minute longer than its session (JOURNAL_SPARE_MS)
+//   <prefix>rate:<client>  a client's count in its current window (countCreation), with the
+//                     window's TTL; wrong admin tokens are counted as <prefix>rate:admin:<client>
 import { Redis } from 'ioredis'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { decodeEntry, encodeEntry, type JournalEntry } from '../journal/journal.js'
@@ -105,13 +90,11 @@ export class RedisStore implements SessionStore {
       maxRetriesPerRequest: 0,
       commandTimeout: timeout,
       connectTimeout: timeout,
-      // Tried again every 100 ms at first, then every 250 ms: back within a quarter of a second of
-      // Redis, where it took up to a second (a connection attempt costs both sides next to nothing).
+      // Back within a quarter of a second of Redis.
       retryStrategy: (attempt: number) => Math.min(attempt * 100, 250),
       // A primary demoted to a replica (a managed Redis's failover, behind one name) answers READONLY:
       // a new connection finds the new primary, without a restart.
       reconnectOnError: (error: Error) => error.message.startsWith('READONLY'),
-      // The commands of concurrent requests go out together: fewer system calls per request on both sides.
       enableAutoPipelining: true
     })
     this.address = address
