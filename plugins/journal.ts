@@ -109,11 +109,14 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     }
     route.onSend = [...[route.onSend ?? []].flat(), recordRequest]
   })
-  // Unknown paths (404) have no route: one hook for them.
+  // Unknown paths (404) have no route: one hook for them, which lets every other request by at once.
   const notFound: RouteFacts = { url: null, resource: '', missable: 0, takesToken: false }
-  fastify.addHook('onSend', async function recordNotFound (request, reply, payload) {
-    if (request.is404) await record(request, reply, notFound)
-    return payload
+  fastify.addHook('onSend', function recordNotFound (request, reply, payload, done) {
+    if (!request.is404) {
+      done(null, payload)
+      return
+    }
+    record(request, reply, notFound).then(() => { done(null, payload) }, done)
   })
 }
 

@@ -80,8 +80,8 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
 
   // The one lookup, before the method guard's 404, so that the journal keeps a learner's typo too.
   fastify.addHook('onRequest', async function findSession (request) {
-    const guid = fastify.sessionGuidFor(request.headers['x-challenger'] as string | undefined)
-    if (guid === null) return
+    const guid = request.headers['x-challenger'] as string | undefined
+    if (!single && (guid === undefined || guid === '')) return
     try {
       request.session = await fastify.findSession(guid) ?? null
     } catch (error) {
