@@ -1,12 +1,13 @@
 // The environment of `npm start` for a public deployment: proxies, connection limits, and the
 // settings that must stop start-up rather than fall back to a default (the rest: test/domain.test.ts);
 // then a misspelt setting, named at start-up (src/domain/config/misspelt.ts): nothing else in the environment is judged.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { configFromEnv } from '../src/domain/config/config.js'
+import { configFromEnv, SETTINGS as VARIABLES } from '../src/domain/config/config.js'
 import { edits, misspeltSettings } from '../src/domain/config/misspelt.js'
+import { appSettings, serverSettings } from '../src/domain/config/settings.js'
 
 function refused (t: Test, env: Record<string, string>, message: string | RegExp): void {
   t.throws(() => configFromEnv(env), { name: 'ConfigError', message }, JSON.stringify(env))
@@ -164,6 +165,23 @@ t.test('REDIS_TLS_* name PEM files, read at start; a file that cannot be read, o
   refused(t, { REDIS_TLS_CA: notPem }, `REDIS_TLS_CA=${notPem} is set without REDIS_URL or REDIS_SENTINELS`)
   // The file's text, not its path, is the option (the certificates themselves: test/redis-connection.test.ts).
   t.throws(() => configFromEnv({ REDIS_URL: 'rediss://cache', REDIS_TLS_CERT: notPem, REDIS_TLS_KEY: notPem }), { name: 'ConfigError', message: new RegExp(`^REDIS_TLS_CERT=${notPem} and the key cannot be used together \\(`) })
+})
+
+t.test('docs/operations.md has a row for each variable of the settings, with its default', async t => {
+  const doc = await readFile(new URL('../docs/operations.md', import.meta.url), 'utf8')
+  const table = doc.slice(doc.indexOf('\n## Settings\n'), doc.indexOf('\n### ', doc.indexOf('\n## Settings\n')))
+  // Each row: `NAME` or `NAME`, `NAME`, then the default of each (`value`, or words for none).
+  const shown = new Map<string, string | undefined>()
+  for (const [, names = '', cell = ''] of table.matchAll(/^\| ([^|]+) \| ([^|]+) \|/gm)) {
+    const named = [...names.matchAll(/`(\w+)`/g)].map(name => name[1] as string)
+    const cells = named.length === 1 ? [cell] : cell.split(', ')
+    named.forEach((name, i) => shown.set(name, /`([^`]+)`/.exec(cells[i] ?? '')?.[1]))
+  }
+  t.same([...shown.keys()].sort(), VARIABLES, 'a row for each variable')
+  t.ok(VARIABLES.length > 25, `${VARIABLES.length} variables`)
+  for (const setting of Object.values({ ...serverSettings, ...appSettings })) {
+    if (setting.env !== undefined && setting.default !== undefined) t.equal(shown.get(setting.env), String(setting.default), `${setting.env}'s default`)
+  }
 })
 
 // Misspelt settings (src/domain/config/misspelt.ts).

@@ -82,11 +82,12 @@ async function filesUnder (dir: string, ending: string): Promise<string[]> {
 
 /**
  * The environment variables the server's source reads: `process.env.NAME`, `env.NAME`, `env['NAME']`,
- * and the config's readers, which take the environment and a name (`integer(env, 'PORT', …)`).
+ * a reader that takes the environment and a name (`integer(env, 'PORT', …)`), and the settings'
+ * table, which names each setting's variable (`env: 'PORT'`).
  */
 function variablesIn (source: string): Set<string> {
   const names = new Set<string>()
-  const pattern = /\benv(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\]|\s*,\s*['"]([A-Z][A-Z0-9_]*)['"])/g
+  const pattern = /\benv(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\]|\s*[,:]\s*['"]([A-Z][A-Z0-9_]*)['"])/g
   for (const match of source.matchAll(pattern)) names.add((match[1] ?? match[2] ?? match[3]) as string)
   return names
 }
@@ -100,8 +101,8 @@ t.test('the checks find what they are for: a missing file, a missing heading, a 
   ])
   t.same([...slugs('# Run a class\n## The board\'s API\n## `GET /admin` (200)\n## Run a class\n```sh\n# not a heading\n```\n')],
     ['run-a-class', 'the-boards-api', 'get-admin-200', 'run-a-class-1'])
-  t.same([...variablesIn("process.env.PORT; env.ADMIN_TOKEN; env['HOST']; integer(env, 'MAX_SESSIONS', 1, 2); environment.NOPE; env, x")],
-    ['PORT', 'ADMIN_TOKEN', 'HOST', 'MAX_SESSIONS'])
+  t.same([...variablesIn("process.env.PORT; env.ADMIN_TOKEN; env['HOST']; integer(env, 'MAX_SESSIONS', 1, 2); { env: 'MODE' }; environment.NOPE; env, x")],
+    ['PORT', 'ADMIN_TOKEN', 'HOST', 'MAX_SESSIONS', 'MODE'])
 })
 
 t.test('every relative link in README.md and docs/*.md reaches a file, and its #fragment a heading there', async t => {

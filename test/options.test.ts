@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises'
 import Fastify, { type FastifyPluginAsync } from 'fastify'
 import t from 'tap'
 import app, { MemoryStore, type ApiChallengesOptions } from '../src/app.js'
+import { appSettings } from '../src/domain/config/settings.js'
 
 // The names a host may pass, in the order the message lists them.
 const listed = 'the options are username, password, realm, noteMaxLength, bodyLimit, mode, sessionIdleMs, maxSessions, ' +
@@ -21,23 +22,36 @@ t.test('a misspelt option fails the registration with the valid names and a gues
   })
 })
 
-t.test('docs/embedding.md quotes the message as it is, and its table of options names each option once', async t => {
+t.test('docs/embedding.md quotes the message as it is, and its table of options names each option once, with its default', async t => {
   const doc = await readFile(new URL('../docs/embedding.md', import.meta.url), 'utf8')
   t.ok(doc.includes(`\napi-challenges: unknown option "pasword" (did you mean "password"?); ${listed}\n`), 'the message, word for word')
-  const options = listed.slice('the options are '.length, listed.indexOf(', and Fastify')).split(', ')
-  // The first column of each row of the table under "## Options": `name` or `name`, `name`.
+  t.same(listed.slice('the options are '.length, listed.indexOf(', and Fastify')).split(', '), Object.keys(appSettings), 'the message lists the table of settings')
+  // Each row under "## Options": `name` or `name`, `name`, then the default of each (`value`, or words for none).
   const table = doc.slice(doc.indexOf('\n## Options\n'), doc.indexOf('**Options are checked'))
-  const named = [...table.matchAll(/^\| ([^|]+) \|/gm)].flatMap(row => [...(row[1] as string).matchAll(/`(\w+)`/g)].map(name => name[1]))
-  t.same(named.sort(), options.sort())
+  const shown = new Map<string, string | undefined>()
+  for (const [, names = '', cell = ''] of table.matchAll(/^\| ([^|]+) \| ([^|]+) \|/gm)) {
+    const named = [...names.matchAll(/`(\w+)`/g)].map(name => name[1] as string)
+    const cells = named.length === 1 ? [cell] : cell.split(', ')
+    named.forEach((name, i) => shown.set(name, /`([^`]+)`/.exec(cells[i] ?? '')?.[1]))
+  }
+  t.same([...shown.keys()].sort(), Object.keys(appSettings).sort(), 'a row for each option')
+  for (const [name, setting] of Object.entries(appSettings)) {
+    if (setting.default !== undefined) t.equal(shown.get(name), String(setting.default), `${name}'s default`)
+  }
+  // "Each option but `realm`, `store` and `drainSignal` is also an environment variable".
+  const but = /Each option but (.*?) is also an environment variable/s.exec(doc)?.[1] ?? ''
+  t.same([...but.matchAll(/`(\w+)`/g)].map(name => name[1]), Object.entries(appSettings).filter(([, setting]) => setting.env === undefined).map(([name]) => name),
+    'the options without a variable')
 })
 
-t.test('the guess is the nearest name, ignores case, covers Fastify\'s keys, and is left out when nothing is near', async t => {
+t.test('the guess is the nearest name (two letters swapped count as one edit), ignores case, covers Fastify\'s keys, and is left out when nothing is near', async t => {
   const cases: Array<[Record<string, unknown>, string]> = [
     [{ maxsessions: 10 }, 'unknown option "maxsessions" (did you mean "maxSessions"?)'],
     [{ sessionIdle: 10 }, 'unknown option "sessionIdle" (did you mean "sessionIdleMs"?)'],
     [{ redisURL: 'redis://x' }, 'unknown option "redisURL" (did you mean "redisUrl"?)'],
     [{ prefx: '/p' }, 'unknown option "prefx" (did you mean "prefix"?)'],
     [{ doc: false }, 'unknown option "doc" (did you mean "docs"?)'],
+    [{ dcos: false }, 'unknown option "dcos" (did you mean "docs"?)'],
     [{ config: {} }, 'unknown option "config";'],
     [{ port: 3000 }, 'unknown option "port";'],
     [{ trustProxy: true, pasword: 'x' }, 'unknown options "trustProxy", "pasword" (did you mean "password"?);']

@@ -1,9 +1,8 @@
-// Environment variables that look like a setting but are not one: PROT for PORT, ADMIN_TOKN for
-// ADMIN_TOKEN, port for PORT. A misspelt name is otherwise silently ignored (the server listens on
-// 3000, the board stays off, the sessions stay in memory), where a bad value gets a clear line.
-// Nothing else in the environment is judged: a name is named only when it is two edits from a long
-// setting, one from a short one but for a changed letter (NODE, which npm sets, is not MODE; HOME is
-// not HOST), or a setting's name in another case.
+// Names that look like a setting but are not one, otherwise ignored in silence: an environment
+// variable (PROT for PORT: the server listens on 3000) or a plugin option (`pasword`: the default
+// password stays on). In the environment, nothing else is judged: a name is named only when it is
+// two edits from a long setting, one from a short one but for a changed letter (NODE, which npm
+// sets, is not MODE; HOME is not HOST), or a setting's name in another case.
 
 /**
  * Edits (insert, delete, change, or swap two neighbours) that turn `a` into `b`, up to `most`;
@@ -46,4 +45,22 @@ export function misspeltSettings (env: Iterable<string>, settings: readonly stri
     if (meant !== undefined) lines.push(`${name} is not a setting; did you mean ${meant}?`)
   }
   return lines
+}
+
+/**
+ * The name in `names` that `name` was probably meant to be, ignoring case: the nearest within a
+ * third of its length (at least one edit); undefined when none is that near. For unknown options.
+ */
+export function nearest (name: string, names: readonly string[]): string | undefined {
+  const most = Math.max(1, Math.floor(name.length / 3))
+  let best: string | undefined
+  let fewest = most + 1
+  for (const known of names) {
+    const count = edits(name.toLowerCase(), known.toLowerCase(), most)
+    if (count < fewest) {
+      best = known
+      fewest = count
+    }
+  }
+  return best
 }

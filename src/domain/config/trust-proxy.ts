@@ -1,0 +1,56 @@
+// TRUST_PROXY: whose X-Forwarded-For to believe. Never every hop's: a client could then name any
+// address it likes, so `true`, and ranges that together take in every client, are refused.
+import { Type } from '@sinclair/typebox'
+import { isIP } from 'node:net'
+import { everyClientOf, NAMED_RANGES } from '../http/address-ranges.js'
+import { ConfigError } from '../http/errors.js'
+import type { Setting } from './kinds.js'
+
+/**
+ * Which X-Forwarded-For hops to believe (Fastify's trustProxy): none (false), the last `n` (the
+ * proxies in front), or those added by the proxies at these addresses or CIDRs (comma-separated;
+ * also proxy-addr's names loopback, linklocal, uniquelocal).
+ */
+export type TrustProxy = false | number | string
+
+const EXAMPLES = 'set the number of proxies in front (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5,10.0.1.0/24)'
+
+/** An address, a CIDR (address/bits) or one of proxy-addr's names. */
+function proxyAddress (entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true
+  const [address = '', bits, extra] = entry.split('/')
+  const family = isIP(address)
+  if (family === 0 || extra !== undefined) return false
+  // A zone (fe80::1%eth0) that proxy-addr cannot read would stop start-up with a stack trace.
+  if (/%(?![0-9a-z]+$)/i.test(address)) return false
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
+}
+
+function read (name: string, raw: string | undefined): TrustProxy | undefined {
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false
+  if (raw === 'true') throw new ConfigError(`${name}=true trusts any client's X-Forwarded-For; ${EXAMPLES}`)
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw)
+    if (hops <= 100) return hops
+  }
+  const entries = raw.split(',').map(entry => entry.trim())
+  if (!entries.every(proxyAddress)) {
+    throw new ConfigError(`${name} must be false, a number of proxies (1 to 100), or proxy addresses or CIDRs separated by commas, got ${JSON.stringify(raw)}`)
+  }
+  // Ranges that together take in every client (0.0.0.0/0, or 0.0.0.0/1,128.0.0.0/1) are true by another name.
+  const everyone = everyClientOf(entries)
+  if (everyone !== undefined) {
+    throw new ConfigError(`${name}=${entries.join(',')} takes in every ${everyone} client, so any client's X-Forwarded-For is trusted, as with true; ${EXAMPLES}`)
+  }
+  return entries.join(',')
+}
+
+/** The setting: the environment's only (a host configures its own Fastify). */
+export function trustProxy (spec: { env: string }): Setting<TrustProxy, false> {
+  return {
+    schema: Type.Union([Type.Literal(false), Type.Integer({ minimum: 1, maximum: 100 }), Type.String()], { default: false }),
+    default: false,
+    env: spec.env,
+    read
+  }
+}
