@@ -1,6 +1,5 @@
-// The instructor's key: `fastify.adminOnly` wants `Authorization: Bearer <adminToken>` (401 without, 403
-// wrong, compared in constant time, never logged); past ADMIN_GUESSES wrong ones an address gets 429.
-// Without an admin token the admin routes are not registered (404).
+// The instructor's key: `fastify.adminOnly` wants `Authorization: Bearer <adminToken>` (compared in constant
+// time, never logged); past ADMIN_GUESSES wrong ones an address gets 429. No admin token, no admin routes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
@@ -15,10 +14,8 @@ declare module 'fastify' {
     adminEnabled: boolean
     /** Answers 401, 403 or 429 (and resolves with the reply) unless the request carries the admin token. */
     adminOnly: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
-    /**
-     * Makes the calling plugin's later routes admin routes: the token checked first, left out of the
-     * OpenAPI document and the journal (set per request: the journal's onRoute saw the route first).
-     */
+    /** Makes the calling plugin's later routes admin routes: the token checked first, left out of the OpenAPI
+     * document and the journal (set per request: the journal's onRoute saw the route first). */
     adminRoutes (): void
   }
 }
@@ -27,7 +24,6 @@ export interface AdminOptions {
   adminToken?: string
 }
 
-/** The realm of the admin routes' WWW-Authenticate. */
 export const ADMIN_REALM = 'api-challenges admin'
 
 /** Wrong admin tokens per address and window: room for typos, and no way through a token of 16 random characters. */
@@ -64,7 +60,6 @@ async function admin (fastify: FastifyInstance, options: AdminOptions): Promise<
       return count >= ADMIN_GUESSES ? refuse(reply, msLeft) : undefined
     }
     const { count, msLeft } = await countGuesses(client, 1)
-    // Once per window, at the guess that starts the refusals.
     if (count === ADMIN_GUESSES) {
       request.log.warn({ client: address }, `${count} wrong admin tokens from ${address} within a minute: its admin requests are refused (429) for ${Math.ceil(msLeft / 1000)} s`)
     }

@@ -8,7 +8,6 @@ import { StoreUnavailableError, type SessionStore } from '../src/domain/sessions
 
 export { API_BASE } from '../src/domain/http/api-base.js'
 
-/** The creation limit's window: creationRateLimit sessions per address per minute. */
 export const CREATION_WINDOW_MS = 60_000
 
 declare module 'fastify' {

@@ -1,8 +1,6 @@
-// Request bodies, one policy per route plugin (`fastify.acceptBodies`), within the service's limit (413).
-// By default a body is read and dropped (many clients send a Content-Type on every POST); 'ignore'
-// leaves it unread. With 'json', a body's 415 or 400 is set aside (`request.bodyError`,
-// `attachValidation`) and answered by `judgeBody` after the token's preHandler, as the reference
-// orders them. A body without a Content-Type is read as JSON, as the reference does.
+// Request bodies, one policy per route plugin, within the service's limit (413); by default read and dropped.
+// With 'json', a body's 415 or 400 is set aside and answered by `judgeBody` after the route's other
+// preHandlers (the token's), and a body without a Content-Type is read as JSON: both as the reference does.
 import { errorCodes, type FastifyError, type FastifyInstance, type FastifyRequest, type preHandlerHookHandler, type preParsingHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { BadXmlBodyError } from '../src/domain/http/errors.js'

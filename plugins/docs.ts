@@ -26,10 +26,8 @@ export interface DocsOptions {
 /** The hash of the one inline style Swagger UI renders (its logo's), instead of 'unsafe-inline'; a test checks it. */
 export const SWAGGER_LOGO_STYLE_HASH = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"
 
-/**
- * Swagger UI's Content-Security-Policy. Not `staticCSP: true`'s: its `upgrade-insecure-requests` breaks
- * the page served over plain HTTP from another machine.
- */
+/** Swagger UI's CSP; not `staticCSP: true`'s, whose `upgrade-insecure-requests` breaks the page served over
+ * plain HTTP to another machine. */
 export const DOCS_CSP_DIRECTIVES: Readonly<Record<string, string[]>> = {
   'default-src': ["'none'"],
   'script-src': ["'self'"],
@@ -48,8 +46,7 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
   await fastify.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      // No host: "Try it out" reaches this server by whatever name the browser used. The first
-      // server's prefix is taken off the paths (stripBasePath).
+      // No host: "Try it out" reaches this server by whatever name the browser used.
       servers: [
         { url: prefix === '' ? '/' : prefix, description: 'The paths at the service\'s root, as the reference\'s v1 has them' },
         { url: `${prefix}${API_BASE}`, description: 'The paths as the reference\'s 2026 tutorials send them, under /api' }
@@ -92,7 +89,6 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
         url
       }
     },
-    // @fastify/swagger marks every body required.
     transformObject: (document) => {
       const { openapiObject } = document as Extract<typeof document, { openapiObject: unknown }>
       for (const operations of Object.values(openapiObject.paths as Record<string, Record<string, Operation>>)) {
@@ -105,8 +101,7 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
       return openapiObject
     }
   })
-  // Encapsulated, so that helmet's headers reach the docs and not the API. indexPrefix puts a host's
-  // prefix in front of the assets /docs names by absolute path.
+  // Encapsulated, so that helmet's headers reach the docs and not the API.
   await fastify.register(async function swaggerUiPage (ui) {
     await ui.register(helmet, browserHeaders(DOCS_CSP_DIRECTIVES))
     await ui.register(swaggerUi, { routePrefix: '/docs', indexPrefix: ui.prefix, uiConfig: { persistAuthorization: true } })

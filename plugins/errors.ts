@@ -1,5 +1,5 @@
 // Errors: one body shape, {"errorMessages": [...]}, sent by `reply.fail(status, message)`, and the error
-// handler (codes go to the log, never a body). It keeps the routes' paths for the 404's "did you mean …?".
+// handler (no body carries an error's code). It keeps the routes' paths for the 404's "did you mean …?".
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { errorBody } from '../src/domain/challenges/messages.js'
@@ -21,15 +21,13 @@ declare module 'fastify' {
   }
 }
 
-// Fastify's own messages, said the way a learner can act on.
 type Message = (error: FastifyError, request: FastifyRequest, options: ErrorsOptions) => string
 
 const messages: Record<string, Message> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (error, request) => {
     // request.server is the route's own plugin, which holds its body parsers.
     const accepted = request.server.hasContentTypeParser('application/xml') ? 'application/json or application/xml' : 'application/json'
-    // A body without a Content-Type is read as JSON (plugins/bodies.ts), so one was sent; one that
-    // is no media type at all was set aside, and comes with the error.
+    // A body without a Content-Type is read as JSON, so one was sent (as the error has it, if set aside).
     const sent = (error as FastifyError & { contentType?: string }).contentType ?? request.headers['content-type']
     return `Unsupported Content-Type ${JSON.stringify(sent)}: send ${accepted}`
   },
@@ -46,15 +44,12 @@ function messageFor (error: FastifyError, request: FastifyRequest, options: Erro
 }
 
 export interface ErrorsOptions {
-  /** Named in the 413 message. */
   bodyLimit: number
 }
 
 async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promise<void> {
   const paths = new NearPaths(fastify.prefix)
-  // method-guard's 405 routes (config.refusal) answer no method.
   fastify.addHook('onRoute', route => { paths.add(route.url, route.config?.refusal === true ? [] : [route.method].flat()) })
-  // The message and the journal both read it.
   const suggested = new WeakMap<FastifyRequest, string | null>()
   fastify.decorateRequest('nearPath', {
     getter (this: FastifyRequest): string | null {

@@ -14,7 +14,6 @@ declare module 'fastify' {
     xmlType: string
   }
   interface FastifyContextConfig {
-    /** The route's XML form of its payload (see src/domain/http/xml.ts). */
     xml?: (payload: never) => string
   }
 }
@@ -37,7 +36,6 @@ function negotiate (request: FastifyRequest): Negotiation {
   return chosen === 'application/json' ? JSON_ANSWER : { format: 'xml', xmlType: chosen as string }
 }
 
-// Worked out the first time it is asked for.
 function negotiated (request: FastifyRequest & { negotiation: Negotiation | null }): Negotiation {
   request.negotiation ??= negotiate(request)
   return request.negotiation

@@ -13,7 +13,6 @@ declare module 'fastify' {
 }
 
 export interface OpenApiOptions {
-  /** Link each operation to the reference's solution pages of the challenges it passes. */
   solutionLinks: boolean
 }
 

@@ -6,7 +6,6 @@ import { unreadBody } from '../src/domain/http/common-headers.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** True once the service drains or the server has begun to close. */
     readonly closing: boolean
   }
 }

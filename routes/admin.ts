@@ -15,7 +15,6 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.adminRoutes()
   const store = fastify.sessions
 
-  /** JSON or CSV, as Accept asks (JSON when it does not say); null after answering 406. */
   const formatOf = (request: FastifyRequest, reply: FastifyReply, types: string[]): string | null => {
     const accept = request.headers.accept
     if (accept === undefined || accept === '*/*') return JSON_TYPE

@@ -31,7 +31,6 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     if (page) request.journaled = false
     await request.pass(bit)
     const progress = request.session === null ? 0 : request.session.progress | bit
-    // As the reference does: the progress page.
     if (request.session !== null) reply.header('location', fastify.progressPage(request.session.guid))
     return { challenges: request.query.hints === 'true' ? challengeRows(progress) : challengeItems(progress) }
   })

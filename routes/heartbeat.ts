@@ -10,7 +10,6 @@ interface Bits {
   byOverride: Map<string, number>
 }
 
-/** The method the request stands for (POST can pose as DELETE, PATCH or TRACE) and its challenge bit. */
 function effectiveMethod (request: FastifyRequest, { byMethod, byOverride }: Bits): [method: string, bit: number] {
   const override = request.headers['x-http-method-override']
   if (request.method === 'POST' && typeof override === 'string') {

@@ -1,6 +1,5 @@
-// Web pages: the landing page, the challenges page and, with an admin token, the class board, with
-// public/gui/'s files, under @fastify/helmet's strict policy (this plugin only). The learners' pages work
-// without JavaScript; the board is its script's work.
+// Web pages (landing, challenges, and the class board with an admin token) and public/gui/'s files, under
+// @fastify/helmet's strict policy. The learners' pages work without JavaScript; the board is its script's.
 import { existsSync, readdirSync } from 'node:fs'
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -46,14 +45,12 @@ export interface PagesOptions {
   username: string
   password: string
   docs: boolean
-  /** Requests kept per session: 0, no "Your last requests". */
   journalSize: number
   solutionLinks: boolean
 }
 
 const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) => {
   await fastify.register(helmet, browserHeaders(CSP_DIRECTIVES))
-  // Pages for people: the API's document leaves them out.
   fastify.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
   const base = fastify.prefix
   const solutions = solutionUrls(options.solutionLinks ? challenges : [], SOLUTIONS_BASE)
@@ -70,7 +67,6 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   })
 
   const render = async (request: FastifyRequest, asked: string | null) => {
-    // In single-player mode every page shows the one session.
     const guid = fastify.sessionGuidFor(asked)
     const session = guid === null ? undefined : await fastify.findSession(guid)
     const progress = session?.progress ?? 0
@@ -123,7 +119,6 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     wildcard: false,
     globIgnore: hidden,
     decorateReply: false,
-    // A type and five minutes' caching; no validators or ranges.
     contentType: false,
     cacheControl: false,
     etag: false,

@@ -1,6 +1,5 @@
-// What a Fastify server is given, not the plugin: handlers for errors before the service's hooks run,
-// with every other answer's headers, checks and error body, and the methods it knows. src/server.ts
-// gives them to its server; an embedding host may give them to its own (docs/embedding.md).
+// What a Fastify server is given, not the plugin: handlers for errors before the service's hooks run, and
+// the methods it knows. src/server.ts gives them to its server; a host may give them to its own.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
@@ -19,19 +18,15 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
   if (echo !== undefined) reply.header('x-challenger', echo)
   if (unreadBody(request.raw)) reply.header('connection', 'close')
   reply
-    // Fastify's framework errors always carry their status.
     .code(refusal === undefined ? error.statusCode as number : 431)
     .headers(COMMON_HEADERS)
     .type('application/json; charset=utf-8')
     .send(JSON.stringify(errorBody(refusal ?? error.message)))
 }
 
-/**
- * Fastify's `clientErrorHandler` option: errors of Node's HTTP parser, answered after the earlier
- * pipelined answers (RFC 9112 §9.3.2), then the connection closes.
- */
+/** Fastify's `clientErrorHandler` option: errors of Node's HTTP parser, answered after the earlier pipelined
+ * answers (RFC 9112 §9.3.2), then the connection closes. */
 export function clientErrorHandler (error: Error & { code?: string }, socket: Socket): void {
-  // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy()
     return
@@ -66,8 +61,7 @@ function inFlight (socket: Socket): ServerResponse | undefined {
   return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined
 }
 
-// Calls `then` once every answer to a request that arrived whole on `socket` is out (the one the error
-// cut short is answered by the error).
+// Calls `then` once every answer to a request that arrived whole on `socket` is out.
 function afterEarlierAnswers (socket: Socket, then: () => void): void {
   const current = inFlight(socket)
   if (current === undefined || (!current.writableEnded && !current.req.complete)) {
@@ -83,10 +77,8 @@ const clientErrors: Record<string, [number, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive']
 }
 
-/**
- * Teaches `fastify`'s server every method of EVERY_METHOD, bodyless, before it is ready: Fastify answers an
- * unknown method 404 before any plugin, and with this PROPFIND or QUERY get the service's 405.
- */
+/** Teaches `fastify`'s server every method of EVERY_METHOD, bodyless, before it is ready: Fastify answers an
+ * unknown method 404 before any plugin, and with this PROPFIND or QUERY get the service's 405. */
 export function supportEveryMethod (fastify: FastifyInstance): void {
   for (const method of EVERY_METHOD) {
     if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method)

@@ -113,7 +113,6 @@ export function checkedCatalogue (list: readonly Challenge[]): readonly Challeng
   return list
 }
 
-/** Whether `challenge` is passed in `progress`. */
 export function isPassed (progress: number, challenge: Challenge): boolean {
   return (progress & (1 << challenge.bit)) !== 0
 }
@@ -181,11 +180,9 @@ export function createCatalogue (list: readonly Challenge[]) {
     unreachable (emitted: ReadonlySet<string>): Challenge[] {
       return list.filter(c => !emitted.has(c.trigger))
     },
-    /** Every challenge with its status and how to pass it. */
     rows (progress: number): ChallengeRow[] {
       return list.map(c => ({ id: c.id, name: c.name, description: c.description, hint: c.hint, status: isPassed(progress, c) }))
     },
-    /** Every challenge as GET /challenges answers by default. */
     items (progress: number): ChallengeItem[] {
       return list.map(c => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, c) }))
     },

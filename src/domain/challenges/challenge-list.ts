@@ -292,10 +292,8 @@ const rows = [
   }
 ] as const satisfies readonly Row[]
 
-/**
- * What a route names to pass a challenge (`fastify.bitFor(trigger)`): `<METHOD> <resource> <outcome>`, one of the
- * rows'. HEAD is in none: a HEAD request passes nothing, as in the reference.
- */
+/** What a route names to pass a challenge (`fastify.bitFor(trigger)`): `<METHOD> <resource> <outcome>`.
+ * HEAD is in none: a HEAD request passes nothing, as in the reference. */
 export type Trigger = typeof rows[number]['trigger']
 
 export interface Challenge extends Row {

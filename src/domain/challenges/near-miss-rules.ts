@@ -7,7 +7,6 @@ export type TokenVerdict = 'missing' | 'valid' | 'wrong'
 export interface RequestFacts {
   method: string
   status: number
-  /** On /secret/note only. */
   token?: TokenVerdict
   tokenSource?: 'x-auth-token' | 'bearer'
   /** The media type, lowercase, without parameters. */
@@ -26,10 +25,8 @@ export interface SeenRequest {
   tokenSource?: 'x-auth-token' | 'bearer'
 }
 
-/**
- * A request that missed a challenge by one condition: `when` recognises it (asked only on the challenge's
- * resource, while it is not passed), `says` is the sentence the learner reads.
- */
+/** A request that missed a challenge by one condition: `when` recognises it (asked only on the challenge's
+ * resource, while it is not passed), `says` is the sentence the learner reads. */
 export interface NearMiss {
   readonly when: (request: RequestFacts) => boolean
   readonly says: (request: SeenRequest) => string
@@ -41,25 +38,21 @@ export const headInstead = (id: number, when: (r: RequestFacts) => boolean = () 
   says: () => `HEAD passes nothing: challenge ${id} needs GET`
 })
 
-/** A method the resource refuses (405), where challenge `id` needs `method`. */
 export const notAllowed = (id: number, method: string, resource: string): NearMiss => ({
   when: r => r.status === 405 && r.method !== method && r.override === null,
   says: r => `Challenge ${id} needs ${method} ${resource}; ${r.method} is not allowed there`
 })
 
-/** The request was right but for its method: GET where POST was needed, or the other way round. */
 export const otherMethod = (id: number, method: 'GET' | 'POST', when: (r: RequestFacts) => boolean): NearMiss => ({
   when: r => r.method === (method === 'GET' ? 'POST' : 'GET') && when(r),
   says: r => `Challenge ${id} needs ${method} /secret/note; this was ${r.method}`
 })
 
-/** A wrong token sent as Bearer, where the challenge wants a wrong X-AUTH-TOKEN. */
 export const wrongBearer = (id: number, method: string): NearMiss => ({
   when: r => r.method === method && r.token === 'wrong' && r.tokenSource === 'bearer',
   says: () => `Challenge ${id} needs a wrong X-AUTH-TOKEN; a wrong Bearer token does not count`
 })
 
-/** The right token, but in the other header. */
 export const tokenCameAs = (id: number, method: string, wanted: 'x-auth-token' | 'bearer'): NearMiss => ({
   when: r => r.method === method && r.token === 'valid' && r.tokenSource !== wanted && r.status < 400,
   says: () => wanted === 'bearer'

@@ -1,7 +1,6 @@
 // "Did you mean …?" for a 404: the real path nearest the one sent (plugins/errors.ts feeds in the
 // routes). The work is bounded: long paths get no suggestion, and a comparison stops past two edits.
 
-/** A path (prefix included, query string left out) longer than this gets no suggestion. */
 export const MAX_SUGGESTED_PATH = 200
 import { API_BASE as API } from '../http/api-base.js'
 
@@ -10,12 +9,10 @@ interface Known {
   base: string
   segments: readonly string[]
   resource: readonly string[]
-  /** For a path without parameters: the path and its resource, as registered and in lower case. */
   fixed: { text: string, lower: string, resource: string, lowerResource: string } | null
   methods: Set<string>
 }
 
-/** The API base ('' or '/api', any case) of `rest`, a path after the prefix. */
 function baseOf (rest: string): string {
   return rest.length >= 4 && rest.slice(0, 4).toLowerCase() === API && (rest.length === 4 || rest[4] === '/') ? API : ''
 }
@@ -105,10 +102,8 @@ export class NearPaths {
     this.#known.push(known)
   }
 
-  /**
-   * The real path nearest `path` (no query string), with the learner's base and parameter values; null when it is real,
-   * too long, or nothing is near. Fewest edits (one from 3 characters, two from 6) win, then the same base, then `method`.
-   */
+  /** The real path nearest `path` (no query string), with the learner's base and values; null when it is real, too
+   * long, or nothing is near. Fewest edits (one from 3 characters, two from 6) win, then the same base, then `method`. */
   suggest (path: string, method: string): string | null {
     if (path.length > MAX_SUGGESTED_PATH || !path.startsWith(this.#prefix)) return null
     const rest = path.slice(this.#prefix.length)
@@ -118,7 +113,6 @@ export class NearPaths {
     const lower = rest.toLowerCase()
     const lowerResource = lower.slice(base.length)
     const best = { path: null as string | null, score: Infinity }
-    // Keeps `before` + `candidate` if it is nearer `against` than the best so far.
     const consider = (candidate: string | null, lowered: string | null, against: string, before: string, otherBase: number, otherMethod: number): void => {
       if (candidate === null || Math.abs(candidate.length - against.length) > 2) return
       const edits = editsUpTo2(lowered ?? candidate.toLowerCase(), against)

@@ -1,10 +1,8 @@
 // @fastify/helmet's options for what a browser shows (the pages, /docs), not the API's answers.
 import type { FastifyHelmetOptions } from '@fastify/helmet'
 
-/**
- * The CSP `directives`, framing refused, helmet's other defaults. No HSTS: HTTPS is the operator's choice at
- * the proxy, and helmet's includeSubDomains would bind the domain's other sites. nosniff: plugins/headers.ts.
- */
+/** The CSP `directives`, framing refused, helmet's defaults. No HSTS: HTTPS is the operator's choice at the
+ * proxy, and includeSubDomains would bind the domain's other sites. nosniff is on every answer already. */
 export function browserHeaders (directives: Readonly<Record<string, string[]>>): FastifyHelmetOptions {
   return {
     global: true,

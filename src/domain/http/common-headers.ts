@@ -5,7 +5,6 @@ import type { IncomingMessage } from 'node:http'
 /** The longest X-CHALLENGER accepted: a UUID is 36 characters; the reference allows 100. */
 export const MAX_CHALLENGER_LENGTH = 100
 
-/** On every answer: CORS for any page (Swagger UI among them), and no type-sniffing by browsers. */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'access-control-allow-origin': '*',
   'access-control-allow-headers': '*',
@@ -20,10 +19,8 @@ export function challengerEcho (value: string | undefined): { echo?: string, ref
   return { echo: value }
 }
 
-/**
- * Whether an announced body has neither arrived whole nor been read: Node would read it to its end,
- * whatever its size, after the answer, unless that answer says Connection: close.
- */
+/** Whether an announced body has neither arrived whole nor been read: Node would read it all after the
+ * answer, whatever its size, unless the answer says Connection: close. */
 export function unreadBody (raw: IncomingMessage): boolean {
   const length = raw.headers['content-length']
   const announced = (length !== undefined && Number(length) > 0) || raw.headers['transfer-encoding'] !== undefined

@@ -35,7 +35,6 @@ export interface Answer {
 const kConnection = Symbol('connection')
 type Tracked = Socket & { [kConnection]?: Connection }
 
-/** The bookkeeping of an open connection, or undefined for a socket the table does not keep. */
 export function connectionOf (socket: Socket): Connection | undefined {
   return (socket as Tracked)[kConnection]
 }
@@ -44,14 +43,11 @@ export function connectionOf (socket: Socket): Connection | undefined {
 export class Connection {
   /** Requests whose head has arrived and whose answer is not written out yet. */
   inFlight = 0
-  /** It has sent a whole request head. */
   spoke = false
   /** Past maxPipelined: later requests get no answer, and it closes once the earlier ones are out. */
   closing = false
-  /** Closed by the table, or gone: nothing it still sends is served. */
   gone = false
   #refused = 0
-  /** Answers that wait behind the one being written (kept only once it pipelines). */
   #queue: Answer[] | undefined
   /** Bytes its socket had handed to the kernel at the last look (none yet: -1), and since when that has not moved. */
   #sent = -1
@@ -83,7 +79,6 @@ export class Connection {
     return true
   }
 
-  /** `answer` has been written out (Node answers in order). */
   answered (answer: Answer): void {
     if (this.gone) return
     const queue = this.#queue
@@ -93,7 +88,6 @@ export class Connection {
     if (this.closing) this.socket.destroySoon()
   }
 
-  /** Bytes of answers it holds that its client has not taken: the socket's and those waiting their turn. */
   unsent (): number {
     let bytes = this.socket.writableLength
     for (const answer of this.#queue ?? []) {
@@ -102,10 +96,8 @@ export class Connection {
     return bytes
   }
 
-  /**
-   * Whether its client stopped reading while it pipelines: over maxUnsentBytes held, or nothing sent for
-   * drainTimeout. A slow server (nothing waiting in the socket) or one answer read slowly is no stall.
-   */
+  /** Whether its client stopped reading while it pipelines: over maxUnsentBytes held, or nothing sent for
+   * drainTimeout. A slow server (nothing waiting in the socket) or one answer read slowly is no stall. */
   stalled (now: number): boolean {
     const waiting = this.socket.writableLength
     if (waiting === 0 || this.inFlight < 2) {
@@ -129,12 +121,9 @@ export class Connection {
 export class ConnectionTable {
   /** Every connection it keeps, oldest first (a busy one passed over while making room goes last). */
   readonly open = new Set<Socket>()
-  /** Those that have not sent a request head yet, oldest first. */
   readonly fresh = new Set<Socket>()
-  /** How many have a request in flight. */
   busy = 0
   readonly perClient: ClientConnections | undefined
-  /** Clients refused new connections, and until when. */
   readonly #refused = new Map<string, number>()
   readonly #warned = { perClient: false, total: false, pipelining: false }
   readonly #now: () => number
@@ -143,7 +132,6 @@ export class ConnectionTable {
     this.#now = now
     this.perClient = limits.perClient > 0 ? new ClientConnections(limits.perClient) : undefined
     server.on('connection', (socket: Socket) => this.#admit(socket))
-    // Checked a tenth of the shorter timeout apart (at most every 250 ms), as for Node's own timeouts.
     const every = Math.max(10, Math.min(250, Math.floor(Math.min(limits.firstHeadTimeout, limits.drainTimeout) / 10)))
     let timer: NodeJS.Timeout | undefined
     server.on('listening', () => {
@@ -155,7 +143,6 @@ export class ConnectionTable {
 
   #admit (socket: Socket): void {
     const address = socket.remoteAddress
-    // No address: the client has already gone.
     if (address === undefined && this.perClient !== undefined) {
       socket.destroy()
       return
@@ -229,7 +216,6 @@ export class ConnectionTable {
     return undefined
   }
 
-  /** Closes `connection` at once; nothing it still sends is served. */
   close (connection: Connection): void {
     this.#forget(connection)
     connection.socket.destroy()
@@ -272,7 +258,6 @@ function requestTimeout (): Error {
   return Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' })
 }
 
-/** Applies `limits` to `server` (see ConnectionTable). */
 export function limitConnections (server: Server, limits: ConnectionLimits, now?: () => number): ConnectionTable {
   return new ConnectionTable(server, limits, now)
 }

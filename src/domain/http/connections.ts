@@ -3,10 +3,8 @@
 import { readFileSync } from 'node:fs'
 import { isIPv4, isIPv6 } from 'node:net'
 
-/**
- * The client an address counts as: IPv4 as is, IPv4-mapped IPv6 as its IPv4, other IPv6 as its /64 (a host
- * is usually given a whole /64); anything else unchanged.
- */
+/** The client an address counts as: IPv4 as is, IPv4-mapped IPv6 as its IPv4, other IPv6 as its /64 (a host
+ * is usually given a whole /64). */
 export function clientKey (address: string): string {
   if (isIPv4(address)) return address
   // A zone (`fe80::1%eth0`) names the interface, not the host.
@@ -20,7 +18,6 @@ export function clientKey (address: string): string {
   return `${groups.slice(0, 4).map(group => group.toString(16)).join(':')}::/64`
 }
 
-/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail as two groups). */
 function ipv6Groups (address: string): number[] {
   const parse = (part: string): number[] => part === ''
     ? []
@@ -51,7 +48,6 @@ export class ClientConnections {
     return true
   }
 
-  /** One connection of `client` has closed; a client with none open is forgotten. */
   release (client: string): void {
     const open = this.#open.get(client) ?? 0
     if (open <= 1) this.#open.delete(client)

@@ -1,8 +1,6 @@
-// The service's own errors (@fastify/error), each with a stable code for logs and embedding hosts; a
-// learner sees only the message. Each keeps its old name and base class, so a host's checks still hold.
+// The service's own errors, each with a stable code for logs and hosts; each keeps its old name and base class.
 import createError from '@fastify/error'
 
-/** Every code, by what it means. */
 export const ERROR_CODES = Object.freeze({
   storeUnavailable: 'APICH_STORE_UNAVAILABLE',
   badCursor: 'APICH_BAD_CURSOR',

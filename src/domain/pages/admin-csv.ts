@@ -5,7 +5,6 @@ import type { SessionSummary } from '../sessions/store.js'
 /** Sessions per page of GET /admin/sessions: by default, and at most. */
 export const DEFAULT_PAGE = 100
 export const MAX_PAGE = 1000
-/** The window of "active" in GET /admin/summary. */
 export const ACTIVE_WINDOW_MS = 10 * 60 * 1000
 
 // A formula's first character (OWASP, CSV injection) where a cell may begin: at the field's start or
@@ -22,7 +21,6 @@ export function isoSeconds (ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 
-/** The sessions as CSV: a header line, then one line per session. */
 export function sessionsCsv (sessions: readonly SessionSummary[]): string {
   const head = ['guid', 'name', 'createdAt', 'lastSeen', 'passed', ...challenges.map(c => `challenge ${paddedId(c.id)}`)]
   const rows = sessions.map(s => [

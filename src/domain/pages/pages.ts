@@ -5,12 +5,10 @@ import type { JournalView } from '../journal/journal.js'
 
 const HTML_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' }
 
-/** Text made safe for HTML content and quoted attribute values. */
 export function escapeHtml (text: string): string {
   return text.replace(/[<>&"']/g, c => HTML_ESCAPES[c] as string)
 }
 
-/** Every page's Content-Security-Policy, as @fastify/helmet's directives. */
 export const CSP_DIRECTIVES: Readonly<Record<string, string[]>> = {
   'default-src': ["'none'"],
   'style-src': ["'self'"],
@@ -102,7 +100,6 @@ export interface PageRow extends ChallengeRow {
   solution?: string | undefined
 }
 
-/** The reference's solution page of each challenge that names one, by id, under `solutionsBase`. */
 export function solutionUrls (list: ReadonlyArray<Pick<Challenge, 'id' | 'solution'>>, solutionsBase: string): Map<number, string> {
   return new Map(list.flatMap(c => c.solution === undefined ? [] : [[c.id, `${solutionsBase}${c.solution}`] as const]))
 }
@@ -161,7 +158,6 @@ function nameSection (name: string | undefined): string {
 export interface ChallengesPageOptions {
   base: string
   origin: string
-  /** The session the page is about; null: none chosen. */
   guid: string | null
   live: boolean
   rows: readonly PageRow[]

@@ -9,12 +9,9 @@ interface Window {
   end: number
 }
 
-/**
- * A window opens with a client's first count and closes `windowMs` later. At most MAX_COUNTED clients are
- * kept: a stranger with more addresses can only make the counts forget, each address still held to the limit.
- */
+/** A window opens with a client's first count and closes `windowMs` later. Past MAX_COUNTED clients, a
+ * stranger with more addresses can only make the counts forget; each address is still held to the limit. */
 export class WindowCounts {
-  /** By client, in the order their windows opened. */
   readonly #windows = new Map<string, Window>()
   readonly #now: () => number
 
@@ -40,7 +37,6 @@ export class WindowCounts {
     return { count: window.count, msLeft: window.end - now }
   }
 
-  /** Forgets every closed window. */
   sweep (): void {
     const now = this.#now()
     for (const [client, window] of this.#windows) if (window.end <= now) this.#windows.delete(client)

@@ -1,10 +1,8 @@
 // The ids the stores hand out: session guids, tokens, and the board's cursors.
 import { randomFillSync } from 'node:crypto'
 
-/** The shape of the tokens this service issues. */
 export const TOKEN_PATTERN = /^[0-9a-f]{32}$/
 
-// Random bytes are drawn from the CSPRNG 256 ids at a time, as Node's own randomUUID does.
 const entropy = Buffer.alloc(16 * 256)
 let entropyOffset = entropy.length
 

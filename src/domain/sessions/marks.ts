@@ -10,16 +10,13 @@ export interface Listed<T> {
 
 const MARK_EVERY = 32
 
-/**
- * Every MARK_EVERY-th item touched, with the seq it had then. A mark whose item was touched again or
- * removed no longer matches and is skipped; stale marks are dropped once they are half of them.
- */
+/** Every MARK_EVERY-th item touched, with the seq it had then. A mark whose item was touched again or
+ * removed no longer matches and is skipped; stale marks are dropped once they are half of them. */
 export class Marks<T extends Listed<T>> {
   #items: T[] = []
   #seqs: number[] = []
   #limit = 1024
 
-  /** Called with each item as it is given its seq. */
   add (item: T): void {
     if (item.seq % MARK_EVERY !== 0) return
     if (this.#items.length >= this.#limit) {
@@ -34,7 +31,7 @@ export class Marks<T extends Listed<T>> {
 
   /** The most recently touched item touched before `seq` in the list from `oldest`, or null when there is none. */
   before (seq: number, oldest: T | null): T | null {
-    // The last mark before seq whose item is still where it was marked...
+    // The last mark before seq whose item is still where it was marked, then forward from it.
     let low = 0
     let high = this.#seqs.length
     while (low < high) {
@@ -50,7 +47,6 @@ export class Marks<T extends Listed<T>> {
         break
       }
     }
-    // ...then forward from it.
     if (start === null || start.seq >= seq) return null
     while (start.newer !== null && start.newer.seq < seq) start = start.newer
     return start

@@ -3,10 +3,8 @@
 /** The longest name, in code points, after trimming. */
 export const MAX_NAME = 40
 
-/**
- * The name, trimmed, or why it is refused. Bidirectional controls would turn the text around it (the
- * board's short id among it); a lone surrogate is no character, and no XML can carry it.
- */
+/** The name, trimmed, or why it is refused. Bidirectional controls would turn the text around it (the board's
+ * short id among it); a lone surrogate is no character, and no XML can carry it. */
 export function checkName (value: unknown): { name: string } | { refused: string } {
   if (typeof value !== 'string') return { refused: `name must be a string of 1 to ${MAX_NAME} characters, got ${value === null ? 'null' : typeof value}` }
   const name = value.trim()

@@ -1,6 +1,5 @@
-// Whether the Redis store can serve (starting → up ⇄ down), told by the connection's events, by failed
-// commands and by a regular probe, so that the heartbeat says 503 even when no request runs into a
-// hang or a refusal. Each change is reported once, never per request.
+// Whether the Redis store can serve (starting → up ⇄ down), told by the connection's events, failed commands
+// and a regular probe, so that the heartbeat says 503 even with no traffic. Each change is said once.
 import type { Redis } from 'ioredis'
 import { StoreUnavailableError, type StoreStatus } from '../store.js'
 import { RedisClock } from './clock.js'
@@ -39,7 +38,6 @@ export interface AvailabilityOptions {
   probeIntervalMs: number
   /** How long a probe waits for its answer before Redis counts as hanging. */
   probeTimeoutMs: number
-  /** Runs the probe script: Redis's clock, in ms. */
   probe: () => Promise<number>
   now?: () => number
 }
@@ -54,7 +52,6 @@ export class Availability {
   readonly #probeTimeoutMs: number
   readonly #probeScript: () => Promise<number>
   readonly #now: () => number
-  /** Redis's clock, for the scripts' deadlines. */
   readonly clock: RedisClock
   // False after a command timed out on a connection that still looks fine, until one gets through.
   #responsive = true
@@ -106,7 +103,7 @@ export class Availability {
     client.on('ready', () => {
       this.#lastError = undefined
       this.#unfit = undefined
-      // Perhaps another Redis (a failover): the probe below measures its clock again.
+      // Perhaps another Redis (a failover): the probe below measures its clock.
       this.clock.forget()
       // After a hang or a refusal, connected is not yet answering: the probe decides.
       if (this.#responsive && this.#refusal === undefined) this.#up()
@@ -176,7 +173,6 @@ export class Availability {
     this.#down('refused', reason)
   }
 
-  /** A hang or a refusal turns the store down; a lost connection says so itself. */
   #failed (error: unknown, waitedMs: number): void {
     const reason = refusal(error)
     if (timedOut(error)) this.#stalled(waitedMs)
@@ -201,12 +197,10 @@ export class Availability {
     }
   }
 
-  /** The deadline, by Redis's clock, of a script sent now: '' until one is known. */
   deadline (): string {
     return this.clock.deadline(this.#timeoutMs)
   }
 
-  // The next probe starts an interval after the last one ended, so that probes never overlap.
   #scheduleProbe (): void {
     if (this.#closing) return
     this.#probeTimer = setTimeout(() => {
@@ -248,12 +242,10 @@ export class Availability {
     await this.#settling
   }
 
-  /** Whether Redis is connected and answering, as the last probe or command found it. */
   available (): boolean {
     return this.#client.status === 'ready' && this.#responsive && this.#refusal === undefined && this.#unfit === undefined
   }
 
-  /** Closing is no outage: nothing more is reported or probed. */
   close (): void {
     this.#closing = true
     clearTimeout(this.#probeTimer)

@@ -1,7 +1,6 @@
-// Redis's clock as seen from here, for the scripts' deadlines. A command answered 503 after its timeout
-// may still reach Redis later, and must not then write over a newer write: so a script that may write
-// does nothing past the moment this instance gave up on it, told in Redis's time, moved earlier by the
-// probe's uncertainty (half its round trip) and a guard.
+// Redis's clock as seen from here, for the scripts' deadlines: a command answered 503 may still reach Redis
+// later, and must not then write over a newer write. So a script that may write does nothing past the
+// moment this instance gave up on it, in Redis's time, less the probe's uncertainty and a guard.
 
 /** Taken off every deadline: drift between probes, timer lateness, TIME's rounding. */
 export const GUARD_MS = 50
@@ -31,7 +30,6 @@ export class RedisClock {
     if (kept === undefined || within <= kept.within || answered - kept.at > KEEP_MS) this.#offset = { ms, within, at: answered }
   }
 
-  /** Another connection (perhaps another Redis): what was measured no longer holds. */
   forget (): void {
     this.#offset = undefined
   }

@@ -4,7 +4,6 @@ import { X509Certificate } from 'node:crypto'
 import { createSecureContext } from 'node:tls'
 import type { RedisOptions } from 'ioredis'
 
-/** A sentinel's address, as ioredis takes it. */
 export interface SentinelAddress {
   host: string
   port: number
@@ -28,7 +27,6 @@ export interface ConnectionSettings {
   tlsKey?: string
 }
 
-/** What the settings are called where they come from, for the messages. */
 export type SettingNames = Record<keyof ConnectionSettings, string>
 
 export const DEFAULT_SENTINEL_MASTER = 'mymaster'
@@ -49,7 +47,6 @@ export function redisAddress (url: string): string {
   return `${hostname === '' ? 'localhost' : hostname}:${port === '' ? '6379' : port}`
 }
 
-/** `Sentinel <master> via host:port,…`: where Redis is with Sentinel, for log lines. */
 export function sentinelsAddress (settings: Pick<ConnectionSettings, 'sentinelMaster'> & { sentinels: string[] }): string {
   return `Sentinel ${settings.sentinelMaster ?? DEFAULT_SENTINEL_MASTER} via ${settings.sentinels.join(',')}`
 }
@@ -104,7 +101,6 @@ export interface Connection {
   options: RedisOptions
   /** host:port, or `Sentinel <master> via host:port,…`. */
   address: string
-  /** The start of the store's log lines. */
   description: string
 }
 
@@ -142,7 +138,6 @@ export function connection (settings: ConnectionSettings, common: RedisOptions &
   }
 }
 
-/** What explainConnectionError reads of a client. */
 export interface ClientState {
   status: string
   options: { tls?: unknown }

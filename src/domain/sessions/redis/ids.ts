@@ -33,7 +33,6 @@ export function sessionId (guid: string): string {
   return id + (PAIRS[bits << 4] as string)
 }
 
-/** The guid of an id (see sessionId). */
 export function guidOf (id: string): string {
   if (id.startsWith('=')) return id.slice(1)
   let hex = ''

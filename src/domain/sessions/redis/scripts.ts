@@ -12,7 +12,6 @@ export const JOURNAL_SPARE_MS = 60_000
 const SWEEP_ON_CREATE = 2
 const SWEEP_ON_READ = 100
 
-/** The constants the scripts share with this module, as Lua. */
 const CONSTANTS = `local PER_MS, JOURNAL_SPARE_MS, SWEEP_ON_CREATE, SWEEP_ON_READ = ${PER_MS}, ${JOURNAL_SPARE_MS}, ${SWEEP_ON_CREATE}, ${SWEEP_ON_READ}\n`
 
 /** Each script: its files in order (session.lua and count.lua are libraries), its number of keys, its flags. */
@@ -58,7 +57,6 @@ export interface Scripts {
   peekCount (key: string): Promise<[number, number]>
 }
 
-/** A script as Redis runs it. */
 export type Script = [name: string, keys: number, lua: string]
 
 let sources: Script[] | undefined

@@ -13,7 +13,6 @@ local function above (id, other)
 end
 local floor = score(cutoff)
 local rows = { redis.call('ZCOUNT', lru, floor, '+inf') + redis.call('ZCOUNT', fresh, floor, '+inf') }
--- An index's live entries after the cursor, newest first: the next id and its score, or nil.
 local function reader (index)
   local batch, i, offset = {}, 1, 0
   return function ()

@@ -23,7 +23,6 @@ if pinned then
   redis.call('PERSIST', journal)
 else
   if not live then
-    -- A session gone but still listed must not evict itself.
     redis.call('ZREM', lru, id)
     redis.call('ZREM', fresh, id)
     while redis.call('ZCARD', lru) + redis.call('ZCARD', fresh) >= tonumber(ARGV[8]) do evict() end

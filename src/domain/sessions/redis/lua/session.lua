@@ -1,8 +1,6 @@
--- What every session script starts with (after scripts.ts's constants). KEYS: the activity index, the
--- sessions, the unused sessions' index; ARGV: the idle time, the key prefix, the deadline ('' for none).
--- Scores (see <prefix>lru in ../redis-store.ts) stay below 2^53; %.0f keeps Lua from writing an exponent.
--- A session packed: 'progress pinned made tokenLength nameLength ' then token, name and note (made is ''
--- for a session from before times were kept).
+-- What every session script starts with. KEYS: the activity index, the sessions, the unused sessions'
+-- index; ARGV: the idle time, the key prefix, the deadline ('' for none). A session packed: 'progress
+-- pinned made tokenLength nameLength ' then token, name and note (made '' from before times were kept).
 local lru, sessions, fresh = KEYS[1], KEYS[2], KEYS[3]
 local idleMs, prefix = tonumber(ARGV[1]), ARGV[2]
 -- Scripts may read TIME since Redis 5: their effects are replicated, not the scripts.
@@ -13,6 +11,7 @@ local cutoff = (now - idleMs) * PER_MS
 if ARGV[3] ~= '' and now > tonumber(ARGV[3]) then
   return redis.error_reply('LATE the script reached Redis after its deadline; nothing was done')
 end
+-- Scores stay below 2^53; %.0f keeps Lua from writing an exponent.
 local function score (n) return string.format('%.0f', n) end
 local function highest (index)
   return tonumber(redis.call('ZREVRANGE', index, 0, 0, 'WITHSCORES')[2] or '0')
