@@ -1,6 +1,5 @@
-// The 406: `fastify.requireAcceptable`, an onRequest hook for the routes whose answers have a body.
-// When Accept allows neither JSON nor XML (request.format is null, see plugins/formats.ts), it
-// answers 406, in JSON, before auth, validation and the body.
+// The 406: `fastify.requireAcceptable`, an onRequest hook for the routes whose answers have a body,
+// answers in JSON when Accept allows neither JSON nor XML, before auth and the body.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 
@@ -11,8 +10,6 @@ declare module 'fastify' {
 }
 
 async function acceptable (fastify: FastifyInstance): Promise<void> {
-  // A callback hook, not an async one: it runs on every request of its routes, and a promise per
-  // request shows in the benchmark.
   fastify.decorate('requireAcceptable', function (request: FastifyRequest, reply: FastifyReply, done: () => void) {
     if (request.format === null) {
       reply.fail(406, `Accept ${JSON.stringify(request.headers.accept)} allows neither application/json nor application/xml (or text/xml)`)

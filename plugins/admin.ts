@@ -1,11 +1,5 @@
-// The instructor's key: `fastify.adminOnly`, an onRequest hook for the class board's routes and
-// /metrics, which `fastify.adminRoutes()` puts on every route of the plugin that calls it. It wants `Authorization: Bearer <adminToken>`: none (or another scheme) is 401 with
-// WWW-Authenticate: Bearer, a wrong one 403. The token is compared in constant time and never
-// logged or echoed. Wrong tokens are counted per client address (countCreation of the store, so
-// every instance sharing a Redis counts together): past ADMIN_GUESSES in a window, every admin
-// request from that address that carries a token is 429 until the window ends. Without an admin
-// token the routes that use it are not registered at all (`fastify.adminEnabled` is false), so
-// they answer 404 like any unknown path.
+// The instructor's key: `fastify.adminOnly` wants `Authorization: Bearer <adminToken>` (compared in constant
+// time, never logged); past ADMIN_GUESSES wrong ones an address gets 429. No admin token, no admin routes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
@@ -18,14 +12,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Whether an admin token is set: the admin routes exist only then. */
     adminEnabled: boolean
-    /** Answers 401, 403 or 429 (and resolves with the reply) unless the request carries the admin token as a Bearer token. */
+    /** Answers 401, 403 or 429 (and resolves with the reply) unless the request carries the admin token. */
     adminOnly: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
-    /**
-     * Makes every route that the calling plugin registers after it an admin route: the token is
-     * checked before anything else about the request, and the route is left out of the learners'
-     * OpenAPI document and of every journal (`request.journaled`, set in the same hook: the
-     * journal's own onRoute hook has seen the route before this plugin's could mark it).
-     */
+    /** Makes the calling plugin's later routes admin routes: the token checked first, left out of the OpenAPI
+     * document and the journal (set per request: the journal's onRoute saw the route first). */
     adminRoutes (): void
   }
 }
@@ -34,27 +24,18 @@ export interface AdminOptions {
   adminToken?: string
 }
 
-/** The realm of the admin routes' WWW-Authenticate. */
 export const ADMIN_REALM = 'api-challenges admin'
 
-/**
- * Wrong admin tokens one client address may send in a window before its admin requests are
- * refused: enough for an instructor who mistypes or pastes the wrong line a few times, and at 10 a
- * minute (14,400 a day) no way through a token of 16 random characters or more.
- */
+/** Wrong admin tokens per address and window: room for typos, and no way through a token of 16 random characters. */
 export const ADMIN_GUESSES = 10
-/** The window of ADMIN_GUESSES: it opens with the first wrong token and closes a minute later. */
 export const ADMIN_GUESS_WINDOW_MS = 60_000
 
 async function admin (fastify: FastifyInstance, options: AdminOptions): Promise<void> {
   const token = options.adminToken
   fastify.decorate('adminEnabled', token !== undefined)
-  // Never called without a token: the routes that use it are not registered then.
   const expected = token ?? ''
 
-  // The counts live in the store (with Redis, where every instance counts); while it cannot be
-  // reached, this process counts for itself, so that the board and /metrics keep answering the
-  // right token and wrong ones stay limited.
+  // Counted in the store (every instance together); while it is away, in this process.
   const store = fastify.sessions
   const local = new WindowCounts(() => Math.floor(performance.now()))
   const countGuesses = async (client: string, add: 0 | 1): Promise<CreationCount> =>
@@ -74,13 +55,11 @@ async function admin (fastify: FastifyInstance, options: AdminOptions): Promise<
     const address = clientKey(request.ip)
     const client = `admin:${address}`
     if (safeEqual(given, expected)) {
-      // The right token is refused too while its address is: were it let through, the refusals
-      // would tell a wrong guess from the right one, and the guessing could go on.
+      // The right token is refused too while its address is, or the refusals would tell it from wrong guesses.
       const { count, msLeft } = await countGuesses(client, 0)
       return count >= ADMIN_GUESSES ? refuse(reply, msLeft) : undefined
     }
     const { count, msLeft } = await countGuesses(client, 1)
-    // Once per window, at the guess that starts the refusals (never the token, which is never logged).
     if (count === ADMIN_GUESSES) {
       request.log.warn({ client: address }, `${count} wrong admin tokens from ${address} within a minute: its admin requests are refused (429) for ${Math.ceil(msLeft / 1000)} s`)
     }

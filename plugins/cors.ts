@@ -1,6 +1,5 @@
-// CORS: any page, Swagger UI among them, may call the service and read its custom headers
-// (X-CHALLENGER, X-AUTH-TOKEN), through @fastify/cors. The routes answer their own OPTIONS (with
-// Allow and Access-Control-Allow-Methods), which also serves as the preflight.
+// CORS: any page may call the service and read its custom headers. The routes answer their own OPTIONS,
+// which also serves as the preflight.
 import fastifyCors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'

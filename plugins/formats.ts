@@ -1,9 +1,5 @@
-// Content negotiation: the Accept header picks JSON (the default, also for a missing Accept, */*
-// and application/*) or XML (application/xml, text/xml) for every body the service returns, with
-// quality values honoured by @fastify/accepts (the jshttp negotiator). It adds:
-// - `request.format`: 'json' | 'xml', or null when Accept allows neither;
-// - a preSerialization hook that turns a route's payload into XML with the route's `config.xml`.
-// It answers nothing itself: the 406 is plugins/acceptable.ts's, error bodies plugins/errors.ts's.
+// Content negotiation: Accept picks JSON (the default) or XML (@fastify/accepts) as `request.format`, and
+// a route's `config.xml` serializes its payload as XML. The 406 is plugins/acceptable.ts's.
 import accepts from '@fastify/accepts'
 import type { FastifyInstance, FastifyRequest, preSerializationHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
@@ -18,7 +14,6 @@ declare module 'fastify' {
     xmlType: string
   }
   interface FastifyContextConfig {
-    /** The route's XML form of its payload (see src/domain/http/xml.ts). */
     xml?: (payload: never) => string
   }
 }
@@ -35,14 +30,12 @@ const NOT_ACCEPTABLE: Negotiation = Object.freeze({ format: null, xmlType: 'appl
 
 function negotiate (request: FastifyRequest): Negotiation {
   const accept = request.headers.accept
-  // The common cases without the negotiator.
   if (accept === undefined || accept === '*/*' || accept === 'application/json') return JSON_ANSWER
   const chosen = request.accepts().type(TYPES)
   if (chosen === false) return NOT_ACCEPTABLE
   return chosen === 'application/json' ? JSON_ANSWER : { format: 'xml', xmlType: chosen as string }
 }
 
-/** The request's negotiation, worked out the first time it is asked for (most answers never ask). */
 function negotiated (request: FastifyRequest & { negotiation: Negotiation | null }): Negotiation {
   request.negotiation ??= negotiate(request)
   return request.negotiation
@@ -54,9 +47,7 @@ async function formats (fastify: FastifyInstance): Promise<void> {
   fastify.decorateRequest('format', { getter (this: FastifyRequest) { return negotiated(this as FastifyRequest & { negotiation: Negotiation | null }).format } })
   fastify.decorateRequest('xmlType', { getter (this: FastifyRequest) { return negotiated(this as FastifyRequest & { negotiation: Negotiation | null }).xmlType } })
 
-  // A successful payload of a route with an XML form: the reply's serializer becomes that form.
-  // (Error bodies are written by reply.fail, which knows the format itself.) Only routes that have
-  // an XML form get the hook.
+  // A successful payload of a route with an XML form (error bodies are reply.fail's).
   fastify.addHook('onRoute', route => {
     const xml = route.config?.xml
     if (xml === undefined) return

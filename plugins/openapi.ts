@@ -1,8 +1,5 @@
-// The OpenAPI document's groups: each route plugin files its operations under one tag, and each
-// operation gets the optional X-CHALLENGER requirement unless it names its own, and (unless the
-// solutionLinks option is off) a link to the reference's solution page of each challenge its
-// requests can pass. The tags are on the route schemas whether or not the docs plugin is there to
-// read them.
+// The OpenAPI document's groups: `fastify.documentAs(tag)` files a route plugin's operations under a tag,
+// with the optional X-CHALLENGER requirement and links to the reference's solutions.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { security, type Requirement, type Tag } from '../src/domain/http/schemas.js'
@@ -10,16 +7,12 @@ import { challengesOf, solutionList } from '../src/domain/challenges/solutions.j
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /**
-     * Files every operation that the calling route plugin (and its children) registers under
-     * `tag`, with the optional X-CHALLENGER requirement unless the route names its own.
-     */
+    /** Files the calling route plugin's operations under `tag`, with X-CHALLENGER optional unless a route says otherwise. */
     documentAs (tag: Tag): void
   }
 }
 
 export interface OpenApiOptions {
-  /** Link each operation to the reference's solution pages of the challenges it passes. */
   solutionLinks: boolean
 }
 

@@ -1,8 +1,5 @@
-// The class board's API, for the instructor (registered only with an admin token, behind
-// `fastify.adminOnly`): GET /admin/sessions, every learner's session, most recently active first,
-// a page at a time (JSON, or CSV with Accept: text/csv); GET /admin/summary, the class at a
-// glance. Admin requests pass no challenge and are in no learner's journal. They are left out of
-// the OpenAPI document, which is the learners'.
+// The class board's API, behind the admin token: GET /admin/sessions (most recently active first, JSON
+// or CSV, a page at a time) and GET /admin/summary. Left out of the journal and the OpenAPI document.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -15,11 +12,9 @@ const CSV = 'text/csv; charset=utf-8'
 const JSON_TYPE = 'application/json'
 
 const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  // Before anything else about the request is looked at: the token.
   fastify.adminRoutes()
   const store = fastify.sessions
 
-  /** JSON or CSV, as Accept asks (JSON when it does not say); null after answering 406. */
   const formatOf = (request: FastifyRequest, reply: FastifyReply, types: string[]): string | null => {
     const accept = request.headers.accept
     if (accept === undefined || accept === '*/*') return JSON_TYPE

@@ -5,11 +5,7 @@ import { challengeItems, challengeRows } from '../src/domain/challenges/catalogu
 import { challengesXml } from '../src/domain/http/xml.js'
 import { answer, ChallengeList, header, XML } from '../src/domain/http/schemas.js'
 
-/**
- * ?hints=true adds each challenge's `hint` (how to pass it); without it, the items have exactly the
- * reference's keys, as suites that match them expect. Any other value of hints is a 400; other
- * parameters are ignored, as they always were.
- */
+// Without ?hints=true the items have exactly the reference's keys, as suites that match them expect.
 const Query = Type.Object({
   hints: Type.Optional(Type.String({
     pattern: '^(true|false)$',
@@ -29,16 +25,12 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: answer(ChallengeList, 'Every challenge, sorted by id', { Location: header('With a known session: its progress page, /gui/challenges/{guid}') }, XML.challenges) }
     }
   }, async (request, reply) => {
-    // HEAD is answered by this handler too, and passes nothing; nor does the challenges page's own
-    // refresh, which says who it is in X-Challenges-Page.
+    // Neither HEAD nor the challenges page's own refresh (X-Challenges-Page) passes anything.
     const page = request.headers['x-challenges-page'] !== undefined
     const bit = request.method === 'GET' && !page ? listed : 0
-    // The page's refresh is not the learner's request: the journal leaves it out.
     if (page) request.journaled = false
     await request.pass(bit)
-    // The list shows this request's own pass too.
     const progress = request.session === null ? 0 : request.session.progress | bit
-    // As the reference does: where the learner sees this progress as a page.
     if (request.session !== null) reply.header('location', fastify.progressPage(request.session.guid))
     return { challenges: request.query.hints === 'true' ? challengeRows(progress) : challengeItems(progress) }
   })

@@ -1,19 +1,15 @@
-// /heartbeat: a monitoring endpoint that answers each method with a fixed status, in `heartbeat`
-// below. No answer depends on a body: a PATCH with or without one is the same 500, and a body is
-// never read (the 'ignore' body policy).
+// /heartbeat: a fixed status for each method; a body is never read (the 'ignore' body policy).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { Allow, header, html, noBody } from '../src/domain/http/schemas.js'
 
 const ALLOW = 'GET, HEAD, OPTIONS, PATCH, TRACE'
 const HTML = 'text/html;charset=utf-8'
-/** The challenge bits of the heartbeat, by the method sent, and for a POST that stands for another. */
 interface Bits {
   byMethod: Map<string, number>
   byOverride: Map<string, number>
 }
 
-/** The method the request stands for (POST can pose as DELETE, PATCH or TRACE) and its challenge bit. */
 function effectiveMethod (request: FastifyRequest, { byMethod, byOverride }: Bits): [method: string, bit: number] {
   const override = request.headers['x-http-method-override']
   if (request.method === 'POST' && typeof override === 'string') {
@@ -44,7 +40,6 @@ function respond (method: string, reply: FastifyReply, closing: boolean): Fastif
 const heartbeat: FastifyPluginAsync = async (fastify) => {
   fastify.documentAs('heartbeat')
   fastify.acceptBodies('ignore')
-  // Every other method passes nothing.
   const bits: Bits = {
     byMethod: new Map([
       ['GET', fastify.bitFor('GET /heartbeat')],
@@ -69,8 +64,7 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
     response: { 204: noBody('Running (challenge 28 for GET)'), 503: html('Shutting down, or the session store is unreachable: send traffic elsewhere') }
   }
   const answers: Array<[string[], object]> = [
-    // HEAD answers as GET does, left out of the document like every HEAD (and before GET, which
-    // would otherwise get Fastify's own HEAD route).
+    // HEAD before GET, which would otherwise get Fastify's own HEAD route.
     [['HEAD'], { ...running, hide: true }],
     [['GET'], running],
     [['OPTIONS'], { summary: 'The verbs the heartbeat lists', response: { 204: noBody(`Allow: ${ALLOW}`, { Allow, 'Access-Control-Allow-Methods': header('The same methods, for CORS') }) } }],
@@ -81,7 +75,7 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
         '`curl -i -X TRACE <this server>/heartbeat -H "X-CHALLENGER: <your session id>"`',
       response: { 501: html('Not implemented (challenge 27)') }
     }],
-    // Apart: each operation's description lists the challenges of its own method (DELETE's 25).
+    // Apart: each operation's description lists its own method's challenges.
     [['DELETE'], { summary: 'Not allowed', response: { 405: notAllowed } }],
     [['PUT'], { summary: 'Not allowed', response: { 405: notAllowed } }],
     [['POST'], {
@@ -103,9 +97,8 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
   // The heartbeat only tracks progress: it answers (503 for GET) even when the session store is away.
   const config = { sessionOptional: true }
   for (const [method, schema] of answers) fastify.route({ method, url: '/heartbeat', schema, config, handler: heartbeat })
-  // Every other method the server knows (PROPFIND, QUERY, …): 405 too, left out of the document.
-  // Fastify judges some of them before any handler (a QUERY without a Content-Type is its 400), so
-  // the same function answers them in onRequest, as the method guard answers its 405s.
+  // Every other method the server knows: 405, answered in onRequest, since Fastify judges some before
+  // any handler (a QUERY without a Content-Type is its 400).
   const listed = answers.flatMap(([methods]) => methods)
   const others = fastify.knownMethods().filter(method => !listed.includes(method))
   fastify.route({ method: others, url: '/heartbeat', schema: { hide: true, response: { 405: notAllowed } }, config, onRequest: heartbeat, handler: heartbeat })

@@ -1,11 +1,5 @@
-// Web pages: the landing page (GET /) and the challenges page (GET /gui/challenges[/{guid}]),
-// server-rendered from src/domain/pages/pages.ts, and, with an admin token only, the class board
-// (GET /admin, src/domain/pages/admin-page.ts) and the progress page's name form. Their stylesheets, icon
-// and scripts are the files of public/gui/, served as /gui/<file> by @fastify/static (the board's
-// files, the name form's script among them, only with an admin token). @fastify/helmet, in this
-// plugin only, gives the pages and their files a strict Content-Security-Policy and the browser's
-// other protections (no framing among them). The learners' pages work without JavaScript (the
-// scripts refresh the statuses and send the name form); the board is its script's work.
+// Web pages (landing, challenges, and the class board with an admin token) and public/gui/'s files, under
+// @fastify/helmet's strict policy. The learners' pages work without JavaScript; the board is its script's.
 import { existsSync, readdirSync } from 'node:fs'
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,21 +21,17 @@ function text (type: string, description: string) {
   return { description, content: { [type]: { schema: { type: 'string' } } } }
 }
 
-/** The files of public/gui/ that exist only with a class board: its script and stylesheet, and the name form's script. */
+/** The files of public/gui/ served only with a class board. */
 export const BOARD_FILES: readonly string[] = ['admin.js', 'admin.css', 'name.js']
 
-/** The Content-Type of each kind of file in public/gui/ (text/javascript, not send's application/javascript: RFC 9239). */
+/** The Content-Type of each kind of file in public/gui/ (text/javascript, as RFC 9239 says). */
 export const FILE_TYPES: Readonly<Record<string, string>> = {
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.svg': 'image/svg+xml'
 }
 
-/**
- * The browser's files, public/gui/ at the package's top, for the module at `moduleUrl`: one floor
- * above routes/ in the repository, two above dist/routes/ once built (the tarball has public/
- * beside dist/).
- */
+/** public/gui/ for the module at `moduleUrl`: one floor above routes/, or two above dist/routes/ once built. */
 export function guiFolder (moduleUrl: string): string {
   const candidates = ['../public/gui/', '../../public/gui/'].map(path => fileURLToPath(new URL(path, moduleUrl)))
   const found = candidates.find(folder => existsSync(folder))
@@ -55,19 +45,16 @@ export interface PagesOptions {
   username: string
   password: string
   docs: boolean
-  /** Requests kept per session: 0, no "Your last requests". */
   journalSize: number
-  /** Link each challenge to the reference's solution page. */
   solutionLinks: boolean
 }
 
 const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) => {
   await fastify.register(helmet, browserHeaders(CSP_DIRECTIVES))
-  // Pages for people: they answer, but the API's document leaves them out.
   fastify.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
   const base = fastify.prefix
   const solutions = solutionUrls(options.solutionLinks ? challenges : [], SOLUTIONS_BASE)
-  // The commands and requests name this server as the learner reached it (escaped: Host is the client's).
+  // The pages name this server as the learner reached it (escaped: Host is the client's).
   const originOf = (request: FastifyRequest): string => `${request.protocol}://${request.host}`
 
   fastify.get('/', {
@@ -80,7 +67,6 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   })
 
   const render = async (request: FastifyRequest, asked: string | null) => {
-    // In single-player mode every page shows the one session.
     const guid = fastify.sessionGuidFor(asked)
     const session = guid === null ? undefined : await fastify.findSession(guid)
     const progress = session?.progress ?? 0
@@ -122,10 +108,8 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   }, async (request, reply) =>
     reply.type(HTML).send(await render(request, request.params.guid)))
 
-  // The pages' files, each a route of its own (no wildcard: any other path under /gui/ is the
-  // service's 404, and other methods its 405), in this plugin: helmet's headers are on them. No
-  // reply.sendFile is added: the pages send no file by hand, and a host's (from its own
-  // @fastify/static) stays the host's.
+  // Each file a route of its own (no wildcard: other paths are the service's 404, other methods its 405).
+  // No reply.sendFile: a host's own stays the host's.
   const folder = guiFolder(import.meta.url)
   const hidden = fastify.adminEnabled ? [] : [...BOARD_FILES]
   const files = readdirSync(folder).filter(file => !hidden.includes(file))
@@ -135,7 +119,6 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     wildcard: false,
     globIgnore: hidden,
     decorateReply: false,
-    // The same headers as before these were files: a type, five minutes' caching, and no validators or ranges.
     contentType: false,
     cacheControl: false,
     etag: false,
@@ -148,9 +131,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   })
   const urls = ['/', '/gui/challenges', '/gui/challenges/:guid', ...files.map(file => `/gui/${file}`)]
 
-  // The class board: the page and its files carry no data and need no token (the page asks for
-  // it); they exist only where the board's API does, and so do the progress page's name form and
-  // its script.
+  // The board's page carries no data and needs no token (it asks for one); it exists only with the board's API.
   if (fastify.adminEnabled) {
     fastify.get('/admin', {
       schema: { summary: 'The class board, for the instructor', response: { 200: { ...text(HTML, 'The board, filled in by its script once the admin token is entered'), headers: pageHeaders } } }

@@ -1,10 +1,5 @@
-// What a Fastify server itself is given, as opposed to the plugin: the handlers for errors that
-// happen before the service's hooks run (Fastify's `frameworkErrors` and `clientErrorHandler`
-// options) and the HTTP methods the server knows. src/server.ts gives them to its server; a host
-// that embeds the service may give them to its own (docs/embedding.md). They sit
-// above the plain modules of src/domain/ because they act on Fastify's server and replies; they
-// give those early answers the common headers, the X-CHALLENGER checks and the error body of every
-// other answer (src/domain/http/common-headers.ts, src/domain/challenges/messages.ts).
+// What a Fastify server is given, not the plugin: handlers for errors before the service's hooks run, and
+// the methods it knows. src/server.ts gives them to its server; a host may give them to its own.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
@@ -13,37 +8,25 @@ import { errorBody } from './domain/challenges/messages.js'
 import { EVERY_METHOD } from './domain/http/methods.js'
 import { firstValues, namesOnTheWire, wireName } from './domain/http/wire.js'
 
-/**
- * Fastify's `frameworkErrors` option: errors raised before a route is found (a malformed URL).
- * Hooks have not run, so the common headers are set here.
- */
+/** Fastify's `frameworkErrors` option: errors before a route is found (a malformed URL), before any hook. */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // The wire as on every answer (plugins/wire.ts): one X-CHALLENGER, Title-Case names.
   firstValues(request.raw)
   namesOnTheWire(request.raw, reply.raw)
-  // An oversized X-CHALLENGER is refused first, here as everywhere: the same check as the
-  // common-headers plugin's (src/domain/http/common-headers.ts).
+  // An oversized X-CHALLENGER is refused first, here as everywhere.
   const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
   if (echo !== undefined) reply.header('x-challenger', echo)
-  // A body nobody will read closes the connection, as in the common-headers plugin.
   if (unreadBody(request.raw)) reply.header('connection', 'close')
   reply
-    // Fastify's framework errors always carry their status.
     .code(refusal === undefined ? error.statusCode as number : 431)
     .headers(COMMON_HEADERS)
     .type('application/json; charset=utf-8')
     .send(JSON.stringify(errorBody(refusal ?? error.message)))
 }
 
-/**
- * Fastify's `clientErrorHandler` option: errors from Node's HTTP parser (a malformed request line,
- * headers over Node's size limit, a request that timed out). No request was parsed, so there is
- * nothing to echo: the status, the CORS headers and the error body, then the connection closes.
- * Answers go out in request order (RFC 9112 §9.3.2): the answers to requests that arrived whole
- * before the error are written first, then this one.
- */
+/** Fastify's `clientErrorHandler` option: errors of Node's HTTP parser, answered after the earlier pipelined
+ * answers (RFC 9112 §9.3.2), then the connection closes. */
 export function clientErrorHandler (error: Error & { code?: string }, socket: Socket): void {
-  // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy()
     return
@@ -71,30 +54,21 @@ export function clientErrorHandler (error: Error & { code?: string }, socket: So
   })
 }
 
-/** Connections whose parser error is being answered. */
 const answering = new WeakSet<Socket>()
 
-/**
- * The answer Node is writing on `socket`, if any. Node keeps it there (`_httpMessage`, as it has
- * since its first versions) and hands the socket to the next pipelined answer when it is done.
- */
+// The answer Node is writing on `socket`: Node keeps it in `_httpMessage`, as it always has.
 function inFlight (socket: Socket): ServerResponse | undefined {
   return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined
 }
 
-/**
- * Calls `then` once every answer to a request that arrived whole on `socket` has been written out:
- * at once when none is in flight, or when the one in flight is to the request the error cut short
- * (its body never arrived whole, so its answer is this error).
- */
+// Calls `then` once every answer to a request that arrived whole on `socket` is out.
 function afterEarlierAnswers (socket: Socket, then: () => void): void {
   const current = inFlight(socket)
   if (current === undefined || (!current.writableEnded && !current.req.complete)) {
     then()
     return
   }
-  // Node moves the socket to the next answer in its own 'finish' listener, which comes first. (Not
-  // writableFinished: it can say so before the answer's last write has completed.)
+  // Node moves the socket on in its own 'finish' listener, which comes first (writableFinished can come too early).
   current.once('finish', () => afterEarlierAnswers(socket, then))
 }
 
@@ -103,13 +77,8 @@ const clientErrors: Record<string, [number, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive']
 }
 
-/**
- * Adds to `fastify`'s server every method of EVERY_METHOD that it does not know yet, as bodyless:
- * Fastify then parses no body for them on any route, so none can fail on a body before a route
- * refuses it. Call it before the server is ready (Fastify refuses new methods after). Fastify keeps
- * one list of methods per server and answers a method it does not know with its 404 before any
- * plugin sees it: with this, PROPFIND or QUERY reach the service and get a 405.
- */
+/** Teaches `fastify`'s server every method of EVERY_METHOD, bodyless, before it is ready: Fastify answers an
+ * unknown method 404 before any plugin, and with this PROPFIND or QUERY get the service's 405. */
 export function supportEveryMethod (fastify: FastifyInstance): void {
   for (const method of EVERY_METHOD) {
     if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method)

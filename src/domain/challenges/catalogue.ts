@@ -1,16 +1,11 @@
-// The challenge catalogue: the list of challenge-list.ts, checked, and the lookups over it
-// (bits, status maps, the reference's names). Plain data and lookups; it knows nothing of HTTP or Fastify.
+// The challenge catalogue: challenge-list.ts checked, and the lookups over it (bits, status maps, the reference's names).
 import { API_BASE } from '../http/api-base.js'
 import { CatalogueError, UnknownTriggerError } from '../http/errors.js'
 import { challenges, SOLUTIONS_BASE, type Challenge, type NearMiss, type RequestFacts, type SeenRequest, type Trigger } from './challenge-list.js'
 
 export { challenges, SOLUTIONS_BASE, type Challenge, type RequestFacts, type SeenRequest, type Trigger }
 
-/**
- * The reference's other challenges (its todo-list API, restoring progress, ...), by their enum names:
- * every name of its CHALLENGE enum from 2020 to today, deprecated ones included. A session saved
- * from the reference names them in its status map: a restore here accepts and ignores them.
- */
+/** Every other name of the reference's CHALLENGE enum since 2020: a restore accepts and ignores them. */
 export const OTHER_REFERENCE_NAMES: readonly string[] = Object.freeze([
   'DELETE_ALL_TODOS',
   'DELETE_A_TODO',
@@ -97,17 +92,13 @@ export const OTHER_REFERENCE_NAMES: readonly string[] = Object.freeze([
   'X_CHALLENGER_TOO_LONG_431'
 ])
 
-/**
- * Checks a catalogue: ids in ascending order; ids, names, triggers and bits each used once, bits from 0 to 30 (progress is a
- * 31-bit integer, in memory and in Redis). Returns it, so that a mistake fails at start-up.
- */
+/** The catalogue, checked (ids in order; ids, names, triggers and bits once; bits 0 to 30): a mistake fails at start-up. */
 export function checkedCatalogue (list: readonly Challenge[]): readonly Challenge[] {
   const once = (what: string, values: ReadonlyArray<string | number>): void => {
     const twice = values.filter((value, at) => values.indexOf(value) !== at)
     if (twice.length > 0) throw new CatalogueError(`${what} ${twice.join(', ')} used twice`)
   }
   once('id', list.map(c => c.id))
-  // GET /challenges and the pages list the challenges in the catalogue's order, which is id order.
   const early = list.find((c, at) => at > 0 && c.id < (list[at - 1] as Challenge).id)
   if (early !== undefined) throw new CatalogueError(`challenge ${early.id} comes after a higher id; keep the list in id order`)
   once('reference name', list.map(c => c.referenceName))
@@ -122,12 +113,11 @@ export function checkedCatalogue (list: readonly Challenge[]): readonly Challeng
   return list
 }
 
-/** Whether `challenge` is passed in `progress`. */
 export function isPassed (progress: number, challenge: Challenge): boolean {
   return (progress & (1 << challenge.bit)) !== 0
 }
 
-/** The ids of the challenges whose bits are in `progress`, as numbers, in id order. */
+/** The ids of the challenges passed in `progress`, in id order. */
 export function passedIds (progress: number): number[] {
   return challenges.filter(c => isPassed(progress, c)).map(c => c.id)
 }
@@ -137,10 +127,7 @@ export function paddedId (id: number): string {
   return String(id).padStart(2, '0')
 }
 
-/**
- * One challenge as GET /challenges shows it: exactly the reference's keys, in its order (its
- * ChallengeThingifier: the AUTO_INCREMENT `id`, a number, then name, description, status).
- */
+/** One challenge as GET /challenges shows it: the reference's keys, in its order. */
 export interface ChallengeItem {
   id: number
   name: string
@@ -148,13 +135,12 @@ export interface ChallengeItem {
   status: boolean
 }
 
-/** One challenge as the challenges page shows it (and GET /challenges?hints=true): with how to pass it. */
+/** One challenge with how to pass it (the challenges page, GET /challenges?hints=true). */
 export interface ChallengeRow extends ChallengeItem {
-  /** How to pass it: the request line and headers. */
   hint: string
 }
 
-/** The most near misses a catalogue may have: the journal keeps an entry's near miss in 7 bits (see ../journal/journal.ts). */
+/** The most near misses a catalogue may have: the journal's limit (see ../journal/journal.ts). */
 export const MAX_NEAR_MISSES = 126
 
 /** The resource of a trigger: `/secret/note` for 'POST /secret/note no-token'. */
@@ -162,10 +148,7 @@ export function resourceOf (trigger: Trigger): string {
   return trigger.split(' ')[1] as string
 }
 
-/**
- * The resource a route serves, as triggers name it: its URL without the service's `prefix`, and
- * without the `/api` base that the API also answers under (`/api/heartbeat` is `/heartbeat`).
- */
+/** The resource a route serves, as triggers name it: its URL without `prefix` and the `/api` base. */
 export function routeResource (url: string, prefix: string): string {
   const resource = url.slice(prefix.length)
   return resource === API_BASE || resource.startsWith(`${API_BASE}/`) ? resource.slice(API_BASE.length) : resource
@@ -175,7 +158,7 @@ export function routeResource (url: string, prefix: string): string {
 export function createCatalogue (list: readonly Challenge[]) {
   checkedCatalogue(list)
   const maskByTrigger = new Map<string, number>(list.map(c => [c.trigger, 1 << c.bit]))
-  // Every near miss in one list (a journal entry keeps its place in it), and by resource.
+  // Every near miss in one list (a journal entry keeps its place in it).
   const nearMisses: Array<{ challenge: Challenge, rule: NearMiss }> = list.flatMap(challenge => challenge.nearMisses.map(rule => ({ challenge, rule })))
   const missesOn = new Map<string, Array<{ at: number, challenge: Challenge, rule: NearMiss }>>()
   // The progress bits of each resource's challenges: once all are passed, nothing is near.
@@ -187,43 +170,27 @@ export function createCatalogue (list: readonly Challenge[]) {
   })
   return {
     challenges: list,
-    /**
-     * The progress mask of the challenge that `trigger` passes. A trigger that no challenge has is a
-     * mistake in a route, and fails its registration.
-     */
+    /** The progress mask of the challenge that `trigger` passes; an unknown trigger fails the route's registration. */
     bitFor (trigger: Trigger): number {
       const mask = maskByTrigger.get(trigger)
       if (mask === undefined) throw new UnknownTriggerError(trigger)
       return mask
     },
-    /**
-     * The challenges whose trigger is not among `emitted` (the triggers an app's routes asked a bit
-     * for): nobody could pass them. The app checks it once its routes are registered, so that a
-     * challenge added without its route fails at start-up.
-     */
+    /** The challenges whose trigger no route asked a bit for (`emitted`): nobody could pass them. */
     unreachable (emitted: ReadonlySet<string>): Challenge[] {
       return list.filter(c => !emitted.has(c.trigger))
     },
-    /** Every challenge, in id order, passed or not in `progress`, with how to pass it (for the pages). */
     rows (progress: number): ChallengeRow[] {
       return list.map(c => ({ id: c.id, name: c.name, description: c.description, hint: c.hint, status: isPassed(progress, c) }))
     },
-    /** Every challenge, in id order, as GET /challenges answers by default: the reference's keys, no hint. */
     items (progress: number): ChallengeItem[] {
       return list.map(c => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, c) }))
     },
-    /**
-     * The progress bits of the challenges on `resource` that have near misses (0 for none): once
-     * a session has them all, no request to it is near anything, and `nearMiss` need not be asked.
-     */
+    /** The progress bits of the challenges on `resource`: once a session has them all, nothing there is near. */
     nearMissMask (resource: string): number {
       return maskOn.get(resource) ?? 0
     },
-    /**
-     * The near miss of a request to `resource` that passed nothing new, with the session's
-     * `progress` after it: the first rule, in id order, of a challenge not yet passed that
-     * recognises the request. Its place in the list (for `nearMissSays`), or -1 for none.
-     */
+    /** The place of the first near miss of a challenge not yet passed that recognises the request; -1 for none. */
     nearMiss (resource: string, request: RequestFacts, progress: number): number {
       const misses = missesOn.get(resource)
       if (misses === undefined) return -1
@@ -244,10 +211,7 @@ export function createCatalogue (list: readonly Challenge[]) {
       for (const c of list) map[paddedId(c.id)] = isPassed(progress, c)
       return map
     },
-    /**
-     * The progress a status map stands for, keyed by id (`01`) or by the reference's name
-     * (`CREATE_NEW_CHALLENGER`); challenges it leaves out count as not passed.
-     */
+    /** The progress a status map stands for, keyed by id (`01`) or by the reference's name. */
     progressFrom (map: Record<string, boolean | undefined>): number {
       let progress = 0
       for (const c of list) {

@@ -1,13 +1,10 @@
-// The challenges, as data: what each one is, the request that passes it (its trigger) and its fixed
-// bit in a session's progress. catalogue.ts checks the list and answers questions about it.
-// To add a challenge ("Add a challenge", docs/architecture.md): its row here, its trigger in a route,
-// its test. Everything else (the Trigger type, counts, pages, documents, solution links) is read
-// from the rows.
+// The challenges as data: each one's trigger (the request that passes it) and fixed progress bit.
+// Adding one: its row here, its trigger in a route, its test (docs/architecture.md).
 import { headInstead, jsonNote, notAllowed, otherMethod, overrideInstead, overrideMisses, tokenCameAs, wrongBearer, type NearMiss } from './near-miss-rules.js'
 
 export type { NearMiss, RequestFacts, SeenRequest, TokenVerdict } from './near-miss-rules.js'
 
-/** A challenge as its row is written below (its trigger any text, until the rows define Trigger). */
+/** A challenge as its row is written below. */
 interface Row {
   /** The reference's v1 number. */
   readonly id: number
@@ -15,22 +12,14 @@ interface Row {
   readonly referenceName: string
   readonly name: string
   readonly description: string
-  /** The request that passes it, as its route reports it (see Trigger). */
   readonly trigger: string
-  /**
-   * The challenge's place in a session's progress (0 to 30), fixed for ever: stored progress, in
-   * memory or in Redis, keeps its meaning whatever is added or reordered. A new challenge takes a
-   * bit never used before.
-   */
+  /** Its place in a session's progress (0 to 30), fixed for ever so that stored progress keeps its meaning. */
   readonly bit: number
-  /** How to pass it: the request line and headers to send, for GET /challenges and the challenges page. */
+  /** How to pass it: the request line and headers to send. */
   readonly hint: string
   /** The requests that come close to it, at least one; the first that matches gives the journal's hint. */
   readonly nearMisses: readonly NearMiss[]
-  /**
-   * The reference's own solution page for it, as `<section>/<slug>` under SOLUTIONS_BASE (read from
-   * the "Read Solution" links of its challenge definitions); none for a challenge the reference lacks.
-   */
+  /** The reference's solution page for it, `<section>/<slug>` under SOLUTIONS_BASE, if it has one. */
   readonly solution?: string
 }
 
@@ -303,12 +292,8 @@ const rows = [
   }
 ] as const satisfies readonly Row[]
 
-/**
- * What a route reports after it has answered a request, in the form `<METHOD> <resource> <outcome>`,
- * to pass the challenge whose trigger it is (`fastify.bitFor(trigger)`): the rows' triggers, so that
- * a route can name only a trigger that a row has. HEAD is in none, so a HEAD request passes nothing
- * ("HEAD is not GET").
- */
+/** What a route names to pass a challenge (`fastify.bitFor(trigger)`): `<METHOD> <resource> <outcome>`.
+ * HEAD is in none: a HEAD request passes nothing, as in the reference. */
 export type Trigger = typeof rows[number]['trigger']
 
 export interface Challenge extends Row {

@@ -1,24 +1,18 @@
-// The near misses of the challenges: what a near miss sees of a request, and the small rules that
-// several challenges of challenge-list.ts share. Plain functions of plain data.
+// Near misses: what one sees of a request, and the rules several challenges of challenge-list.ts share.
 
 /** How a request came with its token, on the routes that take one (/secret/note). */
 export type TokenVerdict = 'missing' | 'valid' | 'wrong'
 
-/**
- * What the service saw of one request, as a near miss judges it: what the journal keeps (method,
- * status, token, content type) and a few headers it does not keep (never their secrets).
- */
+/** What a near miss judges of a request: what the journal keeps and a few headers (never their secrets). */
 export interface RequestFacts {
   method: string
   status: number
-  /** On /secret/note: whether a token came, and whether it was the session's. */
   token?: TokenVerdict
   tokenSource?: 'x-auth-token' | 'bearer'
-  /** The media type of Content-Type, in lowercase, without parameters; null when there was none. */
+  /** The media type, lowercase, without parameters. */
   contentType: string | null
-  /** X-HTTP-Method-Override, trimmed and in capitals; null when not sent. */
+  /** X-HTTP-Method-Override, trimmed and in capitals. */
   override: string | null
-  /** What Authorization held: nothing, Basic credentials, or something else (a Bearer token, …). */
   authorization: 'none' | 'basic' | 'other'
   /** Whether X-CHALLENGER was sent (a session can also be named in the URL). */
   namedSession: boolean
@@ -31,11 +25,8 @@ export interface SeenRequest {
   tokenSource?: 'x-auth-token' | 'bearer'
 }
 
-/**
- * A request that came close to a challenge and missed it by one condition. `when` recognises it
- * (it is only asked about a request to the challenge's own resource that passed nothing new, while
- * the challenge is not yet passed), and `says` is the one sentence the learner reads.
- */
+/** A request that missed a challenge by one condition: `when` recognises it (asked only on the challenge's
+ * resource, while it is not passed), `says` is the sentence the learner reads. */
 export interface NearMiss {
   readonly when: (request: RequestFacts) => boolean
   readonly says: (request: SeenRequest) => string
@@ -47,25 +38,21 @@ export const headInstead = (id: number, when: (r: RequestFacts) => boolean = () 
   says: () => `HEAD passes nothing: challenge ${id} needs GET`
 })
 
-/** A method the resource refuses (405), where challenge `id` needs `method`. */
 export const notAllowed = (id: number, method: string, resource: string): NearMiss => ({
   when: r => r.status === 405 && r.method !== method && r.override === null,
   says: r => `Challenge ${id} needs ${method} ${resource}; ${r.method} is not allowed there`
 })
 
-/** The request was right but for its method: GET where POST was needed, or the other way round. */
 export const otherMethod = (id: number, method: 'GET' | 'POST', when: (r: RequestFacts) => boolean): NearMiss => ({
   when: r => r.method === (method === 'GET' ? 'POST' : 'GET') && when(r),
   says: r => `Challenge ${id} needs ${method} /secret/note; this was ${r.method}`
 })
 
-/** A wrong token sent as Bearer, where the challenge wants a wrong X-AUTH-TOKEN. */
 export const wrongBearer = (id: number, method: string): NearMiss => ({
   when: r => r.method === method && r.token === 'wrong' && r.tokenSource === 'bearer',
   says: () => `Challenge ${id} needs a wrong X-AUTH-TOKEN; a wrong Bearer token does not count`
 })
 
-/** The right token, but in the other header. */
 export const tokenCameAs = (id: number, method: string, wanted: 'x-auth-token' | 'bearer'): NearMiss => ({
   when: r => r.method === method && r.token === 'valid' && r.tokenSource !== wanted && r.status < 400,
   says: () => wanted === 'bearer'

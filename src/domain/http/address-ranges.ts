@@ -1,11 +1,9 @@
-// Address ranges as Fastify's proxy-addr reads TRUST_PROXY, and whether some of them together take
-// in every client. One 128-bit space holds both families: an IPv4 address is its IPv4-mapped IPv6
-// address (::ffff:a.b.c.d), as proxy-addr matches an IPv4 client against a mapped range.
+// TRUST_PROXY's ranges as proxy-addr reads them, and whether they take in every client. One 128-bit
+// space holds both families (IPv4 as ::ffff:a.b.c.d, as proxy-addr matches it).
 import { isIP } from 'node:net'
 
 type Interval = readonly [first: bigint, last: bigint]
 
-/** ::ffff:0.0.0.0, where IPv4 begins in the IPv6 space. */
 const MAPPED = 0xffffn << 32n
 const ALL_ONES = (1n << 128n) - 1n
 
@@ -16,11 +14,7 @@ export const NAMED_RANGES: ReadonlyMap<string, readonly string[]> = new Map([
   ['uniquelocal', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']]
 ])
 
-/**
- * The addresses a client can connect from, by family. Multicast (IPv4 224.0.0.0/4, IPv6 ff00::/8)
- * is never the source of a connection, nor, on the internet, IPv4's reserved 240.0.0.0/4: ranges
- * that leave out only those still trust everyone.
- */
+// The addresses a client can connect from: no multicast, nor IPv4's reserved 240.0.0.0/4.
 const CLIENTS: ReadonlyArray<readonly [family: 'IPv4' | 'IPv6', Interval[]]> = [
   ['IPv6', [[0n, MAPPED - 1n], [MAPPED + (1n << 32n), (0xff00n << 112n) - 1n]]],
   ['IPv4', [[MAPPED, MAPPED + 0xdfffffffn]]]
@@ -30,7 +24,6 @@ function ipv4 (address: string): bigint {
   return address.split('.').reduce((value, part) => (value << 8n) | BigInt(part), 0n)
 }
 
-/** An IPv6 address (as node:net's isIP accepts it: `::`, an IPv4 tail, a %zone) as a number. */
 function ipv6 (address: string): bigint {
   const text = address.replace(/%.*$/, '').replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, tail => {
     const value = ipv4(tail)
@@ -44,7 +37,6 @@ function ipv6 (address: string): bigint {
   return all.reduce((value, group) => (value << 16n) | BigInt(`0x${group}`), 0n)
 }
 
-/** An address or CIDR (already checked: isIP and a prefix within its family) as the interval it spans. */
 function interval (entry: string): Interval {
   const [address = '', bits] = entry.split('/')
   const v4 = isIP(address) === 4
@@ -54,7 +46,6 @@ function interval (entry: string): Interval {
   return [first, first + (1n << host) - 1n]
 }
 
-/** Whether the intervals together take in every address from `first` to `last`. */
 function covers (intervals: Interval[], [first, last]: Interval): boolean {
   let next = first
   for (const [start, end] of intervals) {
@@ -65,11 +56,7 @@ function covers (intervals: Interval[], [first, last]: Interval): boolean {
   return false
 }
 
-/**
- * The family whose every client these entries (addresses, CIDRs, proxy-addr's names) trust
- * together, or undefined when some client of each family is left out. IPv4-mapped IPv6 ranges
- * count as IPv4.
- */
+/** The family whose every client these entries (addresses, CIDRs, proxy-addr's names) trust, if any. */
 export function everyClientOf (entries: readonly string[]): 'IPv4' | 'IPv6' | undefined {
   const intervals = entries.flatMap(entry => NAMED_RANGES.get(entry) ?? [entry]).map(interval)
   intervals.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)

@@ -1,7 +1,5 @@
-// The open connections of the server the bin starts, and the limits on them (issue 34): how many
-// per client and in all (at the limit an idle one makes room), how long a new one may stay silent,
-// how many requests one may have in flight (pipelined) and how much of its answers it may leave
-// unread. A counter per request is all it costs the request path. Plain Node (node:http), no Fastify.
+// The open connections of the server the bin starts, and their limits: per client and in all, a new
+// connection's silence, requests in flight (pipelined) and answers left unread. Plain node:http.
 import { createServer as createHttpServer, ServerResponse, type IncomingMessage, type Server as HttpServer, type ServerOptions } from 'node:http'
 import type { Server, Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
@@ -20,19 +18,9 @@ export interface ConnectionLimits {
   maxPipelined: number
   /** Most bytes of answers one connection may hold while its client does not read them. */
   maxUnsentBytes: number
-  /**
-   * Milliseconds a client is refused new connections after it kept pipelining on one past twice
-   * maxPipelined. Node parses every request a read brings (a read of 64 KiB can hold 1,700), and
-   * tears each down when the connection closes; refused at once, the client's next connections
-   * cost next to nothing.
-   */
+  /** Milliseconds a client is refused new connections after pipelining on one past twice maxPipelined. */
   abuserTimeout: number
-  /**
-   * Called the first time a cap refuses a connection (for the total: first makes room; for
-   * pipelining: first refuses a client), once per cap and server, with the client concerned. It is
-   * not re-armed: a client that keeps hammering a cap would otherwise fill the log, and one line is
-   * enough to tell the operator which setting to look at.
-   */
+  /** Called once per cap and server, the first time it acts: one log line names the setting to look at. */
   onLimit: (cap: Cap, client: string) => void
 }
 
@@ -47,27 +35,19 @@ export interface Answer {
 const kConnection = Symbol('connection')
 type Tracked = Socket & { [kConnection]?: Connection }
 
-/** The bookkeeping of an open connection, or undefined for a socket the table does not keep. */
 export function connectionOf (socket: Socket): Connection | undefined {
   return (socket as Tracked)[kConnection]
 }
 
-/**
- * One open connection. The server's response class tells it when a request arrives (`arrived`)
- * and when its answer has been written out (`answered`); that is all it costs per request.
- */
+/** One open connection; the server's response class tells it when a request arrives and when its answer is out. */
 export class Connection {
   /** Requests whose head has arrived and whose answer is not written out yet. */
   inFlight = 0
-  /** It has sent a whole request head. */
   spoke = false
   /** Past maxPipelined: later requests get no answer, and it closes once the earlier ones are out. */
   closing = false
-  /** Closed by the table, or gone: nothing it still sends is served. */
   gone = false
-  /** Requests refused since it began closing. */
   #refused = 0
-  /** Answers that wait behind the one being written (kept only once it pipelines). */
   #queue: Answer[] | undefined
   /** Bytes its socket had handed to the kernel at the last look (none yet: -1), and since when that has not moved. */
   #sent = -1
@@ -87,9 +67,8 @@ export class Connection {
       table.fresh.delete(this.socket)
     }
     if (this.closing || this.inFlight >= table.limits.maxPipelined) {
-      // The client pipelines more than a server owes it. Those already taken are answered, these
-      // are not (a client retries what a closed connection left unanswered, RFC 9112 §9.3.2); one
-      // that keeps sending is closed at once, since each request it sends costs memory.
+      // Those already taken are answered, these not (a client retries them, RFC 9112 §9.3.2); one
+      // that keeps sending is closed at once, since each parsed request holds memory.
       this.closing = true
       if (++this.#refused >= table.limits.maxPipelined) table.refuse(this)
       return false
@@ -100,7 +79,6 @@ export class Connection {
     return true
   }
 
-  /** `answer` has been written out (Node answers in order). */
   answered (answer: Answer): void {
     if (this.gone) return
     const queue = this.#queue
@@ -110,7 +88,6 @@ export class Connection {
     if (this.closing) this.socket.destroySoon()
   }
 
-  /** Bytes of answers it holds that its client has not taken: the socket's and those waiting their turn. */
   unsent (): number {
     let bytes = this.socket.writableLength
     for (const answer of this.#queue ?? []) {
@@ -119,13 +96,8 @@ export class Connection {
     return bytes
   }
 
-  /**
-   * Whether its client has stopped taking its answers while it pipelines: they hold more than
-   * maxUnsentBytes, or nothing has reached the kernel for drainTimeout while some wait. A server
-   * that is slow to answer is not the client's doing: with nothing waiting in the socket, it has
-   * not stalled. Nor has a client with one answer in flight: a large page read over a slow link
-   * goes at the client's own pace, and costs no more than that page.
-   */
+  /** Whether its client stopped reading while it pipelines: over maxUnsentBytes held, or nothing sent for
+   * drainTimeout. A slow server (nothing waiting in the socket) or one answer read slowly is no stall. */
   stalled (now: number): boolean {
     const waiting = this.socket.writableLength
     if (waiting === 0 || this.inFlight < 2) {
@@ -145,24 +117,13 @@ export class Connection {
   }
 }
 
-/**
- * The open connections of a server, and the limits applied to them. A client past `perClient` has
- * its new connection destroyed as soon as it is accepted (its other connections and every other
- * client carry on). At `total`, room is made: the oldest connection that has not sent a request
- * head yet is closed, else the oldest with no request in flight; a new connection is refused only
- * while every one is busy. Every sweep closes the connections whose first head is late, and those
- * whose client has stopped taking its answers.
- */
+/** A server's open connections and their limits (see ConnectionLimits): at `total`, the oldest silent, else idle, one makes room. */
 export class ConnectionTable {
   /** Every connection it keeps, oldest first (a busy one passed over while making room goes last). */
   readonly open = new Set<Socket>()
-  /** Those that have not sent a request head yet, oldest first. */
   readonly fresh = new Set<Socket>()
-  /** How many of them have a request in flight. */
   busy = 0
-  /** The per-client counts (undefined when that limit is off). */
   readonly perClient: ClientConnections | undefined
-  /** Clients refused new connections, and until when. */
   readonly #refused = new Map<string, number>()
   readonly #warned = { perClient: false, total: false, pipelining: false }
   readonly #now: () => number
@@ -171,7 +132,6 @@ export class ConnectionTable {
     this.#now = now
     this.perClient = limits.perClient > 0 ? new ClientConnections(limits.perClient) : undefined
     server.on('connection', (socket: Socket) => this.#admit(socket))
-    // Checked a tenth of the shorter timeout apart (at most every 250 ms), as for Node's own timeouts.
     const every = Math.max(10, Math.min(250, Math.floor(Math.min(limits.firstHeadTimeout, limits.drainTimeout) / 10)))
     let timer: NodeJS.Timeout | undefined
     server.on('listening', () => {
@@ -183,7 +143,6 @@ export class ConnectionTable {
 
   #admit (socket: Socket): void {
     const address = socket.remoteAddress
-    // No address: the client has already gone.
     if (address === undefined && this.perClient !== undefined) {
       socket.destroy()
       return
@@ -221,11 +180,7 @@ export class ConnectionTable {
     return false
   }
 
-  /**
-   * Closes `connection`, whose client kept pipelining past twice maxPipelined, and refuses that
-   * client's new connections for abuserTimeout; its connections that have not sent a request yet
-   * are closed too, before their bytes are parsed.
-   */
+  /** Closes `connection` and its client's silent ones, and refuses the client for abuserTimeout. */
   refuse (connection: Connection): void {
     this.close(connection)
     this.#refused.set(connection.client, this.#now() + this.limits.abuserTimeout)
@@ -251,8 +206,7 @@ export class ConnectionTable {
   }
 
   #oldestIdle (): Socket | undefined {
-    // None when the count of busy ones says so; else one look at each at most: a busy one goes
-    // last, so that the next search starts past it.
+    // A busy one goes last, so that the next search starts past it.
     for (let left = this.busy < this.open.size ? this.open.size : 0; left > 0; left--) {
       const socket = first(this.open) as Socket
       if ((connectionOf(socket) as Connection).inFlight === 0) return socket
@@ -262,7 +216,6 @@ export class ConnectionTable {
     return undefined
   }
 
-  /** Closes `connection` at once; nothing it still sends is served. */
   close (connection: Connection): void {
     this.#forget(connection)
     connection.socket.destroy()
@@ -283,8 +236,7 @@ export class ConnectionTable {
       const connection = connectionOf(socket) as Connection
       if (now - connection.openedAt < this.limits.firstHeadTimeout) break
       this.#forget(connection)
-      // Half a head gets the 408 of a late head (through the server's clientError handler); a
-      // connection that has sent nothing, nothing.
+      // Half a head gets Node's 408 (through the clientError handler); no bytes, no answer.
       if (socket.bytesRead > 0 && this.server.emit('clientError', requestTimeout(), socket)) socket.destroySoon()
       else socket.destroy()
     }
@@ -302,21 +254,15 @@ function first (sockets: Set<Socket>): Socket | undefined {
   return sockets.values().next().value
 }
 
-/** The error Node gives the clientError handler for a late request. */
 function requestTimeout (): Error {
   return Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' })
 }
 
-/** Applies `limits` to `server` (see ConnectionTable). */
 export function limitConnections (server: Server, limits: ConnectionLimits, now?: () => number): ConnectionTable {
   return new ConnectionTable(server, limits, now)
 }
 
-/**
- * The response class of a server whose connections a ConnectionTable keeps: it tells the
- * connection when a request arrives and when its answer has been written out. A request its
- * connection refuses (past maxPipelined) is marked `refused`, and limitedServer leaves it unanswered.
- */
+/** Tells its connection when a request arrives and when its answer is out; marks one past maxPipelined `refused`. */
 export class CountedResponse extends ServerResponse {
   declare refused?: true
 
@@ -333,11 +279,7 @@ export class CountedResponse extends ServerResponse {
   }
 }
 
-/**
- * A node:http server with `options` for `handler`, its connections kept by a ConnectionTable with
- * `limits`. A request its connection refuses never reaches the handler: it runs nothing and is not
- * answered.
- */
+/** A node:http server whose connections a ConnectionTable keeps; a refused request never reaches `handler`. */
 export function limitedServer (options: ServerOptions, limits: ConnectionLimits, handler: (request: IncomingMessage, response: ServerResponse) => void): HttpServer {
   const server = createHttpServer({ ...options, ServerResponse: CountedResponse }, (request, response) => {
     if (response.refused !== true) handler(request, response)

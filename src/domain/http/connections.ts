@@ -1,15 +1,10 @@
-// Who a connection's client is, and how many connections clients and the process may hold, so
-// that one client's idle sockets cannot use up the file descriptors and leave everyone else
-// unanswered (the table that applies these limits: connection-table.ts). Plain Node, no Fastify.
+// Who a connection's client is, and how many connections it may hold, so that one client's idle
+// sockets cannot use up the file descriptors (connection-table.ts applies the limits).
 import { readFileSync } from 'node:fs'
 import { isIPv4, isIPv6 } from 'node:net'
 
-/**
- * The client an address belongs to, for counting per client: an IPv4 address as it is, an
- * IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, also in hex) as its IPv4 address, and any other
- * IPv6 address as its /64 prefix (`2001:db8:0:1::/64`), since one host is usually given a whole
- * /64 and picks any address in it. Anything else (no address at all) comes back unchanged.
- */
+/** The client an address counts as: IPv4 as is, IPv4-mapped IPv6 as its IPv4, other IPv6 as its /64 (a host
+ * is usually given a whole /64). */
 export function clientKey (address: string): string {
   if (isIPv4(address)) return address
   // A zone (`fe80::1%eth0`) names the interface, not the host.
@@ -23,7 +18,6 @@ export function clientKey (address: string): string {
   return `${groups.slice(0, 4).map(group => group.toString(16)).join(':')}::/64`
 }
 
-/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail as two groups). */
 function ipv6Groups (address: string): number[] {
   const parse = (part: string): number[] => part === ''
     ? []
@@ -54,19 +48,16 @@ export class ClientConnections {
     return true
   }
 
-  /** One connection of `client` has closed. A client with none open is forgotten, so the map stays small. */
   release (client: string): void {
     const open = this.#open.get(client) ?? 0
     if (open <= 1) this.#open.delete(client)
     else this.#open.set(client, open - 1)
   }
 
-  /** How many connections `client` has open. */
   count (client: string): number {
     return this.#open.get(client) ?? 0
   }
 
-  /** How many clients have a connection open. */
   get clients (): number {
     return this.#open.size
   }
@@ -78,10 +69,7 @@ export function defaultMaxConnections (openFiles: number | undefined): number {
   return openFiles === undefined ? 10_000 : Math.max(1, Math.min(10_000, openFiles - 100))
 }
 
-/**
- * This process's soft limit on open files, from `/proc/self/limits` (Linux), or undefined when it
- * cannot be read or is unlimited. Node has no API for it.
- */
+/** The soft open-file limit from /proc/self/limits (Node has no API for it); undefined if unreadable or unlimited. */
 export function openFileLimit (limits: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
   let text: string
   try {

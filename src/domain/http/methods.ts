@@ -1,5 +1,4 @@
-// HTTP methods beyond Fastify's own list: the process (src/server.ts) teaches its server every
-// one of them (supportEveryMethod, src/server-options.ts), and the method guard answers them 405.
+// Methods beyond Fastify's list: the server is taught them (supportEveryMethod) and the method guard answers 405.
 import { METHODS } from 'node:http'
 
 /** Every method Node's HTTP parser accepts but CONNECT, which Node handles itself. */

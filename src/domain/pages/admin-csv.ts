@@ -1,36 +1,26 @@
-// The class board's API in plain terms: its page sizes, and the sessions as CSV (RFC 4180), for
-// routes/admin.ts and the board page.
+// The class board's page sizes and the sessions as CSV (RFC 4180), for routes/admin.ts.
 import { challenges, isPassed, paddedId, passedIds } from '../challenges/catalogue.js'
 import type { SessionSummary } from '../sessions/store.js'
 
 /** Sessions per page of GET /admin/sessions: by default, and at most. */
 export const DEFAULT_PAGE = 100
 export const MAX_PAGE = 1000
-/** The window of "active" in GET /admin/summary. */
 export const ACTIVE_WINDOW_MS = 10 * 60 * 1000
 
-/**
- * A character that makes a spreadsheet run a cell as a formula (OWASP, CSV injection), where a cell
- * may begin: at a field's start or after a , or ; in it (a spreadsheet whose list separator is ;,
- * as in de, fr, it, …, splits the line there, quotes or not), past any spaces or quotes a lenient
- * reader drops. Lazy, so that the ' goes before the first character that could start the cell.
- */
+// A formula's first character (OWASP, CSV injection) where a cell may begin: at the field's start or
+// after , or ; (some locales split on ;, quotes or not), past spaces and quotes a lenient reader drops.
 const FORMULA_START = /(^|[,;])([\p{White_Space}"]*?)(?=[=+\-@\t\r])/gu
 
-/**
- * One CSV field (RFC 4180), always quoted, quotes doubled. Names are the learners' text: wherever
- * a cell could begin with a formula's character, a ' goes in front of it, as OWASP advises.
- */
+/** One CSV field, quoted, quotes doubled, and a ' before a formula's character, as OWASP advises. */
 export function csvField (text: string): string {
   return `"${text.replace(FORMULA_START, "$1$2'").replaceAll('"', '""')}"`
 }
 
-/** A time kept in whole seconds, in ISO 8601 without a fraction it does not have: 2026-11-26T17:11:32Z. */
+/** A time kept in whole seconds, in ISO 8601 without a fraction: 2026-11-26T17:11:32Z. */
 export function isoSeconds (ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 
-/** The sessions as CSV: a header line, then one line per session, CRLF after each (RFC 4180). */
 export function sessionsCsv (sessions: readonly SessionSummary[]): string {
   const head = ['guid', 'name', 'createdAt', 'lastSeen', 'passed', ...challenges.map(c => `challenge ${paddedId(c.id)}`)]
   const rows = sessions.map(s => [

@@ -1,24 +1,14 @@
-// The class board's page (GET /admin), for the instructor. Its script (public/gui/admin.js) fills
-// it in from GET /admin/sessions and GET /admin/summary, with the settings this page gives it, and
-// its stylesheet is public/gui/admin.css. The page carries no token and no learner's data: it asks
-// for the admin token, keeps it in sessionStorage and sends it as a Bearer token from its script,
-// which inserts every value (names are the learners' text) as text, never as HTML, under the pages'
-// Content-Security-Policy (no inline script or style).
+// The class board's page (GET /admin). It carries no token and no learner's data: public/gui/admin.js
+// asks for the token, keeps it in sessionStorage and fills the board in from /admin/*, as text only.
 import { escapeHtml, page } from './pages.js'
 
-/** How often the board refreshes itself, in milliseconds. */
 export const BOARD_REFRESH_MS = 5000
 /** Sessions asked for per request of GET /admin/sessions, and the most the board shows. */
 export const BOARD_PAGE = 250
 export const BOARD_CAP = 1000
-/** The sessionStorage key the token is kept under, for this tab only. */
 export const TOKEN_KEY = 'api-challenges admin token'
 
-/**
- * The board, empty: the script fills it in once a token is entered, with the settings on #admin.
- * The token's input has no `name`, so that a submit without the script (it failed to load) puts
- * nothing in the URL.
- */
+/** The board, empty, its settings on #admin. The token's input has no `name`: a submit without the script puts nothing in the URL. */
 export function adminPage (base: string): string {
   const settings = `data-base="${escapeHtml(base)}" data-token-key="${escapeHtml(TOKEN_KEY)}" ` +
     `data-refresh-ms="${BOARD_REFRESH_MS}" data-page="${BOARD_PAGE}" data-cap="${BOARD_CAP}"`

@@ -1,21 +1,14 @@
-// The service's web pages, as plain strings: the landing page and the challenges page. Every value
-// placed in a page is escaped. Their stylesheet, icon and scripts are files of their own in
-// public/gui/ (served as /gui/…, routes/pages.ts), linted and type-checked as the browser's code.
-// No front-end build: what is here and there is what the browser gets.
+// The landing and challenges pages as plain strings, every value escaped; their stylesheet, icon and
+// scripts are files in public/gui/ (no front-end build).
 import type { Challenge, ChallengeRow } from '../challenges/catalogue.js'
 import type { JournalView } from '../journal/journal.js'
 
 const HTML_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' }
 
-/** Text made safe for HTML content and quoted attribute values. */
 export function escapeHtml (text: string): string {
   return text.replace(/[<>&"']/g, c => HTML_ESCAPES[c] as string)
 }
 
-/**
- * The Content-Security-Policy of every page, as @fastify/helmet's directives: its own stylesheet,
- * script and icon, requests to this server only, and no framing.
- */
 export const CSP_DIRECTIVES: Readonly<Record<string, string[]>> = {
   'default-src': ["'none'"],
   'style-src': ["'self'"],
@@ -27,20 +20,13 @@ export const CSP_DIRECTIVES: Readonly<Record<string, string[]>> = {
   'frame-ancestors': ["'none'"]
 }
 
-/**
- * Said wherever a session id is shown: GET /challenger/{guid} answers with the session's token and
- * note, as in the reference, so the id is all it takes to act as its learner.
- */
+/** Said wherever a session id is shown: as in the reference, the id alone reads the token and the note. */
 export const BEARER_WARNING = 'Your session id is like a password: share your progress link and you share your session.'
 
 const bearerWarning = `<p class="warning"><strong>${BEARER_WARNING}</strong> Whoever has it can read your token and your ` +
   'secret note (<code>GET /challenger/&lt;id&gt;</code>), write the note and pass challenges as you.</p>'
 
-/**
- * A whole page: `script` (one path or several) and `stylesheet` are paths under `base` of the
- * page's own scripts and extra stylesheet. The scripts are modules, run once the page is parsed,
- * each with names of its own.
- */
+/** A whole page; `script` (one path or several) and `stylesheet` are paths under `base`. */
 export function page (base: string, title: string, body: string, script: string | readonly string[] = '', stylesheet = ''): string {
   const scripts = [script].flat().filter(path => path !== '')
   return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
@@ -52,11 +38,7 @@ export function page (base: string, title: string, body: string, script: string 
     `<body><main>${body}</main></body></html>\n`
 }
 
-/**
- * A command or a request as the learner types it, escaped, each word in a <span> that never breaks:
- * on a narrow screen the text wraps only at its spaces (never at the hyphen of X-CHALLENGER), and a
- * word longer than the line scrolls its <pre class="command"> sideways. Copied, it is the same text.
- */
+/** A command as the learner types it, each word in an unbreakable <span>: it wraps only at its spaces. */
 export function command (text: string): string {
   return `<pre class="command">${escapeHtml(text).replace(/\S+/g, '<span>$&</span>')}</pre>`
 }
@@ -69,13 +51,11 @@ export interface LandingOptions {
   /** The Basic credentials /secret/token accepts; the password is shown only when it is the reference's. */
   username: string
   password: string
-  /** Whether /docs is served. */
   docs: boolean
-  /** How many challenges the catalogue has. */
   challengeCount: number
 }
 
-/** The password as the landing page shows it: the reference's default is public, any other is not. */
+// The reference's default password is public; any other is not shown.
 function shownPassword (password: string): string {
   return password === 'password' ? password : '<the password you were given>'
 }
@@ -115,13 +95,11 @@ ${bearerWarning}
 
 export type { ChallengeRow }
 
-/** A row of the challenges page: the catalogue's, with the reference's solution page when it is linked. */
+/** A row of the challenges page: the catalogue's, with the reference's solution page, if any. */
 export interface PageRow extends ChallengeRow {
-  /** The address of the reference's own solution page for it; none: no link. */
   solution?: string | undefined
 }
 
-/** The reference's solution page of each challenge that names one, by id, under `solutionsBase`. */
 export function solutionUrls (list: ReadonlyArray<Pick<Challenge, 'id' | 'solution'>>, solutionsBase: string): Map<number, string> {
   return new Map(list.flatMap(c => c.solution === undefined ? [] : [[c.id, `${solutionsBase}${c.solution}`] as const]))
 }
@@ -130,20 +108,14 @@ export function progressText (rows: readonly ChallengeRow[]): string {
   return `${rows.filter(row => row.status).length} of ${rows.length} done`
 }
 
-/** The placeholder the catalogue's hints use for the session id. */
 export const SESSION_PLACEHOLDER = '<your session id>'
 
-/**
- * A catalogue hint with what the page knows filled in: the request line names this server
- * (`address`, such as `http://127.0.0.1:3000/practice`), and, for a live session, its `guid`
- * takes the place of the session id's placeholder. The token stays a placeholder.
- */
+/** A catalogue hint naming this server (`address`) and, for a live session, its `guid`; the token stays a placeholder. */
 export function filledHint (hint: string, address: string, guid: string | null): string {
   const addressed = hint.replace(/^([A-Z]+) \//, (_line, method: string) => `${method} ${address}/`)
   return guid === null ? addressed : addressed.replaceAll(SESSION_PLACEHOLDER, () => guid)
 }
 
-/** The link to a challenge's solution on the reference's site, said to leave this one. */
 function solutionLink (row: PageRow): string {
   if (row.solution === undefined) return ''
   const id = String(row.id).padStart(2, '0')
@@ -158,7 +130,6 @@ function requestRow (entry: JournalView): string {
     `<td>${entry.passed.length === 0 ? '' : escapeHtml(entry.passed.join(', '))}</td><td>${escapeHtml(entry.hint ?? '')}</td></tr>`
 }
 
-/** "Your last requests": the session's journal, newest first. */
 function requestsSection (requests: readonly JournalView[]): string {
   return `
 <h2>Your last requests</h2>
@@ -171,10 +142,7 @@ ${requests.map(requestRow).join('\n')}
 <p id="requests-empty"${requests.length === 0 ? '' : ' hidden'}>No requests yet: send one with your X-CHALLENGER header and it shows here.</p>`
 }
 
-/**
- * The learner's name for the class board, and a form to set it (sent by public/gui/name.js as
- * PATCH /challenger/{guid}). The input has no `name`: without the script, a submit only reloads.
- */
+// The name form (public/gui/name.js sends it); its input has no `name`: without the script, a submit only reloads.
 function nameSection (name: string | undefined): string {
   const shown = escapeHtml(name ?? '')
   return `
@@ -188,31 +156,20 @@ function nameSection (name: string | undefined): string {
 }
 
 export interface ChallengesPageOptions {
-  /** The mount prefix ('' at the root). */
   base: string
-  /** Where the learner reached this server, such as `http://127.0.0.1:3000`, for the requests in "How to pass it". */
   origin: string
-  /** The session the page is about; null: none chosen. */
   guid: string | null
-  /** Whether `guid` is a live session. */
   live: boolean
   rows: readonly PageRow[]
-  /** Whether /docs is served. */
   docs: boolean
   /** The session's last requests; null: no "Your last requests". */
   requests: readonly JournalView[] | null
-  /** The learner's name on the class board. */
   name: string | undefined
-  /** Whether the class board is on: only then a live session's page has the name form, and its script. */
+  /** With the class board on, a live session's page has the name form. */
   board: boolean
 }
 
-/**
- * The catalogue as a table, with the session's statuses (all not done without a live session),
- * how to pass each (this server and a live session's id filled in), a link to the reference's
- * solution where the row has one, and, for a live session with a journal, its last requests.
- * With the class board on, a live session's page shows its `name` and a form to change it.
- */
+/** The catalogue as a table with the session's statuses and how to pass each, and its last requests when it has a journal. */
 export function challengesPage (options: ChallengesPageOptions): string {
   const { base, guid, live, rows, docs, requests } = options
   const done = rows.filter(row => row.status).length
@@ -239,7 +196,7 @@ ${body}
 <p><a href="${escapeHtml(base)}/">Home</a>${docs ? ` · <a href="${escapeHtml(base)}/docs">API documentation</a>` : ''}</p>`, scripts)
 }
 
-/** Header names in escaped prose (X-CHALLENGER, X-HTTP-Method-Override), kept on one line: a narrow screen breaks at their hyphens otherwise. */
+// Header names kept on one line: a narrow screen breaks at their hyphens otherwise.
 function unbroken (html: string): string {
   return html.replace(/\bX-[A-Za-z]+(?:-[A-Za-z]+)*/g, name => `<span class="header-name">${name}</span>`)
 }

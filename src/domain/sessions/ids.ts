@@ -1,11 +1,8 @@
 // The ids the stores hand out: session guids, tokens, and the board's cursors.
 import { randomFillSync } from 'node:crypto'
 
-/** The shape of the tokens this service issues. */
 export const TOKEN_PATTERN = /^[0-9a-f]{32}$/
 
-// Random bytes are drawn from the CSPRNG in batches (as Node's own randomUUID does): one call into
-// C++ per 256 sessions rather than two per session.
 const entropy = Buffer.alloc(16 * 256)
 let entropyOffset = entropy.length
 
@@ -18,8 +15,7 @@ function random16 (): number {
   return entropyOffset - 16
 }
 
-// Strings are written into this buffer and read out with latin1, which yields flat one-byte
-// strings. Node's randomUUID() returns a string that holds on to ~480 bytes of heap; this one 57.
+// Read out with latin1, a guid is a flat one-byte string: randomUUID()'s holds on to far more heap.
 const scratch = Buffer.alloc(36)
 const HEX = Buffer.from('0123456789abcdef', 'latin1')
 

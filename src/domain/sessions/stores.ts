@@ -1,5 +1,4 @@
-// The store the service keeps its sessions in, chosen once from the options: the one the host
-// passed, a Redis store for a Redis URL or sentinels, else a new in-memory store.
+// The session store, chosen from the options: the host's, Redis for a URL or sentinels, else memory.
 import { RedisStore } from './redis-store.js'
 import { MemoryStore } from './memory-store.js'
 import { inRedis, redisSettings, type ApiChallengesOptions, type RedisConnectionOption } from '../config/options.js'

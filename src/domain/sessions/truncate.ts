@@ -1,5 +1,4 @@
-// Note truncation by Unicode code points: a surrogate pair counts as one character
-// and is never split.
+// Note truncation by code points: a surrogate pair counts as one character and is never split.
 
 /** `text` cut to at most `max` code points. */
 export function truncate (text: string, max: number): string {

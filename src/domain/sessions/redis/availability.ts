@@ -1,9 +1,5 @@
-// Whether the Redis store can serve requests, as a small state machine (starting → up ⇄ down), told
-// by the connection's events, by the commands that time out or that Redis refuses, and by a probe
-// about every second (lua/probe.lua), so that the heartbeat says 503 within about 2 s of a hang or of
-// a Redis that refuses this store's scripts (out of memory, a replica, loading, a wrong password) even
-// when no request runs into it, and 204 again once it is over. Each change is reported once, never
-// per request; a return says how long the outage lasted.
+// Whether the Redis store can serve (starting → up ⇄ down), told by the connection's events, failed commands
+// and a regular probe, so that the heartbeat says 503 even with no traffic. Each change is said once.
 import type { Redis } from 'ioredis'
 import { StoreUnavailableError, type StoreStatus } from '../store.js'
 import { RedisClock } from './clock.js'
@@ -21,11 +17,9 @@ const DOWN: Record<Outage, string> = {
 const UP: Record<Outage, string> = { start: 'connected', lost: 'connected again', hang: 'answers again', refused: 'accepts commands again', old: 'connected', cluster: 'connected' }
 /** The oldest Redis the scripts run on: their shebang and flags (see scripts.ts) came with 7.0. */
 const OLDEST_REDIS = 7
-/** Why a Redis Cluster is refused (see docs/operations.md, "Redis Cluster"). */
 const CLUSTER = 'every session lives in one hash, so a cluster adds no capacity and its slots refuse the scripts: use one Redis, with Sentinel for failover'
 
-// A command that timed out here, or a script that reached Redis after its deadline (lua/session.lua):
-// both mean Redis, or the way to it, is too slow.
+// A command that timed out here, or a script that reached Redis past its deadline: too slow either way.
 const timedOut = (error: unknown): boolean => /timed out|^LATE /i.test((error as Error).message)
 /** Fewer replicas than asked for (REDIS_WAIT_REPLICAS) confirmed a write: it is answered 503. */
 export class ReplicaShortfall extends Error {
@@ -41,13 +35,10 @@ const refusal = (error: unknown): string | undefined =>
 export interface AvailabilityOptions {
   /** How long a command, or a connection attempt, may take. */
   timeoutMs: number
-  /** Time between the end of one probe and the start of the next. */
   probeIntervalMs: number
   /** How long a probe waits for its answer before Redis counts as hanging. */
   probeTimeoutMs: number
-  /** Runs the probe script: Redis's clock, in ms (see lua/probe.lua). */
   probe: () => Promise<number>
-  /** Our clock, in ms (an injected one in tests). */
   now?: () => number
 }
 
@@ -61,27 +52,23 @@ export class Availability {
   readonly #probeTimeoutMs: number
   readonly #probeScript: () => Promise<number>
   readonly #now: () => number
-  /** Redis's clock, for the scripts' deadlines (see ./clock.ts). */
   readonly clock: RedisClock
-  // False after a command timed out on a connection that still looks fine (a Redis that hangs),
-  // until a command (a probe, most likely) gets through again.
+  // False after a command timed out on a connection that still looks fine, until one gets through.
   #responsive = true
   /** What Redis answered to the last command it refused (OOM, READONLY, …), until a probe passes. */
   #refusal: string | undefined
   #closing = false
   #lastError: string | undefined
-  /** Why the Redis connected to cannot serve at all (too old, a cluster), while connected to it. */
+  /** Why the Redis connected to cannot serve at all (too old, a cluster). */
   #unfit: string | undefined
   #state: 'starting' | 'up' | 'down' = 'starting'
   #outage: Outage = 'start'
-  /** When the outage began, by our clock. */
   #downSince = 0
   #status: StoreStatus | undefined
   readonly #listeners: Array<(status: StoreStatus) => void> = []
   #probeTimer: NodeJS.Timeout | undefined
   /** What a new connection does first (INFO, then a probe), for connected() to wait for. */
   #settling: Promise<void> = Promise.resolve()
-  /** The probe under way; there is never a second. */
   #probing: Promise<void> | undefined
   /** The probe command Redis has not answered yet: it may outlive the probe that gave up on it. */
   #unanswered: Promise<void> | undefined
@@ -94,24 +81,20 @@ export class Availability {
     this.#probeScript = options.probe
     this.#now = options.now ?? Date.now
     this.clock = new RedisClock(this.#now)
-    // A connection error is reported by the commands that fail, and by the status change it causes
-    // (an unhandled 'error' would end the process). Every failed attempt repeats it: keep the last.
+    // Listened for, as an unhandled 'error' would end the process; the failing commands report it.
     client.on('error', (error: Error) => {
       this.#lastError = explainConnectionError(error, client)
-      // ioredis listens for one error of a connection's stream (once): a second one, as a TLS
-      // connection can give while it closes, would be thrown and end the process. Kept here instead.
-      // (No stream at all while ioredis asks sentinels that cannot be reached, whatever its type says.)
+      // ioredis listens for one error of a stream (once): a second, as TLS can give while closing,
+      // would end the process. (No stream while unreachable sentinels are asked, whatever its type says.)
       const stream = client.stream as typeof client.stream | undefined
       if (stream !== undefined && !guarded.has(stream)) {
         guarded.add(stream)
         stream.on('error', () => {})
       }
-      // Redis itself refused the connection (a wrong password: WRONGPASS, NOAUTH): said, even when
-      // the store is down already (a password rotated shows first as a connection lost).
+      // Redis refused the connection (WRONGPASS, NOAUTH): said even when down already (a rotated password shows first as lost).
       const reason = refusal(error)
       if (reason !== undefined) this.#refused(reason)
-      // Not reached yet: said at once. (With sentinels that cannot be reached, ioredis tries again
-      // without ever closing a connection, so no 'close' would say it.)
+      // Not reached yet: said at once (unreachable sentinels never give a 'close').
       else if (this.#state === 'starting') this.#down('start', this.#lastError)
     })
     client.on('close', () => {
@@ -120,14 +103,12 @@ export class Availability {
     client.on('ready', () => {
       this.#lastError = undefined
       this.#unfit = undefined
-      // Perhaps another Redis (a failover): its clock is measured again by the probe below.
+      // Perhaps another Redis (a failover): the probe below measures its clock.
       this.clock.forget()
       // After a hang or a refusal, connected is not yet answering: the probe decides.
       if (this.#responsive && this.#refusal === undefined) this.#up()
-      // Then what it is (without INFO, as for a user not allowed it, the scripts' errors will tell),
-      // and a probe, which measures its clock (and ends a hang or a refusal).
+      // Then what it is (without INFO or a version, the scripts' errors will tell), and a probe.
       this.#settling = client.info().then(info => {
-        // A server that gives no version (a Redis-compatible proxy) is left to its scripts' errors.
         const version = /^redis_version:(\S+)/m.exec(info)?.[1]
         if (Number(version?.split('.')[0]) < OLDEST_REDIS) {
           this.#unfit = version
@@ -141,10 +122,7 @@ export class Availability {
     this.#scheduleProbe()
   }
 
-  /**
-   * Calls `listener` once per change of availability (and at once with the current state, when
-   * it is already known): for log lines, not for every request.
-   */
+  /** Calls `listener` once per change of availability, and at once with the current state if known. */
   onStatus (listener: (status: StoreStatus) => void): void {
     this.#listeners.push(listener)
     if (this.#status !== undefined) listener(this.#status)
@@ -165,28 +143,26 @@ export class Availability {
   #down (outage: Outage, detail: string): void {
     if (this.#closing) return
     if (this.#state === 'down') {
-      // Down already: said once more only when Redis now says why (it refuses), the outage going on;
-      // not for a Redis that cannot serve at all (too old, a cluster), whose scripts fail as said.
+      // Down already: said again only when Redis now says why (it refuses), unless it is unfit.
       if (outage !== 'refused' || this.#outage === 'refused' || this.#unfit !== undefined) return
       this.#outage = outage
       this.#report({ available: false, reason: `${DOWN[outage]} (${detail})` })
       return
     }
-    // The first failure before Redis was ever reached is the one said at start, unless Redis refused.
     this.#outage = this.#state === 'starting' && outage !== 'refused' ? 'start' : outage
     this.#state = 'down'
     this.#downSince = this.#now()
     this.#report({ available: false, reason: `${DOWN[this.#outage]} (${detail})` })
   }
 
-  /** A probe, or another script that may write, passed: Redis answers, and runs this store's scripts. */
+  /** A script that may write passed: Redis answers and runs this store's scripts. */
   #answered (): void {
     this.#responsive = true
     this.#refusal = undefined
     if (this.#client.status === 'ready') this.#up()
   }
 
-  /** A script that only reads passed: Redis answers (whether it runs those that write, the probe tells). */
+  /** A script that only reads passed: Redis answers (whether it runs writes, the probe tells). */
   #heard (): void {
     this.#responsive = true
     if (this.#client.status === 'ready' && this.#refusal === undefined) this.#up()
@@ -197,7 +173,6 @@ export class Availability {
     this.#down('refused', reason)
   }
 
-  /** Any failure of a command or probe: a hang or a refusal turns the store down; a lost connection says so itself. */
   #failed (error: unknown, waitedMs: number): void {
     const reason = refusal(error)
     if (timedOut(error)) this.#stalled(waitedMs)
@@ -209,14 +184,10 @@ export class Availability {
     this.#down('hang', `no answer within ${ms} ms`)
   }
 
-  /**
-   * Runs a command (`writes`: a script that may write): its answer tells that Redis answers, its
-   * time-out that it hangs, Redis's refusal that it cannot serve; any failure is a StoreUnavailableError.
-   */
+  /** Runs a command (`writes`: a script that may write), learning from its outcome; any failure is a StoreUnavailableError. */
   async run<T> (command: () => Promise<T>, writes: boolean): Promise<T> {
     try {
       const result = await command()
-      // A script that may write passed: Redis runs them again, as the probe would find.
       if (writes) this.#answered()
       else this.#heard()
       return result
@@ -226,13 +197,10 @@ export class Availability {
     }
   }
 
-  /** The deadline, by Redis's clock, of a script sent now (see ./clock.ts): '' until one is known. */
   deadline (): string {
     return this.clock.deadline(this.#timeoutMs)
   }
 
-  // The next probe starts an interval after the last one ended, so that probes never overlap.
-  // The timer does not keep the process alive, and close() stops it.
   #scheduleProbe (): void {
     if (this.#closing) return
     this.#probeTimer = setTimeout(() => {
@@ -240,20 +208,16 @@ export class Availability {
     }, this.#probeIntervalMs).unref()
   }
 
-  /**
-   * Asks Redis whether it runs scripts (see lua/probe.lua), or joins the probe already under way;
-   * resolves either way, once answered or after the probe timeout.
-   */
+  /** Asks Redis whether it runs scripts, or joins the probe under way; resolves once answered or timed out. */
   async probe (): Promise<void> {
     this.#probing ??= this.#probeOnce().finally(() => { this.#probing = undefined })
     await this.#probing
   }
 
   async #probeOnce (): Promise<void> {
-    // Not connected: the connection's own events tell, and a command would fail at once anyway.
     if (this.#client.status !== 'ready') return
-    // A probe command that Redis still holds is waited for again rather than joined by another, so
-    // a long hang does not fill Redis's queue; its late answer is the sign that Redis is back.
+    // A probe Redis still holds is waited for again, not joined by another: a long hang does not fill
+    // Redis's queue, and its late answer is the sign that Redis is back.
     const sent = this.#now()
     this.#unanswered ??= this.#probeScript().then(redisMs => {
       this.clock.measured(sent, this.#now(), redisMs)
@@ -266,10 +230,7 @@ export class Availability {
     if (gaveUp) this.#stalled(this.#probeTimeoutMs)
   }
 
-  /**
-   * Resolves once connected and probed (so that the first requests' scripts carry deadlines), or
-   * after the connect timeout (the store then answers 503 until Redis is there).
-   */
+  /** Resolves once connected and probed (so that the first scripts carry deadlines), or after the connect timeout. */
   async connected (): Promise<void> {
     if (this.#client.status !== 'ready') {
       await new Promise<void>(resolve => {
@@ -281,12 +242,10 @@ export class Availability {
     await this.#settling
   }
 
-  /** Whether Redis is connected, ready and answering, as the last probe or command found it. No I/O. */
   available (): boolean {
     return this.#client.status === 'ready' && this.#responsive && this.#refusal === undefined && this.#unfit === undefined
   }
 
-  /** Closing is no outage: nothing more to report, and no more probes. */
   close (): void {
     this.#closing = true
     clearTimeout(this.#probeTimer)

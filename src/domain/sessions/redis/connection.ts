@@ -1,13 +1,9 @@
-// Where and how the Redis store connects: one Redis named by a URL, or the primary that Redis
-// Sentinel names, over TLS or not. Turns those settings into ioredis's options and a description
-// for log lines (never a password), checks them as a whole (said with the caller's names: the
-// environment's or the plugin's), and turns the errors of a connection to the wrong kind of port
-// (plain to TLS, TLS to plain) into a line that says so.
+// Where and how the Redis store connects (a URL, or Sentinel; TLS or not): ioredis's options, a description
+// for log lines (never a password), the settings checked as a whole, and connection errors explained.
 import { X509Certificate } from 'node:crypto'
 import { createSecureContext } from 'node:tls'
 import type { RedisOptions } from 'ioredis'
 
-/** A sentinel's address, as ioredis takes it. */
 export interface SentinelAddress {
   host: string
   port: number
@@ -18,28 +14,26 @@ export interface ConnectionSettings {
   url?: string
   /** The sentinels to ask where the primary is, as `host:port` (IPv6: `[addr]:port`). Not with `url`. */
   sentinels?: string[]
-  /** The name the sentinels know the primary by. Default `mymaster`. Sentinel only. */
+  /** Sentinel only (default `mymaster`). */
   sentinelMaster?: string
-  /** The sentinels' own password (their `requirepass`). Sentinel only. */
+  /** Sentinel only: the sentinels' own password. */
   sentinelPassword?: string
-  /** The primary's and replicas' password. Sentinel only: with a URL, it goes in the URL. */
+  /** Sentinel only: the primary's and replicas' password (with a URL, it goes in the URL). */
   password?: string
   /** PEM: the CA that signed Redis's certificate, instead of the system's. Turns TLS on. */
   tlsCa?: string
-  /** PEM: this client's certificate and key, for a Redis that asks for one (mutual TLS). Both or neither. */
+  /** PEM, for mutual TLS: both or neither. */
   tlsCert?: string
   tlsKey?: string
 }
 
-/** What the settings are called where they come from, for the messages. */
 export type SettingNames = Record<keyof ConnectionSettings, string>
 
 export const DEFAULT_SENTINEL_MASTER = 'mymaster'
 
-/** host:port, or [IPv6]:port. */
 const SENTINEL_ADDRESS = /^(\[[0-9a-f:.]+\]|[^\s:,[\]/@]+):(\d{1,5})$/i
 
-/** A sentinel's `host:port`, or undefined when it is not one. */
+/** A sentinel's `host:port` ([IPv6]:port), or undefined when it is not one. */
 export function sentinelAddress (entry: string): SentinelAddress | undefined {
   const [, host = '', port] = SENTINEL_ADDRESS.exec(entry) ?? []
   const number = Number(port)
@@ -53,15 +47,14 @@ export function redisAddress (url: string): string {
   return `${hostname === '' ? 'localhost' : hostname}:${port === '' ? '6379' : port}`
 }
 
-/** `Sentinel <master> via host:port,…`: where Redis is with Sentinel, for log lines. */
 export function sentinelsAddress (settings: Pick<ConnectionSettings, 'sentinelMaster'> & { sentinels: string[] }): string {
   return `Sentinel ${settings.sentinelMaster ?? DEFAULT_SENTINEL_MASTER} via ${settings.sentinels.join(',')}`
 }
 
-/** An OpenSSL error's reason, without its codes: `error:0480006C:PEM routines::no start line` → `no start line`. */
+// An OpenSSL error's reason, without its codes: `error:0480006C:PEM routines::no start line` → `no start line`.
 const reasonOf = (error: unknown): string => (error as Error).message.replace(/^[\s\S]*:(?:error:)?[0-9A-F]{8}:[^:]*:[^:]*:/, '').replace(/:\.\.\/[\s\S]*$/, '').trim()
 
-/** Why TLS could not use these PEM texts, or undefined when it can (Node ignores a CA that is no certificate: it would fail at connect). */
+// Checked here, since Node ignores a CA that is no certificate until it fails at connect.
 function tlsProblem (settings: ConnectionSettings): [keyof ConnectionSettings, string] | undefined {
   if (settings.tlsCa !== undefined) {
     try {
@@ -80,10 +73,7 @@ function tlsProblem (settings: ConnectionSettings): [keyof ConnectionSettings, s
 
 const SENTINEL_ONLY = ['sentinelMaster', 'sentinelPassword', 'password'] as const
 
-/**
- * What is wrong with the settings as a whole, said with the caller's names; undefined when
- * they can be used. Each value is assumed well formed on its own (the caller checks that).
- */
+/** What is wrong with the settings as a whole, in the caller's names; each value is checked on its own by the caller. */
 export function settingsProblem (settings: ConnectionSettings, names: SettingNames): string | undefined {
   const { url, sentinels } = settings
   if (url !== undefined && sentinels !== undefined) {
@@ -109,17 +99,12 @@ export interface Connection {
   /** The URL to pass ioredis with `options`; none with Sentinel. */
   url?: string
   options: RedisOptions
-  /** Where Redis is, for log lines: host:port, or `Sentinel <master> via host:port,…`. */
+  /** host:port, or `Sentinel <master> via host:port,…`. */
   address: string
-  /** `Redis at host:port`, or `Redis (Sentinel <master> via host:port,…)`: the start of the store's log lines. */
   description: string
 }
 
-/**
- * The ioredis options for these settings, over `common` (the store's own: timeouts, retries,
- * pipelining). TLS is on for rediss://, or when a CA or a client certificate is given; with
- * Sentinel, it applies to the primary and replicas, while the sentinels are asked in plain TCP.
- */
+/** The ioredis options for these settings over `common`; with Sentinel, TLS is for the primary and replicas only. */
 export function connection (settings: ConnectionSettings, common: RedisOptions & { retryStrategy: (attempt: number) => number }): Connection {
   const tlsFiles = { ca: settings.tlsCa, cert: settings.tlsCert, key: settings.tlsKey }
   const tls = Object.values(tlsFiles).some(value => value !== undefined)
@@ -142,33 +127,23 @@ export function connection (settings: ConnectionSettings, common: RedisOptions &
       // ioredis uses `tls` for the primary only with this flag; the sentinels would take `sentinelTLS`.
       ...tls,
       enableTLSForSentinelMode: 'tls' in tls,
-      // Each round over the sentinels that finds no primary is retried as a connection is: quickly,
-      // since a failover is under way (ioredis's own default would be every 10 ms to 1 s).
+      // No primary found: retried as a connection is, since a failover is under way.
       sentinelRetryStrategy: common.retryStrategy,
-      // A sentinel that hangs must not hold the connection: it is asked no longer than a command may take.
       sentinelCommandTimeout: common.commandTimeout
-      // Not ioredis's failoverDetector (subscriptions to the sentinels' +switch-master): quit()
-      // leaves them open, so a closed store would keep the process alive. A killed primary closes
-      // the connection, and the reconnection asks the sentinels; a primary demoted while up answers
-      // READONLY, which makes the client reconnect (./availability.ts).
+      // Not failoverDetector: quit() leaves its subscriptions open, keeping the process alive. A reconnection
+      // asks the sentinels anyway, and a demoted primary's READONLY makes the client reconnect.
     },
     address,
     description: `Redis (${address})`
   }
 }
 
-/** A client whose errors explainConnectionError reads: where its connection is, and whether it is TLS. */
 export interface ClientState {
   status: string
   options: { tls?: unknown }
 }
 
-/**
- * A connection error as an operator should read it: a plain connection to a TLS port (closed as
- * soon as it spoke), a TLS one to a plain port (no handshake, or a plain answer to it), a server
- * that asks for a client certificate, or a certificate this process does not trust, each say so
- * and what to set; anything else is the error's own message.
- */
+/** A connection error as an operator should read it: a wrong kind of port or certificate says so and what to set. */
 export function explainConnectionError (error: Error, client: ClientState): string {
   const code = (error as NodeJS.ErrnoException).code ?? ''
   const message = error.message
@@ -182,7 +157,7 @@ export function explainConnectionError (error: Error, client: ClientState): stri
     return `${message}: no TLS handshake: is it a plain port? then use redis://`
   }
   if (code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED') return `it asks for a client certificate (${reasonOf(error)}): set REDIS_TLS_CERT and REDIS_TLS_KEY`
-  // TLS 1.3 says a refused client certificate after the handshake: the first write may meet the reset instead.
+  // TLS 1.3 refuses a client certificate after the handshake: the first write may meet the reset instead.
   if (code === 'ECONNRESET' && client.status === 'connect') {
     return `${message}: it closed the connection after the TLS handshake: does it ask for a client certificate? set REDIS_TLS_CERT and REDIS_TLS_KEY`
   }

@@ -1,10 +1,9 @@
 // A session's id in Redis: its guid in 22 characters, the 128 bits of a UUID in an alphabet sorted as
 // Redis sorts bytes, so that ids sort as their guids do; any other guid is '=' and itself.
 
-/** The 64 characters of base64url, in the order Redis sorts bytes: ids sort as their guids do. */
+/** base64url's characters, in the order Redis sorts bytes. */
 const SORTED64 = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'
 const SORTED64_VALUE = new Map([...SORTED64].map((char, value) => [char, value]))
-/** The two characters of each 12-bit value. */
 const PAIRS = Array.from({ length: 4096 }, (_, bits) => (SORTED64[bits >> 6] as string) + (SORTED64[bits & 63] as string))
 /** Each character's hex digit (0-15) in a lowercase UUID, -2 for its dashes, -1 for anything else. */
 const DIGIT = new Int8Array(128).fill(-1)
@@ -12,10 +11,7 @@ for (let code = 0x30; code <= 0x39; code++) DIGIT[code] = code - 0x30
 for (let code = 0x61; code <= 0x66; code++) DIGIT[code] = code - 0x57
 DIGIT[0x2d] = -2
 
-/**
- * A session's id in Redis: a lowercase UUID's 128 bits in 22 characters of SORTED64, three hex
- * digits to two characters (the last two digits padded); any other guid, '=' and itself.
- */
+/** A session's id in Redis: a lowercase UUID in 22 characters of SORTED64; any other guid, '=' and itself. */
 export function sessionId (guid: string): string {
   if (guid.length !== 36) return `=${guid}`
   let id = ''
@@ -37,7 +33,6 @@ export function sessionId (guid: string): string {
   return id + (PAIRS[bits << 4] as string)
 }
 
-/** The guid of an id (see sessionId). */
 export function guidOf (id: string): string {
   if (id.startsWith('=')) return id.slice(1)
   let hex = ''

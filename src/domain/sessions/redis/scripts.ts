@@ -1,33 +1,20 @@
-// The Redis store's Lua scripts, in ./lua: read once, at the first store's start, and defined as
-// commands of its connection (ioredis's defineCommand: EVALSHA, and EVAL once should Redis not have
-// the script yet). Every change is one script, atomic in Redis and one round trip.
-// No write goes past Redis's maxmemory: every script starts with a shebang (Redis 7), so that Redis
-// refuses it up front while memory is over the limit (the request is answered 503), unless it only
-// reads (flags=no-writes) or only reads and deletes (flags=allow-oom: the sweeps, which free memory).
-// Without a shebang Redis checks a script's memory only at its first write, and a script whose first
-// write was a delete (a creation's, of a journal that is not there) could then write past the limit.
+// The Redis store's Lua scripts (./lua), defined as commands of its connection: each change is one
+// atomic script. Each starts with a shebang so that Redis refuses it up front past maxmemory (503),
+// unless its flags say it only reads or deletes; without one, Redis checks only at the first write.
 import { readFileSync } from 'node:fs'
 import type { Redis } from 'ioredis'
 
-/** How many activity scores a millisecond has (see <prefix>lru in src/domain/sessions/redis-store.ts). */
+/** Activity scores per millisecond (see <prefix>lru in ../redis-store.ts). */
 export const PER_MS = 1024
-/**
- * How much longer than its session a journal may live (see <prefix>j:): a lookup renews the
- * journal's TTL to the idle time plus this once it has fallen below the idle time.
- */
+/** How much longer than its session a journal may live (see <prefix>j:). */
 export const JOURNAL_SPARE_MS = 60_000
 /** Expired sessions removed by a creation, and by a probe or a board read (see <prefix>lru). */
 const SWEEP_ON_CREATE = 2
 const SWEEP_ON_READ = 100
 
-/** The constants the scripts share with this module, as Lua: one place for each number. */
 const CONSTANTS = `local PER_MS, JOURNAL_SPARE_MS, SWEEP_ON_CREATE, SWEEP_ON_READ = ${PER_MS}, ${JOURNAL_SPARE_MS}, ${SWEEP_ON_CREATE}, ${SWEEP_ON_READ}\n`
 
-/**
- * Each script: the files it is made of, in order (session.lua and count.lua are libraries), how many
- * of its arguments are keys, and its flags: no-writes for one that only reads, allow-oom for one that
- * only reads and deletes, none for one that may add to Redis's memory.
- */
+/** Each script: its files in order (session.lua and count.lua are libraries), its number of keys, its flags. */
 const SCRIPTS = {
   // Named apart from Redis's own commands (GET, SET, …), which ioredis has as methods of the same name.
   lookup: { files: ['session', 'lookup'], keys: 3 },
@@ -36,7 +23,7 @@ const SCRIPTS = {
   put: { files: ['session', 'put'], keys: 3 },
   setName: { files: ['session', 'set-name'], keys: 3 },
   journal: { files: ['session', 'journal'], keys: 3 },
-  // The board's reads and the probe sweep (delete) and read: they run at maxmemory too.
+  // These only read and delete: they run at maxmemory too.
   list: { files: ['session', 'list'], keys: 3, flags: 'allow-oom' },
   counts: { files: ['session', 'counts'], keys: 3, flags: 'allow-oom' },
   probe: { files: ['session', 'probe'], keys: 3 },
@@ -49,10 +36,8 @@ const SCRIPTS = {
 /** A session as a lookup gives it: token, note, progress, pinned ('1'), name (null for none). */
 export type Found = [string, string, string, string | null, string | null]
 
-// Every script but the counts takes the activity index, the sessions, the unused sessions' index, the idle time and the prefix first,
+// The first arguments of every script but the counts; then its deadline by Redis's clock ('' for none).
 export type Common = [lru: string, sessions: string, fresh: string, idleMs: number, prefix: string]
-// then its deadline, by Redis's clock in ms ('' for none): past it, the script does nothing and fails
-// with LATE (see lua/session.lua and ./clock.ts).
 export type Head = [...Common, deadline: string]
 
 /** The scripts, as commands of the connection. */
@@ -66,24 +51,21 @@ export interface Scripts {
   counts (...args: [...Head, activeMs: number]): Promise<[live: number, active: number, used: number]>
   progress (...args: [...Head, from: number, to: number]): Promise<string[]>
   journal (...args: [...Head, id: string, size: number]): Promise<string[] | null>
-  /** Redis's clock, in ms. */
   probe (...args: Head): Promise<number>
   sweep (...args: Head): Promise<number>
   countCreation (key: string, windowMs: number): Promise<[number, number]>
   peekCount (key: string): Promise<[number, number]>
 }
 
-/** A script as Redis runs it: its name, how many of its arguments are keys, its text. */
 export type Script = [name: string, keys: number, lua: string]
 
-/** The scripts' text, read at the first store's start. */
 let sources: Script[] | undefined
 
 function read (file: string): string {
   return readFileSync(new URL(`lua/${file}.lua`, import.meta.url), 'utf8')
 }
 
-/** The scripts, read from ./lua once (a missing file throws here, before any connection is made). */
+/** The scripts, read from ./lua once (a missing file throws before any connection is made). */
 export function loadScripts (): Script[] {
   sources ??= Object.entries(SCRIPTS).map(([name, script]) => {
     const flags = 'flags' in script ? ` flags=${script.flags}` : ''
@@ -92,7 +74,7 @@ export function loadScripts (): Script[] {
   return sources
 }
 
-/** Defines `scripts` as commands of `client`, and hands them out typed. */
+/** Defines `scripts` as commands of `client` (EVALSHA, EVAL when Redis lacks one). */
 export function defineScripts (client: Redis, scripts: Script[]): Scripts {
   for (const [name, numberOfKeys, lua] of scripts) client.defineCommand(name, { numberOfKeys, lua })
   return client as unknown as Scripts

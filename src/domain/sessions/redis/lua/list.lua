@@ -1,9 +1,6 @@
--- One page of the board, newest activity first, from the cursor (its score and id; '' for the first
--- page): id, name, made at, last seen, progress for each session, and the live count first. The two
--- indexes (lru, fresh) are read side by side and merged. Among equal scores Redis orders by id
--- (bytes), so those at the cursor's score up to its id were on the page before (compared byte by
--- byte: Lua's < follows the locale). limit + 1 rows are read to know whether there is a page after.
--- ARGV[4] the limit, ARGV[5] the cursor's score, ARGV[6] its id.
+-- One page of the board, newest first: the live count, then id, name, made at, last seen, progress
+-- per session, lru and fresh merged. ARGV[4] the limit (limit + 1 read, to know of a next page),
+-- ARGV[5] and ARGV[6] the cursor's score and id. Ids compare byte by byte: Lua's < follows the locale.
 sweep(SWEEP_ON_READ)
 local limit = tonumber(ARGV[4])
 local after, afterId = ARGV[5], ARGV[6]
@@ -16,7 +13,6 @@ local function above (id, other)
 end
 local floor = score(cutoff)
 local rows = { redis.call('ZCOUNT', lru, floor, '+inf') + redis.call('ZCOUNT', fresh, floor, '+inf') }
--- An index's live entries after the cursor, newest first, limit + 1 at a time: the next id and its score, or nil.
 local function reader (index)
   local batch, i, offset = {}, 1, 0
   return function ()

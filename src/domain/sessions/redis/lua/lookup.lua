@@ -1,6 +1,5 @@
--- The lookup. ARGV[4] the session's id. The session (token, note, progress, pinned, name), or false
--- when there is none. A lookup is activity: an unpinned session's score moves up (and so its
--- expiry), it counts as used, and its journal's TTL starts again once below the idle time.
+-- The lookup. ARGV[4] the session's id; the session, or false. A lookup is activity: an unpinned
+-- session's score (its expiry) moves up, it counts as used, and its journal's TTL is renewed.
 local id = ARGV[4]
 local s = load(id)
 if not s then return false end

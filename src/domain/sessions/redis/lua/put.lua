@@ -13,7 +13,7 @@ local s = load(id)
 local live = s ~= nil
 local pinned = ARGV[9] == '1' or (live and s.k == '1')
 if ARGV[10] == '1' and live then return -1 end
--- A restored live session keeps when it began (and its journal); a journal outliving its session is no one's.
+-- A restored live session keeps its start and journal; a journal outliving its session is no one's.
 local journal = prefix .. 'j:' .. id
 if not live then redis.call('DEL', journal) end
 redis.call('HSET', sessions, id, encode({ p = ARGV[7], k = pinned and '1' or '0', c = live and s.c or score(now), t = ARGV[5], a = ARGV[11], n = ARGV[6] }))
@@ -23,7 +23,6 @@ if pinned then
   redis.call('PERSIST', journal)
 else
   if not live then
-    -- A session gone but still listed must not evict itself.
     redis.call('ZREM', lru, id)
     redis.call('ZREM', fresh, id)
     while redis.call('ZCARD', lru) + redis.call('ZCARD', fresh) >= tonumber(ARGV[8]) do evict() end

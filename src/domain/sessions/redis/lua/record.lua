@@ -1,6 +1,5 @@
--- A journal entry. ARGV[4] the session's id, ARGV[5] the entry, ARGV[6] the journal's size. Kept only
--- while the session lives, and for as long as it does; the list may hold a quarter more than its
--- size until it is next trimmed.
+-- A journal entry. ARGV[4] the session's id, ARGV[5] the entry, ARGV[6] the journal's size; kept while
+-- the session lives (the list is trimmed once a quarter over its size).
 local id, size = ARGV[4], tonumber(ARGV[6])
 local s = load(id)
 if not s then return 0 end

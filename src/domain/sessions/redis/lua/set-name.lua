@@ -1,5 +1,4 @@
--- ARGV[4] the session's id, ARGV[5] the name ('' clears it); the session as it is then, as the
--- lookup (t in batch.lua) gives it, without touching it.
+-- ARGV[4] the session's id, ARGV[5] the name ('' clears it); the session as lookup.lua gives it, untouched.
 local s = load(ARGV[4])
 if s == nil then return nil end
 s.a = ARGV[5]

@@ -1,5 +1,3 @@
--- Expired sessions removed, a hundred at most, beside each probe (src/domain/sessions/redis/availability.ts),
--- so that they go within seconds of their expiry without traffic; it only deletes, and so runs at
--- maxmemory too (flags=allow-oom), where it frees memory.
+-- Expired sessions removed beside each probe, so that they go without traffic (it runs at maxmemory too).
 sweep(SWEEP_ON_READ)
 return 1
