@@ -69,7 +69,7 @@ export interface StoreStatus {
 export interface ClassBoard {
   /** Sets (or with undefined, clears) the session's name; the session as it now is, or undefined when it is gone. */
   setName (guid: string, name: string | undefined): Promise<Session | undefined>
-  /** Live sessions, most recently active first, `limit` at a time: `cursor` is the `next` of the page before. */
+  /** Live sessions, most recently active first: `cursor` is the `next` of the page before. */
   list (limit: number, cursor?: string): Promise<SessionPage>
   /** Live sessions, those active within the last `activeMs`, and passes by bit. */
   summary (activeMs: number): Promise<ClassSummary>
@@ -78,35 +78,19 @@ export interface ClassBoard {
 }
 
 export interface SessionStore extends ClassBoard {
-  /**
-   * A new session with a fresh guid and token, `name` and the progress bits `progress`. At capacity
-   * it makes room: the oldest session no request has named since it was made, else the least
-   * recently used, so that strangers' unused sessions never push out a learner at work.
-   */
+  /** A new session. At capacity it makes room: the oldest session never named since it was made, else the least recently used. */
   create (name?: string, progress?: number): Promise<Session>
   /** The live session, as it is now; looking it up counts as activity and keeps it alive. */
   get (guid: string): Promise<Session | undefined>
   /** Applies `change` to the session: false when it is gone (and it stays gone). */
   update (guid: string, change: SessionChange): Promise<boolean>
-  /**
-   * Puts `session` in place of the one with its guid: 'replaced' when that one was live, 'created'
-   * when it was not. A pinned session never expires and does not count toward capacity. With
-   * `ifAbsent`, a live session is left as it is (and 'replaced' says it was there).
-   */
+  /** Puts `session` in place of the one with its guid (`ifAbsent`: only if there is none). A pinned session never expires. */
   restore (session: Session, options?: { pinned?: boolean, ifAbsent?: boolean }): Promise<'replaced' | 'created'>
-  /**
-   * Adds `entry` to the session's journal, which keeps the newest entries only; a session that is
-   * gone is left gone. Resolves once a later call, from any instance, finds the entry there.
-   */
+  /** Adds `entry` to the session's journal, which keeps the newest entries; resolves once any instance would find it. */
   record (guid: string, entry: JournalEntry): Promise<void>
   /** The session's journal, newest first; undefined when the session is gone. Not activity. */
   journal (guid: string): Promise<JournalEntry[] | undefined>
-  /**
-   * Counts one more event of `client` (a session made, a wrong admin token) in its window of
-   * `windowMs`, which its first count opens, where every instance sharing the store counts: the count
-   * so far and the time left in the window. With `add` 0 the count is only read (0 and 0 when no
-   * window is open).
-   */
+  /** Counts one more event of `client` (a session made, a wrong admin token) in its window; `add` 0 only reads. */
   countCreation (client: string, windowMs: number, add?: 0 | 1): Promise<CreationCount>
   /** Whether the store can be reached now (the heartbeat answers 503 while it cannot). */
   available (): boolean
