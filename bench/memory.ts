@@ -22,7 +22,7 @@ if (gc === undefined) {
   process.exit(1)
 }
 
-/** The JavaScript heap and the memory of ArrayBuffers (a journal's integers live there), after a full gc. */
+/** The JavaScript heap and the memory of ArrayBuffers, after a full gc. */
 function heapAfterGc (): number {
   gc?.()
   gc?.()

@@ -158,29 +158,28 @@ t.test('configFromEnv reads the environment and names a bad variable', async t =
 })
 
 t.test('in memory, MAX_SESSIONS full journals of a stranger\'s requests must fit in the heap limit', async t => {
-  // The session, 81 integers, a text area of 640 bytes and its two of length, the Map entry that finds it.
-  t.equal(worstSessionBytes(20), 300 + 324 + 642 + 64)
-  t.equal(worstSessionBytes(1), 300 + 20 + 514 + 64, 'a small journal\'s text area still holds its newest two texts whole')
+  // The session, the journal and its array, 64 bytes an entry, and the journal's room for texts (test/journal-entries.test.ts).
+  t.equal(worstSessionBytes(20), 2_020)
   t.equal(worstSessionBytes(0), 300)
   t.equal(journalMemory(100_000, 20, 2 ** 30), undefined, 'the defaults fit in 1 GiB')
   t.equal(journalMemory(100_000, 100, 2 ** 30), undefined, 'so does the largest journal')
-  t.same(journalMemory(1_000_000, 100, 4 * 2 ** 30), { largest: 81, bytes: 1_000_000 * worstSessionBytes(100) })
-  t.ok(1_000_000 * worstSessionBytes(81) <= 4 * 2 ** 30 && 1_000_000 * worstSessionBytes(82) > 4 * 2 ** 30, '81 is the largest that fits')
-  t.same(journalMemory(10, 20, 1000), { largest: 0, bytes: 13_300 })
+  t.same(journalMemory(1_000_000, 100, 4 * 2 ** 30), { largest: 48, bytes: 1_000_000 * worstSessionBytes(100) })
+  t.ok(1_000_000 * worstSessionBytes(48) <= 4 * 2 ** 30 && 1_000_000 * worstSessionBytes(49) > 4 * 2 ** 30, '48 is the largest that fits')
+  t.same(journalMemory(10, 20, 1000), { largest: 0, bytes: 20_200 })
   t.equal(journalMemory(100_000_000, 0, 1), undefined, 'no journal: nothing for a stranger to fill')
 
-  // A hundred million sessions with journals of 20 would need 124 GiB: more than any heap limit.
+  // A hundred million sessions with journals of 20 would need 188 GiB: more than any heap limit.
   t.throws(() => configFromEnv({ MAX_SESSIONS: '100000000' }), {
     name: 'ConfigError',
-    message: /^JOURNAL_SIZE=20 with MAX_SESSIONS=100000000: full journals of a stranger's requests could take 126,839 MiB, more than this process's heap limit of [\d,]+ MiB; set JOURNAL_SIZE to at most 0 \(0: no journal\), lower MAX_SESSIONS, or raise the limit \(NODE_OPTIONS=--max-old-space-size=<MiB>\)$/
+    message: /^JOURNAL_SIZE=20 with MAX_SESSIONS=100000000: full journals of a stranger's requests could take 192,643 MiB, more than this process's heap limit of [\d,]+ MiB; set JOURNAL_SIZE to at most 0 \(0: no journal\), lower MAX_SESSIONS, or raise the limit \(NODE_OPTIONS=--max-old-space-size=<MiB>\)$/
   })
   t.throws(() => configFromEnv({ MAX_SESSIONS: '10000000', JOURNAL_SIZE: '100' }), { name: 'ConfigError', message: /^JOURNAL_SIZE=100 with MAX_SESSIONS=10000000: / })
   t.equal(configFromEnv({ MAX_SESSIONS: '100000000', JOURNAL_SIZE: '0' }).app.maxSessions, 100_000_000, 'without a journal')
   t.equal(configFromEnv({ MAX_SESSIONS: '100000000', REDIS_URL: 'redis://127.0.0.1:6379' }).app.maxSessions, 100_000_000, 'with Redis the journals are not in this process')
-  t.equal(configFromEnv({ MAX_SESSIONS: '1000000' }).app.maxSessions, 1_000_000, 'a million sessions with journals of 20: 1.3 GB')
+  t.equal(configFromEnv({ MAX_SESSIONS: '1000000' }).app.maxSessions, 1_000_000, 'a million sessions with journals of 20: 2 GB')
   t.throws(() => resolveOptions({ maxSessions: 100_000_000 }), {
     name: 'TypeError',
-    message: /^api-challenges: option journalSize 20 with maxSessions 100000000: full journals of a stranger's requests could take 126,839 MiB, more than the heap limit of [\d,]+ MiB; journalSize may be at most \d+ with that many sessions$/
+    message: /^api-challenges: option journalSize 20 with maxSessions 100000000: full journals of a stranger's requests could take 192,643 MiB, more than the heap limit of [\d,]+ MiB; journalSize may be at most \d+ with that many sessions$/
   })
   t.equal(resolveOptions({ maxSessions: 100_000_000, journalSize: 0 }).maxSessions, 100_000_000)
   t.equal(resolveOptions({ maxSessions: 100_000_000, redisUrl: 'redis://127.0.0.1:6379' }).maxSessions, 100_000_000)

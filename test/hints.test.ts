@@ -7,7 +7,6 @@ import { connect } from 'node:net'
 import t from 'tap'
 import app from '../src/app.js'
 import { challenges, checkedCatalogue } from '../src/domain/challenges/catalogue.js'
-import { decodeEntry, encodeEntry, Journals, knownText, viewOf, type JournalEntry } from '../src/domain/journal/journal.js'
 import { didYouMean, notFoundMessage } from '../src/domain/challenges/messages.js'
 import { editsUpTo2, MAX_SUGGESTED_PATH, NearPaths } from '../src/domain/challenges/near-paths.js'
 import { build, newSession } from './helper.js'
@@ -158,46 +157,6 @@ t.test('the catalogue keeps its near misses to what an entry can hold', async t 
   const many = challenges.map(c => ({ ...c, nearMisses: Array.from({ length: 10 }, () => c.nearMisses[0]) }))
   t.throws(() => checkedCatalogue(many as typeof challenges), /near misses; the journal keeps at most 126/)
   t.equal(checkedCatalogue(challenges), challenges)
-})
-
-/** A journal entry for a 404 with `suggestion`. */
-function notFound (path: string, suggestion: string | null): JournalEntry {
-  return { at: Date.UTC(2026, 10, 26, 12, 0, 0, 5), method: 'GET', path, status: 404, contentType: null, passed: 0, hint: -1, suggestion }
-}
-
-t.test('an entry keeps its suggestion as a route\'s code, the session\'s id as for its path', async t => {
-  for (const text of ['/heartbeat', '/challenger/:guid/requests', '/gui/challenges/:guid']) knownText(text)
-  const journals = new Journals(4)
-  const journal = journals.open()
-  const other = '0f0f0f0f-1111-4222-8333-444455556666'
-  const entries = [
-    notFound('/heartbeats', '/heartbeat'),
-    notFound(`/challenger/${GUID}/request`, `/challenger/${GUID}/requests`),
-    notFound(`/challenger/${other}/request`, `/challenger/${other}/requests`),
-    notFound('/xyz/abc/q', '/xyz/abc/r')
-  ]
-  for (const one of entries) journals.add(journal, one, GUID)
-  t.same(journals.entries(journal, GUID).map(e => e.suggestion).reverse(), [
-    '/heartbeat',
-    `/challenger/${GUID}/requests`,
-    '/challenger/:guid/requests',
-    null
-  ], 'known; with the own id; another\'s id: the route as registered; not a route: none kept')
-  t.same(journals.entries(journal, GUID).map(e => e.path).reverse(), entries.map(e => e.path), 'the paths as sent')
-
-  // Beside a near miss: the two fit in the bits of one integer, neither disturbing the other.
-  const both = { ...notFound('/heartbeat', '/heartbeat'), status: 405, hint: 125 }
-  const one = journals.open()
-  journals.add(one, both, GUID)
-  t.same(journals.entries(one, GUID), [both])
-
-  // Across the network: the text, cut as the path is; an entry from before suggestions has none.
-  t.same(decodeEntry(encodeEntry(entries[2] as JournalEntry)), entries[2])
-  t.equal(decodeEntry(encodeEntry(notFound('/x', `/${'y'.repeat(300)}`))).suggestion?.length, 100)
-  t.same(decodeEntry('[1790000000000,"GET","/heartbeats",404,0,null,0,-1]'), { ...notFound('/heartbeats', null), at: 1790000000000 })
-
-  t.equal(viewOf(entries[0] as JournalEntry).hint, 'did you mean /heartbeat?')
-  t.equal(viewOf(notFound('/nowhere', null)).hint, null)
 })
 
 t.test('over the app: the 404\'s message, JSON and XML', async t => {

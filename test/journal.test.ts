@@ -1,23 +1,13 @@
-// The journal (issue 16): the near-miss rules of the catalogue, the packed entries, and
-// GET /challenger/{guid}/requests over the app: what is recorded and what never is.
+// The journal (issue 16): the near-miss rules of the catalogue, and GET /challenger/{guid}/requests
+// over the app: what is recorded and what never is. The journal module's own: journal-entries.test.ts.
 import t from 'tap'
 import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, routeResource, type RequestFacts } from '../src/domain/challenges/catalogue.js'
-import { decodeEntry, encodeEntry, JOURNAL_TEXT_BYTES, Journals, journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText, viewOf, type JournalEntry } from '../src/domain/journal/journal.js'
+import { JOURNAL_TEXT_BYTES, journalText, MAX_JOURNAL_TEXT, type JournalEntry } from '../src/domain/journal/journal.js'
 import { RedisStore, sessionId } from '../src/domain/sessions/redis-store.js'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
 import { basic, build, newSession } from './helper.js'
 import { fakeTime } from './clock.js'
 import { redisMissing, redisServer } from './redis-server.js'
-
-/** The session whose journals the unit tests keep. */
-const GUID = '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b'
-
-/** One journal of `size` entries in a store of journals of its own, for the session GUID. */
-function journalOf (size: number): { add: (entry: JournalEntry) => void, entries: () => JournalEntry[] } {
-  const journals = new Journals(size)
-  const journal = journals.open()
-  return { add: entry => { journals.add(journal, entry, GUID) }, entries: () => journals.entries(journal, GUID) }
-}
 
 const base: RequestFacts = { method: 'GET', status: 200, contentType: null, override: null, authorization: 'none', namedSession: true }
 
@@ -128,67 +118,6 @@ const entry = (overrides: Partial<JournalEntry> = {}): JournalEntry => ({
   ...overrides
 })
 
-t.test('an entry packs into small values and back, whole', async t => {
-  const cases: JournalEntry[] = [
-    entry(),
-    entry({ method: 'PROPFIND', status: 405, token: undefined, tokenSource: undefined, contentType: null, hint: -1, path: '/heartbeat' }),
-    entry({ token: 'missing', tokenSource: undefined, status: 401, passed: passing(35), hint: -1 }),
-    entry({ token: 'wrong', tokenSource: 'bearer', status: 403, at: Date.UTC(2060, 0, 1, 0, 0, 0, 999) }),
-    entry({ at: Date.UTC(2025, 5, 1, 12, 0, 0, 1), status: 599, method: 'TRACE' })
-  ]
-  for (const one of cases) {
-    const clean = JSON.parse(JSON.stringify(one)) as JournalEntry
-    t.same(decodeEntry(encodeEntry(one)), clean)
-    const journal = journalOf(1)
-    journal.add(one)
-    t.same(journal.entries(), [clean])
-  }
-  // Paths and types the service does not know in advance are kept beside the integers, per entry.
-  const odd = journalOf(2)
-  odd.add(entry({ path: '/challenger/6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b', contentType: 'application/vnd.odd' }))
-  odd.add(entry({ path: '/secret/note', contentType: 'application/json' }))
-  odd.add(entry({ path: '/nowhere', contentType: null }))
-  t.same(odd.entries().map(e => [e.path, e.contentType]), [['/nowhere', null], ['/secret/note', 'application/json']])
-  // A known path with a type of its own, in a journal with no text yet.
-  const typed = journalOf(1)
-  typed.add(entry({ path: '/secret/note', contentType: 'application/vnd.odd' }))
-  t.same(typed.entries().map(e => [e.path, e.contentType]), [['/secret/note', 'application/vnd.odd']])
-})
-
-t.test('journals share chunks; a closed one\'s number serves again, empty', async t => {
-  const journals = new Journals(2)
-  const numbers = Array.from({ length: 300 }, () => journals.open())
-  t.same(numbers.slice(0, 3), [0, 1, 2])
-  journals.add(299, entry({ status: 201 }), GUID)
-  journals.add(0, entry({ status: 202, path: '/odd/path' }), GUID)
-  t.same(journals.entries(299, GUID).map(e => e.status), [201], 'in the second chunk')
-  t.same(journals.entries(0, GUID).map(e => [e.status, e.path]), [[202, '/odd/path']])
-  journals.close(0)
-  t.equal(journals.open(), 0, 'the number is reused')
-  t.same(journals.entries(0, GUID), [], 'and starts empty')
-  journals.add(0, entry({ status: 203, path: '/secret/note' }), GUID)
-  t.same(journals.entries(0, GUID).map(e => [e.status, e.path]), [[203, '/secret/note']], 'no path left over from before')
-  t.same(journals.entries(1, GUID), [])
-  for (let i = 0; i < 300; i++) journals.close(i)
-  t.equal(journals.open(), 0, 'all closed: the chunks went, numbering starts again')
-  t.same(journals.entries(0, GUID), [])
-})
-
-t.test('a journal keeps the newest entries, newest first, however many come', async t => {
-  const journal = journalOf(3)
-  t.same(journal.entries(), [])
-  for (let i = 0; i < 7; i++) journal.add(entry({ status: 200 + i }))
-  t.same(journal.entries().map(e => e.status), [206, 205, 204])
-  // Past twice the size the count steps back: the order holds at every step.
-  for (let i = 7; i < 20; i++) {
-    journal.add(entry({ status: 200 + i }))
-    t.same(journal.entries().map(e => e.status), [200 + i, 199 + i, 198 + i], `after ${i + 1} entries`)
-  }
-  // A method outside Node's list (none reaches the service) is kept as the first of the list, not lost.
-  journal.add(entry({ method: 'BREW' }))
-  t.equal(journal.entries()[0]?.method, 'ACL')
-})
-
 /** A stranger's text: `length` characters, unique for `n`. */
 const hostile = (start: string, n: number, length = 200): string => `${start}${n}-`.padEnd(length, 'abcdefghijklmnopqrstuvwxyz0123456789')
 
@@ -200,77 +129,6 @@ function textBytes (entries: JournalEntry[], known: string[] = []): number {
   const own = entries.flatMap(e => [e.path, e.contentType]).filter(text => text !== null && text !== '…' && !known.includes(text)) as string[]
   return own.reduce((sum, text) => sum + Buffer.byteLength(text) + 1, 0)
 }
-
-t.test('a journal keeps its texts within its area: the newest whole, older ones pushed out read "…"', async t => {
-  const journal = journalOf(20)
-  for (let n = 0; n < 20; n++) journal.add(entry({ path: hostile('/', n), contentType: hostile('application/x-', n) }))
-  const list = journal.entries()
-  t.equal(list.length, 20)
-  t.same([list[0]?.path, list[0]?.contentType], [hostile('/', 19), hostile('application/x-', 19)], 'the newest, whole (200 bytes each)')
-  t.ok(textBytes(list) <= 20 * JOURNAL_TEXT_BYTES, `${textBytes(list)} bytes of texts, at most ${20 * JOURNAL_TEXT_BYTES}`)
-  const firstLost = list.findIndex(e => e.path === '…' || e.contentType === '…')
-  t.ok(firstLost > 0, 'older texts were pushed out')
-  t.ok(list.slice(firstLost + 1).every(e => e.path === '…' && e.contentType === '…'), 'and every one older than the first pushed out')
-  t.same(list.map(e => e.status), Array(20).fill(415), 'the entries themselves are all there')
-
-  // A text longer than 255 bytes is cut at a character, with "…"; a journal of 1 still keeps both of its texts whole.
-  const small = journalOf(1)
-  small.add(entry({ path: '/' + '€'.repeat(300), contentType: 'application/' + 'x'.repeat(250) }))
-  t.same(small.entries().map(e => [e.path, e.contentType]), [[`/${'€'.repeat(83)}…`, `application/${'x'.repeat(240)}…`]])
-  t.equal(Buffer.byteLength(small.entries()[0]?.path as string), 253)
-
-  // Any mix of lengths, over and over: each text is as sent or "…", the kept ones the newest, and within the area.
-  knownText('/heartbeat')
-  const mixed = journalOf(5)
-  const sent: Array<[string, string | null]> = []
-  let seed = 7
-  const next = (): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed }
-  for (let n = 0; n < 400; n++) {
-    const path = next() % 3 === 0 ? '/heartbeat' : hostile('/', n, 5 + next() % 120)
-    const type = next() % 2 === 0 ? null : hostile('type/', n, 5 + next() % 120)
-    mixed.add(entry({ path, contentType: type }))
-    sent.unshift([path, type])
-    const list = mixed.entries()
-    let lost = false
-    for (const [i, e] of list.entries()) {
-      const [path, type] = sent[i] as [string, string | null]
-      if (e.path === '…' || e.contentType === '…') lost = true
-      else if (lost && (path !== '/heartbeat' || type !== null)) t.fail(`entry ${i} after ${n}: a text kept older than one pushed out`)
-      t.ok((e.path === path || (lost && e.path === '…')) && (e.contentType === type || (lost && e.contentType === '…')), `entry ${i} after ${n}`)
-    }
-    if (textBytes(list, ['/heartbeat']) > 512) t.fail(`after ${n}: ${textBytes(list, ['/heartbeat'])} bytes`)
-  }
-})
-
-t.test('a route\'s path with the session\'s own id takes no text: it is read back with the id', async t => {
-  knownText('/challenger/:guid')
-  const journals = new Journals(20)
-  const journal = journals.open()
-  journals.add(journal, entry({ path: `/challenger/${GUID}`, contentType: null }), GUID)
-  for (let n = 0; n < 19; n++) journals.add(journal, entry({ path: hostile('/', n), contentType: hostile('application/x-', n) }), GUID)
-  const list = journals.entries(journal, GUID)
-  t.equal(list[19]?.path, `/challenger/${GUID}`, 'the oldest, behind texts pushed out, still whole')
-  t.equal(list[18]?.path, '…')
-  // Another session's id, or the id in capitals, is text of its own; so is a path the route does not have.
-  const other = '0b1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f'
-  journals.add(journal, entry({ path: `/challenger/${other}` }), GUID)
-  journals.add(journal, entry({ path: `/challenger/${GUID.toUpperCase()}` }), GUID)
-  journals.add(journal, entry({ path: `/challenger/${GUID}/nope` }), GUID)
-  t.same(journals.entries(journal, GUID).slice(0, 3).map(e => e.path), [`/challenger/${GUID}/nope`, `/challenger/${GUID.toUpperCase()}`, `/challenger/${other}`])
-  // A closed journal's area goes with it: its number starts again with no texts.
-  journals.close(journal)
-  const again = journals.open()
-  journals.add(again, entry({ path: '/fresh' }), GUID)
-  t.same(journals.entries(again, GUID).map(e => e.path), ['/fresh'])
-})
-
-t.test('an entry for Redis is cut as the journal plugin cuts it, whoever made it', async t => {
-  const decoded = decodeEntry(encodeEntry(entry({ path: hostile('/', 1, 5000), contentType: hostile('application/x-', 1, 5000) })))
-  t.equal(decoded.path, `${hostile('/', 1, 5000).slice(0, MAX_JOURNAL_TEXT - 1)}…`)
-  t.equal(decoded.contentType, `${hostile('application/x-', 1, 5000).slice(0, MAX_JOURNAL_TEXT - 1)}…`)
-  t.ok(encodeEntry(entry({ path: hostile('/', 1, 5000), contentType: hostile('application/x-', 1, 5000) })).length < 2 * MAX_JOURNAL_TEXT + 100)
-  t.equal(decodeEntry(encodeEntry(entry({ path: '/secret/notes', contentType: null }))).path, '/secret/notes')
-})
 
 t.test('with Redis, a stranger\'s entries are kept cut, whoever records them', { skip: redisMissing }, async t => {
   const redis = await redisServer()
@@ -327,36 +185,6 @@ t.test('over a socket, a stranger\'s journals stay within their area, and a lear
   const list = await journal(learner)
   t.same(list.map(e => [e.path, e.contentType]), sent)
   t.equal(textBytes(list, [`/challenger/${learner}`, '/heartbeat']), typos.reduce((sum, typo) => sum + typo.length + 1 + 'application/vnd.api+json'.length + 1, 0), 'the session\'s own URL takes no room')
-})
-
-t.test('the view: ISO time, ids, the sentence', async t => {
-  t.same(viewOf(entry({ passed: passing(34) | passing(1), hint: -1 })), {
-    at: '2026-11-22T10:15:30.123Z',
-    method: 'POST',
-    path: '/secret/note',
-    status: 415,
-    token: 'valid',
-    tokenSource: 'x-auth-token',
-    contentType: 'application/x-www-form-urlencoded',
-    passed: [1, 34],
-    hint: null
-  })
-  t.equal(viewOf(entry()).hint, 'Challenge 34 needs a JSON body such as {"note": "hi"}; this one had Content-Type application/x-www-form-urlencoded')
-  t.notOk('token' in viewOf(entry({ token: undefined, tokenSource: undefined })))
-  t.equal(journalText('x'.repeat(500)).length, MAX_JOURNAL_TEXT)
-  t.match(journalText('x'.repeat(500)), /…$/)
-  t.equal(journalText('/heartbeat'), '/heartbeat')
-  t.equal(keptText('y'.repeat(500)), `${'y'.repeat(MAX_JOURNAL_TEXT - 1)}…`, 'a text the journal does not know is cut')
-  t.equal(keptText('application/json'), 'application/json')
-  knownText('/known/path')
-  const copy = ['/known', 'path'].join('/')
-  t.equal(sharedText(copy), '/known/path')
-  // The table of known strings is bounded: past it, text is simply kept per entry.
-  for (let i = 0; i < 200; i++) knownText(`/filler/${i}`)
-  t.equal(sharedText('/filler/199'), '/filler/199')
-  const full = journalOf(1)
-  full.add(entry({ path: '/filler/199' }))
-  t.equal(full.entries()[0]?.path, '/filler/199')
 })
 
 const json = { 'content-type': 'application/json' }

@@ -131,21 +131,27 @@ function nullableString (description: string) {
   return Type.Unsafe<string | null>({ type: 'string', nullable: true, description })
 }
 
+/**
+ * One request of a session's journal as GET /challenger/{guid}/requests shows it, its elements in
+ * this order in XML too. The journal's entry and view types are derived from it: a field is added here.
+ */
+export const RequestView = Type.Object({
+  at: Type.String({ format: 'date-time', description: 'When it was answered' }),
+  method: Type.String(),
+  path: Type.String({ description: 'Without the query string; cut at 200 characters' }),
+  status: Type.Integer({ description: 'The status it was answered with' }),
+  token: Type.Optional(Type.Union([Type.Literal('missing'), Type.Literal('valid'), Type.Literal('wrong')], {
+    description: 'On /secret/note only: whether a token came, and whether it was the session\'s (its value is never kept)'
+  })),
+  tokenSource: Type.Optional(Type.Union([Type.Literal('x-auth-token'), Type.Literal('bearer')], { description: 'How the token came, when one did' })),
+  contentType: nullableString('The media type of Content-Type, without parameters; null when there was none'),
+  passed: Type.Array(Type.Integer(), { description: 'The ids of the challenges this request passed' }),
+  hint: nullableString('For a near miss: which challenge it missed, and what was different')
+})
+
 /** GET /challenger/{guid}/requests: the session's journal, newest first. */
 export const RequestList = Type.Object({
-  requests: Type.Array(Type.Object({
-    at: Type.String({ format: 'date-time', description: 'When it was answered' }),
-    method: Type.String(),
-    path: Type.String({ description: 'Without the query string; cut at 200 characters' }),
-    status: Type.Integer({ description: 'The status it was answered with' }),
-    token: Type.Optional(Type.Union([Type.Literal('missing'), Type.Literal('valid'), Type.Literal('wrong')], {
-      description: 'On /secret/note only: whether a token came, and whether it was the session\'s (its value is never kept)'
-    })),
-    tokenSource: Type.Optional(Type.Union([Type.Literal('x-auth-token'), Type.Literal('bearer')], { description: 'How the token came, when one did' })),
-    contentType: nullableString('The media type of Content-Type, without parameters; null when there was none'),
-    passed: Type.Array(Type.Integer(), { description: 'The ids of the challenges this request passed' }),
-    hint: nullableString('For a near miss: which challenge it missed, and what was different')
-  }))
+  requests: Type.Array(RequestView)
 }, {
   examples: [{
     requests: [{

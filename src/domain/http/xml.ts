@@ -8,7 +8,9 @@
 //     <contentType>…</contentType><passed><id>35</id></passed><hint>…</hint></request>…</requests>
 //   <challenger><xChallenger>…</xChallenger><xAuthToken>…</xAuthToken><secretNote>…</secretNote>
 //     <challengeStatus><challenge id="01">true</challenge>…</challengeStatus></challenger>
+import type { Static } from '@sinclair/typebox'
 import { XMLParser } from 'fast-xml-parser'
+import { RequestView } from './schemas.js'
 
 // A carriage return is written as a reference: a parser turns a literal one (or CR LF) into LF.
 const ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' }
@@ -49,26 +51,15 @@ export function sessionXml (body: { xChallenger: string, xAuthToken: string, sec
     `${body.name === undefined ? '' : element('name', body.name)}</challenger>`
 }
 
-export interface RequestXml {
-  at: string
-  method: string
-  path: string
-  status: number
-  token?: string
-  tokenSource?: string
-  contentType: string | null
-  passed: number[]
-  hint: string | null
-}
-
-/** A journal: an element per field; a null or absent one is left out. */
-export function requestsXml (body: { requests: RequestXml[] }): string {
-  const optional = (name: string, text: string | null | undefined): string => text === null || text === undefined ? '' : element(name, text)
-  const items = body.requests.map(r =>
-    `<request>${element('at', r.at)}${element('method', r.method)}${element('path', r.path)}<status>${r.status}</status>` +
-    `${optional('token', r.token)}${optional('tokenSource', r.tokenSource)}${optional('contentType', r.contentType)}` +
-    `<passed${r.passed.length === 0 ? '/>' : `>${r.passed.map(id => `<id>${id}</id>`).join('')}</passed>`}${optional('hint', r.hint)}</request>`)
-  return `${DECLARATION}<requests>${items.join('')}</requests>`
+/** A journal: an element per field of RequestView, in its order; a null or absent one is left out, `passed` as its ids. */
+export function requestsXml (body: { requests: Array<Static<typeof RequestView>> }): string {
+  const fields = Object.keys(RequestView.properties) as Array<keyof Static<typeof RequestView>>
+  const field = (name: string, value: string | number | number[] | null | undefined): string => {
+    if (value === null || value === undefined) return ''
+    if (!Array.isArray(value)) return element(name, String(value))
+    return value.length === 0 ? `<${name}/>` : `<${name}>${value.map(id => `<id>${id}</id>`).join('')}</${name}>`
+  }
+  return `${DECLARATION}<requests>${body.requests.map(r => `<request>${fields.map(name => field(name, r[name])).join('')}</request>`).join('')}</requests>`
 }
 
 /** Why an XML body was refused: the message is for the learner. */
