@@ -170,21 +170,3 @@ const ENTRY_BYTES = 64
 export function worstSessionBytes (size: number): number {
   return size === 0 ? SESSION_BYTES : SESSION_BYTES + JOURNAL_BYTES + size * ENTRY_BYTES + textRoom(size)
 }
-
-/** TEMPORARY (replaced by the plain journal module): a session's entries, newest first. */
-export class Journal {
-  readonly #size: number
-  readonly #entries: JournalEntry[] = []
-  constructor (size: number, _guid: string) {
-    this.#size = size
-  }
-
-  add (entry: JournalEntry): void {
-    this.#entries.unshift(entry)
-    if (this.#entries.length > this.#size) this.#entries.pop()
-  }
-
-  entries (): JournalEntry[] {
-    return [...this.#entries]
-  }
-}

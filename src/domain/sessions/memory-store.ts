@@ -41,13 +41,13 @@ interface SessionState {
   note: string
   progress: number
   name: string | undefined
-  /** When it was made: milliseconds since 1970, a whole second. */
-  createdAt: number
+  /** When it was made, in whole seconds since 1970 (a small integer, as `seen` is). */
+  createdSecond: number
   /** Whether a request has named it since it was made (unused sessions are evicted first). */
   used: boolean
   /** Its place in the order of activity, given at each touch: the board's cursor finds it by this (marks.ts). */
   seq: number
-  /** Last activity, by the store's clock. */
+  /** Last activity, in whole milliseconds by the store's clock (#clock). */
   seen: number
   /** Made at its first recorded request. */
   journal: Journal | null
@@ -94,7 +94,7 @@ export class MemoryStore implements SessionStore {
     this.#now = options.now ?? (() => performance.now())
     this.#epoch = this.#now()
     this.#wallStart = (options.wallClock ?? Date.now)()
-    this.#counts = new WindowCounts(() => Math.floor(this.#now()))
+    this.#counts = new WindowCounts(() => this.#clock())
     // Releases the memory of expired sessions nobody asks for again: every idle period, but at
     // least once a minute and at most once a second.
     const period = Math.min(Math.max(this.#idleMs, 1000), 60_000)
@@ -112,6 +112,11 @@ export class MemoryStore implements SessionStore {
   /** In this process: always. */
   available (): boolean {
     return true
+  }
+
+  /** Milliseconds since the store began, whole: a small integer in the session object itself. */
+  #clock (): number {
+    return Math.floor(this.#now() - this.#epoch)
   }
 
   #unlink (session: SessionState): void {
@@ -142,7 +147,7 @@ export class MemoryStore implements SessionStore {
 
   /** Removes up to `limit` expired sessions, oldest first. */
   #expire (limit: number): void {
-    const now = this.#now()
+    const now = this.#clock()
     while (limit-- > 0 && this.#oldest !== null && now - this.#oldest.seen >= this.#idleMs) {
       this.#remove(this.#oldest)
     }
@@ -154,7 +159,7 @@ export class MemoryStore implements SessionStore {
     if (pinned !== undefined) return pinned
     const session = this.#sessions.get(guid)
     if (session === undefined) return undefined
-    const now = this.#now()
+    const now = this.#clock()
     if (now - session.seen >= this.#idleMs) {
       this.#remove(session)
       return undefined
@@ -193,20 +198,20 @@ export class MemoryStore implements SessionStore {
     return { guid: session.guid, token: session.token, note: session.note, progress: session.progress, name: session.name }
   }
 
-  /** The wall clock's time, in milliseconds since 1970, at `at` by the store's own clock. */
+  /** The wall clock's time, in milliseconds since 1970, at `at` by #clock. */
   #wall (at: number): number {
-    return this.#wallStart + at - this.#epoch
+    return this.#wallStart + at
   }
 
   #session (guid: string, token: string, note: string, progress: number, name: string | undefined): SessionState {
-    const now = this.#now()
+    const now = this.#clock()
     return {
       guid,
       token,
       note,
       progress,
       name: name === undefined ? undefined : detached(name),
-      createdAt: Math.floor(this.#wall(now) / 1000) * 1000,
+      createdSecond: Math.floor(this.#wall(now) / 1000),
       used: false,
       seq: 0,
       seen: now,
@@ -256,7 +261,7 @@ export class MemoryStore implements SessionStore {
     // A restored session keeps the requests seen before, and when it began.
     if (live !== undefined) {
       session.journal = live.journal
-      session.createdAt = live.createdAt
+      session.createdSecond = live.createdSecond
       session.used = true
     }
     if (options.pinned === true || this.#pinned.has(session.guid)) {
@@ -280,7 +285,7 @@ export class MemoryStore implements SessionStore {
     return {
       guid: session.guid,
       name: session.name,
-      createdAt: session.createdAt,
+      createdAt: session.createdSecond * 1000,
       lastSeen: Math.round(this.#wall(session.seen)),
       progress: session.progress
     }
@@ -305,7 +310,7 @@ export class MemoryStore implements SessionStore {
 
   async counts (activeMs: number): Promise<{ live: number, active: number }> {
     this.#expire(Infinity)
-    const now = this.#now()
+    const now = this.#clock()
     let active = 0
     for (let session = this.#newest; session !== null && now - session.seen < activeMs; session = session.older) active++
     return { live: this.#sessions.size, active }
