@@ -85,5 +85,5 @@ async function methodGuard (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-// After common-headers, so that its checks (431, Host) come first and its headers are on these answers.
-export default fp(methodGuard, { name: 'method-guard', fastify: '5.x', dependencies: ['errors', 'common-headers'] })
+// After headers, so that its checks (431, Host) come first and its headers are on these answers.
+export default fp(methodGuard, { name: 'method-guard', fastify: '5.x', dependencies: ['errors', 'headers'] })

@@ -22,10 +22,10 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
   firstValues(request.raw)
   namesOnTheWire(request.raw, reply.raw)
   // An oversized X-CHALLENGER is refused first, here as everywhere: the same check as the
-  // common-headers plugin's (src/domain/http/common-headers.ts).
+  // headers plugin's (plugins/headers.ts).
   const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
   if (echo !== undefined) reply.header('x-challenger', echo)
-  // A body nobody will read closes the connection, as in the common-headers plugin.
+  // A body nobody will read closes the connection, as in plugins/shutdown.ts.
   if (unreadBody(request.raw)) reply.header('connection', 'close')
   reply
     // Fastify's framework errors always carry their status.

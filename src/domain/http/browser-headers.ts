@@ -7,7 +7,7 @@ import type { FastifyHelmetOptions } from '@fastify/helmet'
  * (X-Frame-Options: DENY beside CSP's frame-ancestors), and helmet's other defaults. Not HSTS:
  * whether the service is reached over HTTPS is the operator's choice, made at the proxy in front of
  * it, and helmet's HSTS (a year, includeSubDomains) would bind every other site under the same
- * domain too. nosniff is set on every answer by the common-headers plugin.
+ * domain too. nosniff is set on every answer by plugins/headers.ts.
  */
 export function browserHeaders (directives: Readonly<Record<string, string[]>>): FastifyHelmetOptions {
   return {

@@ -1,5 +1,5 @@
-// What every answer carries, and the checks every request meets first, as plain functions: the
-// common-headers plugin applies them in its hook, and the framework-error handlers (for what fails
+// What every answer carries, and the checks every request meets first, as plain functions:
+// plugins/headers.ts applies them in its hook, and the framework-error handlers (for what fails
 // before any hook runs) apply the same ones. Nothing here knows Fastify.
 import type { IncomingMessage } from 'node:http'
 
