@@ -104,7 +104,6 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   const count = (route: string, request: FastifyRequest, reply: FastifyReply): void => {
     requests.inc({ route, method: request.method, status: String(reply.statusCode) })
     durations.observe((fastifyTimes ? reply.elapsedTime : performance.now() - request.metricsStart) / 1000)
-    if (request.passedBits === 0) return
     for (const challenge of challenges) {
       if (isPassed(request.passedBits, challenge)) passes.inc({ challenge: String(challenge.id) })
     }
