@@ -21,10 +21,8 @@ export function titleCase (name: string): string {
   return SPELLED[lower] ?? lower.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
 }
 
-/**
- * The names seen, in Title-Case: each worked out once (docs/benchmarks.md, "Optimisations kept").
- * Response header names come from code, not from requests; the cap is a guard all the same.
- */
+// Each name worked out once (docs/benchmarks.md, "Optimisations kept"). Names come from code, not
+// from requests; the cap is a guard all the same.
 const seen = new Map<string, string>()
 const MAX_NAMES = 1000
 
@@ -48,7 +46,6 @@ export function namesOnTheWire (request: IncomingMessage, response: ServerRespon
   response.writeHead = function (this: ServerResponse, statusCode: number, reason?: unknown, headers?: unknown): ServerResponse {
     if (typeof reason === 'object') [reason, headers] = [undefined, reason]
     if (typeof headers === 'object' && headers !== null && !Array.isArray(headers)) {
-      // Fastify hands writeHead its headers as one object.
       const wire: OutgoingHttpHeaders = {}
       for (const name in headers) wire[wireName(name)] = (headers as OutgoingHttpHeaders)[name]
       headers = wire
@@ -61,9 +58,8 @@ export function namesOnTheWire (request: IncomingMessage, response: ServerRespon
 }
 
 /**
- * Keeps the first value of a repeated X-CHALLENGER or X-AUTH-TOKEN (REST Assured clients send
- * X-CHALLENGER on every call, two to four times). A single header whose value has a comma is one
- * value: only the raw headers tell it from copies.
+ * Keeps the first value of a repeated X-CHALLENGER or X-AUTH-TOKEN (REST Assured clients repeat
+ * X-CHALLENGER). One header whose value has a comma is one value: the raw headers tell them apart.
  */
 export function firstValues (request: IncomingMessage): void {
   for (const name of ['x-challenger', 'x-auth-token']) {
