@@ -14,12 +14,11 @@
 //
 // BASELINE_LOGGER (PORT: the port, default any):
 //   off         logger: false (beside the service at LOG_LEVEL=silent)
-//   info        what src/server.ts does at LOG_LEVEL=info: level info, no request logging, and no
-//               child logger per request (childLoggerFactory returns the server's logger)
-//   info-child  level info, no request logging, Fastify's default child logger per request
+//   info        what src/server.ts does at LOG_LEVEL=info: level info, no request logging
+//   info-child  the same (it differed while src/server.ts did without a child logger per request)
 import cors from '@fastify/cors'
 import { Type, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import { NOTE } from './note.js'
 
 const mode = process.env.BASELINE_LOGGER ?? 'info'
@@ -27,8 +26,7 @@ const loggers: Record<string, FastifyServerOptions> = {
   off: { logger: false },
   info: {
     logger: { level: 'info' },
-    logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: (logger: FastifyBaseLogger) => logger
+    logController: new LogController({ disableRequestLogging: true })
   },
   'info-child': {
     logger: { level: 'info' },

@@ -40,4 +40,4 @@ async function headers (fastify: FastifyInstance): Promise<void> {
 }
 
 // After cors, so that its headers are on every refusal made here too.
-export default fp(headers, { name: 'common-headers', fastify: '5.x', dependencies: ['errors', 'cors'] })
+export default fp(headers, { name: 'headers', fastify: '5.x', dependencies: ['errors', 'cors'] })

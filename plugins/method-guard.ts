@@ -42,7 +42,6 @@ async function methodGuard (fastify: FastifyInstance): Promise<void> {
   fastify.decorateRequest('unmatched', false)
   // Unknown paths come under the service's hooks (the common headers, the echo, the error format).
   fastify.setNotFoundHandler(notFound)
-  // Not async: this hook runs on every request, and a promise per request costs.
   fastify.addHook('onRequest', function answerNotFound (request, reply, done) {
     // @fastify/cors's catch-all OPTIONS route counts as unknown too. It is the only OPTIONS route
     // that ends in `*`; GET /docs/static/*, Swagger UI's assets, is a real route.
@@ -85,5 +84,5 @@ async function methodGuard (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-// After common-headers, so that its checks (431, Host) come first and its headers are on these answers.
-export default fp(methodGuard, { name: 'method-guard', fastify: '5.x', dependencies: ['errors', 'common-headers'] })
+// After headers, so that its checks (431, Host) come first and its headers are on these answers.
+export default fp(methodGuard, { name: 'method-guard', fastify: '5.x', dependencies: ['errors', 'headers'] })

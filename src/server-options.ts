@@ -16,6 +16,7 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
   // An oversized X-CHALLENGER is refused first, here as everywhere.
   const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
   if (echo !== undefined) reply.header('x-challenger', echo)
+  // A body nobody will read closes the connection, as in plugins/shutdown.ts.
   if (unreadBody(request.raw)) reply.header('connection', 'close')
   reply
     .code(refusal === undefined ? error.statusCode as number : 431)

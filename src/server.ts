@@ -61,16 +61,11 @@ export function createServer (config: ServerConfig): FastifyInstance {
   const headersTimeout = config.headersTimeout ?? serverDefaults.headersTimeout
   const requestTimeout = config.requestTimeout ?? serverDefaults.requestTimeout
   const perRequest = ['debug', 'trace'].includes(config.logLevel)
-  // At silent, no logger at all: it would write nothing, and Fastify then skips the per-request child
-  // logger altogether (with childLoggerFactory below, it checks the logger returned on every request).
+  // At silent, no logger at all: it would write nothing.
   const silent = config.logLevel === 'silent'
   const fastify: FastifyInstance = Fastify({
     logger: silent ? false : loggerOptions(config),
     logController: perRequest ? new OneLinePerRequest() : new LogController({ disableRequestLogging: true }),
-    // Without a line per request, a request's log is the server's: a child logger per request
-    // (Fastify's default, to bind reqId) would cost a sixth of a light request, and its reqId would
-    // match no other line. At debug and trace, each request has its child, and its lines their reqId.
-    ...(perRequest || silent ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     // Errors raised before routing get the service's error body and headers too.
     frameworkErrors,
     clientErrorHandler,

@@ -68,10 +68,9 @@ t.test('safeEqual', async t => {
   t.ok(safeEqual('k🔑y', 'k🔑y'))
   t.notOk(safeEqual('k🔑y', 'k🔒y'))
   const long = 'x'.repeat(300) + 'end'
-  t.ok(safeEqual(long, long), 'a secret longer than the scratch space grows it')
+  t.ok(safeEqual(long, long), 'a long secret')
   t.notOk(safeEqual(long.slice(0, -1) + 'E', long))
-  t.ok(safeEqual('abc', 'abc'), 'and a short one still compares after it')
-  t.notOk(safeEqual('abd', 'abc'))
+  t.notOk(safeEqual('a\uD800', 'a\uDBFF'), 'lone surrogates compare as JavaScript compares them')
 })
 
 t.test('resolveOptions merges defaults without touching the caller and refuses bad values', async t => {

@@ -2,31 +2,15 @@
 import { timingSafeEqual } from 'node:crypto'
 
 /**
- * Scratch space for safeEqual's two sides, one UTF-16 code unit per element, as long as the last
- * secret compared: the session tokens, 32 units, nearly always.
- */
-let wanted = new Uint16Array(32)
-let gotten = new Uint16Array(32)
-
-/**
- * Whether `given` equals `expected`, in time that depends only on the length of `expected`: the
- * first `expected.length` code units of each are copied into buffers of that length (a missing unit
- * of a shorter `given` as 0), compared by `timingSafeEqual` with no early exit, and the lengths
- * compared after. The buffers are reused while the secrets compared keep one length: a comparison
- * then allocates nothing, where a `Buffer` per side cost 0.86 µs against 0.22 (node 20, a
- * 32-character token), and two views of longer buffers about 0.1 µs more.
+ * Whether `given` equals `expected`, in time that depends on the length of `expected` only: `given`,
+ * cut or padded with zeros to that length, is compared by timingSafeEqual, then the lengths.
  */
 export function safeEqual (given: string, expected: string): boolean {
-  const length = expected.length
-  if (length !== wanted.length) {
-    wanted = new Uint16Array(length)
-    gotten = new Uint16Array(length)
-  }
-  for (let i = 0; i < length; i++) {
-    wanted[i] = expected.charCodeAt(i)
-    gotten[i] = given.charCodeAt(i) | 0
-  }
-  return timingSafeEqual(gotten, wanted) && given.length === length
+  // UTF-16 code units, as JavaScript compares strings (UTF-8 would make lone surrogates alike).
+  const wanted = Buffer.from(expected, 'utf16le')
+  const gotten = Buffer.alloc(wanted.length)
+  gotten.write(given, 'utf16le')
+  return timingSafeEqual(gotten, wanted) && given.length === expected.length
 }
 
 /** How a request carried its session token: the X-AUTH-TOKEN header or `Authorization: Bearer`. */
