@@ -41,11 +41,7 @@ const thisEnv: Record<string, string> = Object.fromEntries((process.env.BENCH_TH
   return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()]
 }))
 
-/**
- * The service's LOG_LEVEL and the baseline's logger beside it (BASELINE_LOGGER, see baseline-fastify.ts).
- * BENCH_INFO_BASELINE=info-child gives the baseline at info Fastify's default child logger per
- * request, which the service does without.
- */
+/** The service's LOG_LEVEL and the baseline's logger beside it (BASELINE_LOGGER, see baseline-fastify.ts). */
 const LOGGER_PAIRS: Record<string, string> = { silent: 'off', info: process.env.BENCH_INFO_BASELINE ?? 'info' }
 const loggers = (process.env.BENCH_LOGGERS ?? 'silent,info').split(',').map(level => level.trim()).filter(level => level !== '')
 if (!['info', 'info-child'].includes(LOGGER_PAIRS.info as string)) {
@@ -464,7 +460,7 @@ Legend
   validated by TypeBox and echoed with a response schema; GET /secret/note a fixed 65-character note
   with a response schema; POST /challenger a bare 204 (the service answers 201 with a new session).
 - logger: service LOG_LEVEL / baseline logger. silent / off: the baseline has logger: false. ${LOGGER_PAIRS.info === 'info'
-  ? 'info / info:\n  both at level info without request logging and without a child logger per request, as src/server.ts.'
+  ? 'info / info:\n  both at level info without request logging, with Fastify\'s child logger per request, as src/server.ts.'
   : 'info / info-child:\n  both at level info without request logging; the baseline has Fastify\'s default child logger per request.'}
 - Redis row: the service with REDIS_URL (redis-server unpinned, appendonly yes) ÷ the in-memory service.
 - journal rows: the service as it starts (a journal of 20 per session) ÷ the same with JOURNAL_SIZE=0.
