@@ -55,7 +55,9 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
   /** What the journal keeps of the request. */
   const entryOf = (request: FastifyRequest, reply: FastifyReply, session: Session, route: RouteFacts): JournalEntry => {
     const headers = request.headers
-    const path = request.url.split('?', 1)[0] as string
+    const url = request.url
+    const query = url.indexOf('?')
+    const path = query === -1 ? url : url.slice(0, query)
     const contentType = mediaType(headers['content-type'])
     // The token is judged on the session X-CHALLENGER names, the one a token route guards.
     const token = route.takesToken && request.session !== null ? fastify.judgeToken(request) : undefined
@@ -75,26 +77,30 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
         namedSession: headers['x-challenger'] !== undefined
       }, session.progress)
       : -1
-    return {
+    const entry: JournalEntry = {
       at: Date.now(),
       method: request.method,
       path: path === route.url ? route.url : keptText(path),
       status,
-      ...(token === undefined ? {} : { token }),
-      ...(tokenSource === undefined ? {} : { tokenSource }),
       contentType,
       passed,
       hint,
       // A 404's "did you mean …?" (plugins/errors.ts).
       suggestion: request.unmatched ? request.nearPath : null
     }
+    if (token !== undefined) entry.token = token
+    if (tokenSource !== undefined) entry.tokenSource = tokenSource
+    return entry
   }
 
   const record = async (request: FastifyRequest, reply: FastifyReply, route: RouteFacts): Promise<void> => {
     const session = request.session ?? request.sessionInUrl
     if (!request.journaled || session === null) return
-    // The journal is for learning: a store that fails to keep an entry fails nothing else.
-    await store.record(session.guid, entryOf(request, reply, session, route)).catch(() => {})
+    try {
+      await store.record(session.guid, entryOf(request, reply, session, route))
+    } catch {
+      // The journal is for learning: a store that fails to keep an entry fails nothing else.
+    }
   }
 
   fastify.addHook('onRoute', route => {

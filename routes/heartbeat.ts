@@ -20,21 +20,28 @@ function effectiveMethod (request: FastifyRequest, { byMethod, byOverride }: Bit
   return [request.method, byMethod.get(request.method) ?? 0]
 }
 
-function respond (method: string, reply: FastifyReply, closing: boolean): FastifyReply {
+/** Sets the answer's status and headers for `method`; its body, always empty, is returned for Fastify to send. */
+function respond (method: string, reply: FastifyReply, closing: boolean): '' {
   switch (method) {
     case 'GET':
     case 'HEAD':
       // While the server shuts down or its store is unreachable, a load balancer should send traffic elsewhere.
-      return closing ? reply.code(503).type(HTML).send('') : reply.code(204).send()
+      if (closing) reply.code(503).type(HTML)
+      else reply.code(204)
+      break
     case 'OPTIONS':
-      return reply.code(204).headers({ allow: ALLOW, 'access-control-allow-methods': ALLOW }).send()
+      reply.code(204).headers({ allow: ALLOW, 'access-control-allow-methods': ALLOW })
+      break
     case 'PATCH':
-      return reply.code(500).type(HTML).send('')
+      reply.code(500).type(HTML)
+      break
     case 'TRACE':
-      return reply.code(501).type(HTML).send('')
+      reply.code(501).type(HTML)
+      break
     default:
-      return reply.code(405).header('allow', ALLOW).type(HTML).send('')
+      reply.code(405).header('allow', ALLOW).type(HTML)
   }
+  return ''
 }
 
 const heartbeat: FastifyPluginAsync = async (fastify) => {
@@ -53,11 +60,13 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
       ['TRACE', fastify.bitFor('POST /heartbeat as TRACE')]
     ])
   }
-  const heartbeat = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+  const heartbeat = async (request: FastifyRequest, reply: FastifyReply): Promise<''> => {
     const [method, bit] = effectiveMethod(request, bits)
     await request.pass(bit)
     return respond(method, reply, fastify.closing || !fastify.sessions.available())
   }
+  // The same answer from a hook, which must send it itself.
+  const answerEarly = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => reply.send(await heartbeat(request, reply))
   const notAllowed = html('Method not allowed (challenge 25 for DELETE)', { Allow })
   const running = {
     summary: 'Is the server running?',
@@ -101,7 +110,7 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
   // any handler (a QUERY without a Content-Type is its 400).
   const listed = answers.flatMap(([methods]) => methods)
   const others = fastify.knownMethods().filter(method => !listed.includes(method))
-  fastify.route({ method: others, url: '/heartbeat', schema: { hide: true, response: { 405: notAllowed } }, config, onRequest: heartbeat, handler: heartbeat })
+  fastify.route({ method: others, url: '/heartbeat', schema: { hide: true, response: { 405: notAllowed } }, config, onRequest: answerEarly, handler: heartbeat })
 }
 
 export default heartbeat

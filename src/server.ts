@@ -16,11 +16,7 @@ import { defaults as appDefaults } from './domain/config/options.js'
 import { sentinelsAddress } from './domain/sessions/redis/connection.js'
 import { clientErrorHandler, frameworkErrors, supportEveryMethod } from './server-options.js'
 
-/**
- * At debug and trace, one line per request, once it is answered: the request, the status and the
- * time taken. (Fastify's own pair of lines, "incoming request" and "request completed", at info,
- * costs half the throughput and says the same thing twice.)
- */
+/** At debug and trace, one line per request once it is answered (Fastify's own two lines say it twice). */
 export class OneLinePerRequest extends LogController {
   override incomingRequest (): void {}
 
@@ -30,20 +26,12 @@ export class OneLinePerRequest extends LogController {
   }
 }
 
-/**
- * How often Node looks for requests past their timeouts. Its default, 30 s, would make a 10 s
- * header timeout anything from 10 to 40 s; a tenth of the shorter timeout, at most 1 s, keeps each
- * within a tenth of itself (and within 1 s) of its value.
- */
+/** How often Node looks for requests past their timeouts: its default, 30 s, would stretch a 10 s timeout to 40. */
 export function connectionsCheckingInterval (headersTimeout: number, requestTimeout: number): number {
   return Math.max(10, Math.min(1_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 10)))
 }
 
-/**
- * Fastify's trustProxy for TRUST_PROXY. Fastify 5.12 ignores a bare hop count (it trusts nothing
- * then), so `n` becomes what proxy-addr used to make of it: the socket's peer and the next n - 1
- * X-Forwarded-For entries are proxies, and the entry before them is the client.
- */
+/** Fastify's trustProxy for TRUST_PROXY; Fastify 5.12 ignores a bare hop count, so `n` is made a function as proxy-addr made it. */
 export function trustProxyOption (trust: TrustProxy): false | string | ((address: string, hop: number) => boolean) {
   if (typeof trust !== 'number') return trust
   return (_address, hop) => hop < trust
@@ -72,9 +60,7 @@ export function createServer (config: ServerConfig): FastifyInstance {
     trustProxy: trustProxyOption(config.trustProxy ?? false),
     // The node:http server, its connections kept and bounded (src/domain/http/connection-table.ts).
     serverFactory: handler => limitedServer({
-      // Slow or idle clients are cut off: a request must arrive whole within 30 s (its headers
-      // within 10 s; a new connection's first within 2.5 s, see connectionLimits), and an idle
-      // keep-alive connection is closed after 5 s.
+      // Slow or idle clients are cut off (see connectionLimits for a new connection's first request).
       headersTimeout,
       requestTimeout,
       keepAliveTimeout: config.keepAliveTimeout ?? serverDefaults.keepAliveTimeout,
@@ -82,8 +68,7 @@ export function createServer (config: ServerConfig): FastifyInstance {
       // The app refuses a missing Host itself, with its headers and error body (Node's own 400 has neither).
       requireHostHeader: false
     }, connectionLimits(config, () => fastify.log), handler),
-    // On close, requests that still arrive on open keep-alive connections are served, with
-    // Connection: close (and the heartbeat says 503), rather than refused by Fastify or cut off.
+    // On close, requests on open keep-alive connections are still served, with Connection: close.
     return503OnClosing: false,
     forceCloseConnections: false
   })
@@ -159,18 +144,12 @@ export function startupMessage (address: string, config: ServerConfig): [Record<
   }, `API Challenges practice target ready: curl -i -X POST ${address}/challenger`]
 }
 
-/**
- * A repeat of the first signal this soon counts as the same signal: Ctrl-C under `npm start`
- * reaches the server twice, from the terminal and forwarded by npm, about 1 ms apart.
- */
+/** A repeat this soon is the same signal: Ctrl-C under `npm start` arrives twice, from the terminal and from npm. */
 export const REPEATED_SIGNAL_MS = 500
 
 /**
- * What SIGINT and SIGTERM do. The first begins the graceful close (`begin`, told which); the same signal again
- * within REPEATED_SIGNAL_MS is a repeat of it and does nothing; any other, or the same one later,
- * exits at once with 1. A close that began otherwise (an error, SIGHUP: `began`) makes the next
- * SIGINT or SIGTERM exit at once. The clock and the exit are passed in, so that every case can be
- * tested in one process (test/server.test.ts); test/process.test.ts sends the real signals.
+ * What SIGINT and SIGTERM do: the first begins the graceful close, a repeat does nothing, any other
+ * exits at once with 1; after a close begun otherwise (an error, SIGHUP) the next one exits at once.
  */
 export function shutdownSignals (log: FastifyBaseLogger, begin: (signal: string) => void, exit: (code: number) => void, now: () => number = () => performance.now()) {
   let closing: { signal: string, at: number } | undefined
@@ -192,12 +171,7 @@ export function shutdownSignals (log: FastifyBaseLogger, begin: (signal: string)
   }
 }
 
-/**
- * Calls `gone` once the process's parent is gone (checked every `everyMs`), for a server started by
- * npx (npm exec): npm runs a bin through `sh -c`, and on SIGTERM npm passes the signal to that shell,
- * which dies without passing it on; the server, left with another parent, would go on answering.
- * The timer does not keep the process alive.
- */
+/** Calls `gone` once the parent is gone: under npx, npm's SIGTERM reaches a shell that does not pass it on. */
 export function watchParent (gone: () => void, ppid: () => number = () => process.ppid, everyMs = 250): NodeJS.Timeout {
   const parent = ppid()
   const timer = setInterval(() => {
@@ -216,10 +190,8 @@ export function logClosing (log: FastifyBaseLogger, { signal, err }: { signal?: 
 
 /**
  * Closes `fastify` gracefully on SIGINT/SIGTERM (and close-with-grace's other signals and crashes).
- * SIGTERM, an orchestrator's or a load balancer host's, first drains for `drainMs` (`drain` tells the
- * app): the listener and the idle keep-alive connections stay open, and every answer says
- * Connection: close, so that clients move on without a request lost to a reset. SIGINT, Ctrl-C at
- * a terminal, closes at once.
+ * SIGTERM first drains for `drainMs`: every answer says Connection: close, so clients move on
+ * without a reset. SIGINT, Ctrl-C at a terminal, closes at once.
  */
 function closeGracefully (fastify: FastifyInstance, drain: AbortController, drainMs: number, env: Record<string, string | undefined>): void {
   let draining: NodeJS.Timeout | undefined
@@ -237,8 +209,7 @@ function closeGracefully (fastify: FastifyInstance, drain: AbortController, drai
     // A drain cut short (an error, SIGHUP) ends here: the close is under way.
     clearTimeout(draining)
     logClosing(fastify.log, { signal, err })
-    // Begun by an error or another signal (SIGHUP, …): from here on a SIGINT or SIGTERM exits at
-    // once. (Begun by onSignal, the close is known already.)
+    // Begun by an error or another signal: from here on a SIGINT or SIGTERM exits at once.
     signals.began(signal)
     await fastify.close()
   })

@@ -29,15 +29,23 @@ const outcomes = new Map<string, Outcome>()
 /** An outcome's fields that the view shows as they are (a text of the client's belongs beside the path instead). */
 const SHOWN = Object.keys(RequestView.properties).filter(field => !['at', 'path', 'contentType'].includes(field))
 
-function outcomeOf (entry: JournalEntry, ownGuid: boolean): Outcome {
-  // No object is made to find it: V8 puts some objects made per request straight where the
-  // journals live, and those dropped at once leave it in pieces (bench/journal-memory.ts).
-  const shown = JSON.stringify(entry, SHOWN)
+/** Whether `outcome` is how `entry` went. */
+function isOutcomeOf (outcome: Outcome, entry: JournalEntry, suggestion: string | null, ownGuid: boolean): boolean {
+  if (outcome.ownGuid !== ownGuid || outcome.suggestion !== suggestion) return false
+  for (const field of SHOWN) if (outcome[field as keyof Outcome] !== entry[field as keyof JournalEntry]) return false
+  return true
+}
+
+/** The shared outcome of `entry`: the journal's newest one when it is the same (most requests repeat one), else the pool's. */
+function outcomeOf (entry: JournalEntry, ownGuid: boolean, newest: Outcome | undefined): Outcome {
   const suggestion = routeOf(entry.suggestion)
-  const key = `${shown} ${suggestion} ${ownGuid}`
+  if (newest !== undefined && isOutcomeOf(newest, entry, suggestion, ownGuid)) return newest
+  let key = `${suggestion} ${ownGuid}`
+  for (const field of SHOWN) key += ` ${String(entry[field as keyof JournalEntry])}`
   let outcome = outcomes.get(key)
   if (outcome === undefined) {
-    outcome = { ...JSON.parse(shown) as Omit<Outcome, 'suggestion' | 'ownGuid'>, suggestion, ownGuid }
+    const shown = Object.fromEntries(SHOWN.filter(field => entry[field as keyof JournalEntry] !== undefined).map(field => [field, entry[field as keyof JournalEntry]]))
+    outcome = { ...shown as Omit<Outcome, 'suggestion' | 'ownGuid'>, suggestion, ownGuid }
     // Bounded: past 65,536, an entry keeps its outcome to itself.
     if (outcomes.size < 65_536) outcomes.set(key, outcome)
   }
@@ -96,7 +104,7 @@ export class Journal {
       at: (entry.at - this.#start) | 0,
       path: isKnown(route) ? sharedText(route) : keptText(entry.path),
       contentType: entry.contentType === null ? null : keptText(entry.contentType),
-      outcome: outcomeOf(entry, ownGuid)
+      outcome: outcomeOf(entry, ownGuid, this.#newest === -1 ? undefined : this.#entries[this.#newest]?.outcome)
     }
     this.#newest = (this.#newest + 1) % this.#entries.length
     this.#entries[this.#newest] = kept
