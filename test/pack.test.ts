@@ -261,7 +261,7 @@ async function heartbeat (plugin) {
   t.equal(code, 0)
 
   // Through npx, as docs/embedding.md shows it: a SIGTERM to npx stops the server, as for npm start.
-  const npx = spawn('npx', ['--yes', '--offline', '--package', `./${tarball}`, pkg.name as string], {
+  const npx = spawn('npx', ['--yes', '--prefer-offline', '--package', `./${tarball}`, pkg.name as string], {
     cwd: dir, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' }, stdio: ['ignore', 'pipe', 'pipe']
   })
   let npxOut = ''
