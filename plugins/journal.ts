@@ -90,6 +90,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     }
     if (token !== undefined) entry.token = token
     if (tokenSource !== undefined) entry.tokenSource = tokenSource
+    if (request.defectHit !== null) entry.defect = request.defectHit
     return entry
   }
 
@@ -129,5 +130,5 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
 export default fp(journal, {
   name: 'journal',
   fastify: '5.x',
-  dependencies: ['challenger-registry', 'session', 'auth', 'errors']
+  dependencies: ['challenger-registry', 'session', 'auth', 'errors', 'defects']
 })

@@ -56,6 +56,14 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   })
   // Every challenge from 0: a series that appeared only at its first pass would hide that pass from rate().
   for (const challenge of challenges) passes.inc({ challenge: String(challenge.id) }, 0)
+  const findings = new Counter({
+    name: 'api_challenges_hunt_findings_total',
+    help: 'Bug hunts\' findings, by verdict: found (a hidden defect) or correct (a false alarm)',
+    labelNames: ['verdict'] as const,
+    registers: [registry]
+  })
+  findings.inc({ verdict: 'found' }, 0)
+  findings.inc({ verdict: 'correct' }, 0)
   const storeErrors = new Counter({
     name: 'api_challenges_store_errors_total',
     help: 'Requests answered 503 because the session store failed or could not be reached',
@@ -107,6 +115,7 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
     for (const challenge of challenges) {
       if (isPassed(request.passedBits, challenge)) passes.inc({ challenge: String(challenge.id) })
     }
+    if (request.huntFinding !== null) findings.inc({ verdict: request.huntFinding })
   }
 
   // Each route's own hook, after those that plugins registered before this one added (the journal's).
@@ -129,4 +138,4 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['challenger-registry', 'session', 'method-guard'] })
+export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['challenger-registry', 'session', 'method-guard', 'defects'] })

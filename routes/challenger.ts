@@ -3,14 +3,16 @@
 // Creating sessions is rate-limited per client address (plugins/api-bases.ts: one limit for both bases).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { progressFrom, statusMap } from '../src/domain/challenges/catalogue.js'
+import { progressFrom, routeResource, statusMap } from '../src/domain/challenges/catalogue.js'
+import { drawHunt } from '../src/domain/defects/catalogue.js'
+import { huntFrom, huntJson, revealed, whyCorrect } from '../src/domain/defects/hunt.js'
 import { newToken } from '../src/domain/sessions/ids.js'
-import type { Session } from '../src/domain/sessions/store.js'
+import type { Hunt, Session } from '../src/domain/sessions/store.js'
 import { truncate } from '../src/domain/sessions/truncate.js'
 import { viewOf } from '../src/domain/journal/journal.js'
-import { requestsXml, sessionXml } from '../src/domain/http/xml.js'
+import { findingXml, requestsXml, sessionXml } from '../src/domain/http/xml.js'
 import { checkName } from '../src/domain/sessions/names.js'
-import { answer, failure, GuidParams, header, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/http/schemas.js'
+import { answer, failure, FindingAnswer, FindingBody, GuidParams, header, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/http/schemas.js'
 
 export interface ChallengerOptions {
   noteMaxLength: number
@@ -31,9 +33,13 @@ function sessionJson (session: Session) {
     secretNote: session.note,
     challengeStatus: statusMap(session.progress),
     // Only when given: the reference's JSON has no name, and suites written for it compare it whole.
-    ...(session.name === undefined ? {} : { name: session.name })
+    ...(session.name === undefined ? {} : { name: session.name }),
+    ...(session.hunt === undefined ? {} : { hunt: huntJson(session.hunt) })
   }
 }
+
+/** How a finding names a journal entry (entryId): its time in milliseconds, and its session's first 8 digits. */
+const ENTRY_ID = /^(\d{1,16})-([0-9a-f]{8})$/
 
 const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify, options) => {
   fastify.documentAs('sessions')
@@ -62,25 +68,32 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     fastify.acceptBodies('optional-json')
     const store = fastify.sessions
 
-    /** The name a JSON body gives the new session (none: undefined), or why it cannot be a name. */
-    const nameIn = (body: unknown): { name?: string } | { refused: string } => {
-      if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'name' in body) return checkName(body.name)
-      return {}
+    /** What a JSON body asks of the new session: a name (none: undefined) and a hunt, or why it cannot. */
+    const askedIn = (body: unknown): { name?: string, hunt: boolean } | { refused: string } => {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return { hunt: false }
+      const hunt = 'hunt' in body ? body.hunt : false
+      if (typeof hunt !== 'boolean') return { refused: `hunt must be true or false, got ${JSON.stringify(hunt) ?? String(hunt)}` }
+      if (!('name' in body)) return { hunt }
+      const named = checkName(body.name)
+      return 'refused' in named ? named : { ...named, hunt }
     }
+    const newHunt = (asked: boolean): Hunt | undefined => asked ? { hidden: drawHunt(), found: [] } : undefined
     const answerCreated = (reply: FastifyReply, guid: string): FastifyReply =>
       reply.header('x-challenger', guid).header('location', fastify.progressPage(guid)).code(201).send()
 
     /** A new session, made with its challenge passed: request.pass has nothing left to write. */
-    const create = async (request: FastifyRequest, reply: FastifyReply, name: string | undefined): Promise<FastifyReply> => {
+    const create = async (request: FastifyRequest, reply: FastifyReply, name: string | undefined, hunt: Hunt | undefined): Promise<FastifyReply> => {
       if (!await mayCreate(request, reply)) return reply
-      const made = await store.create(name, created)
+      const made = await store.create(name, created, hunt)
       request.session = made
       request.passedBits |= created
       return answerCreated(reply, made.guid)
     }
 
     /** The one session of single-player mode, handed out (and named, when the body names it). */
-    const handOut = async (request: FastifyRequest, reply: FastifyReply, session: Session, name: string | undefined): Promise<FastifyReply> => {
+    const handOut = async (request: FastifyRequest, reply: FastifyReply, session: Session, name: string | undefined, hunt: Hunt | undefined): Promise<FastifyReply> => {
+      // A hunt asked for starts anew on the one session, which keeps the rest.
+      if (hunt !== undefined) await store.restore({ ...session, hunt })
       if (name !== undefined) await store.setName(session.guid, name)
       await request.pass(created)
       return answerCreated(reply, session.guid)
@@ -94,11 +107,11 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         else reply.header('location', fastify.progressPage(session.guid)).code(200).send()
         return
       }
-      const given = nameIn(request.body)
+      const given = askedIn(request.body)
       if ('refused' in given) reply.fail(400, `Invalid request: ${given.refused}`)
       // In single-player mode the one session already exists: it is handed out, not made.
-      else if (session === null) await create(request, reply, given.name)
-      else await handOut(request, reply, session, given.name)
+      else if (session === null) await create(request, reply, given.name, newHunt(given.hunt))
+      else await handOut(request, reply, session, given.name, newHunt(given.hunt))
     }
 
     fastify.post('/challenger', {
@@ -106,14 +119,15 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         summary: 'Create a session (challenge 01), or check that yours is live',
         description: 'Without a body, or with `{}` (what "Try it out" sends untouched), the new session has no name. ' +
           'To name it for the class board, send `{"name": "Ada"}` (in "Try it out", choose the example "A session named for the class board", ' +
-          'or type the name in the body). Any other body is ignored.',
+          'or type the name in the body). `{"hunt": true}` makes a bug hunt: three deliberate defects hidden in the session\'s answers, ' +
+          'to find and report with POST /challenger/{guid}/findings (docs/bug-hunt.md). Any other body is ignored.',
         // Documented, not validated: any body is taken, as the reference takes it, and only a JSON
         // object's name is looked at (checkName). plugins/docs.ts documents it as the optional body.
         'x-optional-body': NewSession,
         response: {
           200: noBody('The session in X-CHALLENGER is live', { Location: Progress }),
           201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location: Progress }),
-          400: failure('A JSON body whose name is not 1 to 40 characters, or has control or bidirectional-control characters'),
+          400: failure('A JSON body whose name is not 1 to 40 characters, or has control or bidirectional-control characters, or whose hunt is not a boolean'),
           404: failure('No live session by the id in X-CHALLENGER'),
           413: failure('A body over the body limit'),
           415: failure('A Content-Type header that is not a valid media type'),
@@ -184,13 +198,20 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
         name = checked.name
       }
+      let hunt: Hunt | undefined
+      if (body.hunt !== undefined) {
+        const checked = huntFrom(body.hunt)
+        if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
+        hunt = checked
+      }
       const session: Session = {
         guid,
         // As the reference does: a live session keeps its token, a recreated one gets a new one.
         token: body.xAuthToken ?? live?.token ?? newToken(),
         note: truncate(body.secretNote ?? '', options.noteMaxLength),
         progress: progressFrom(body.challengeStatus ?? {}),
-        name
+        name,
+        hunt
       }
       const outcome = await fastify.sessions.restore(session)
       if (outcome === 'created') reply.header('location', restoredAt(guid))
@@ -240,9 +261,50 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       const session = request.sessionInUrl
       const entries = session === null ? undefined : await fastify.sessions.journal(session.guid)
       if (entries === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
-      return { requests: entries.map(viewOf) }
+      return { requests: entries.map(entry => viewOf(entry, (session as Session).guid)) }
     })
     fastify.allowOnly('/challenger/:guid/requests', ['GET', 'HEAD', 'OPTIONS'])
+
+    fastify.post('/challenger/:guid/findings', {
+      onRequest: fastify.requireAcceptable,
+      config: { xml: findingXml },
+      schema: {
+        summary: 'In a bug hunt: report an answer that looks wrong, by its journal entry',
+        description: 'Name the entry by its `id` in GET /challenger/{guid}/requests. When a hidden defect changed that answer, it is found and revealed; ' +
+          'when not, the answer says why the service was right there (docs/bug-hunt.md).',
+        params: GuidParams,
+        body: FindingBody,
+        response: {
+          200: answer(FindingAnswer, 'A defect found, or why the answer was correct', {}, XML.finding),
+          400: failure('A session that is not a hunt, a body that names no entry, another session\'s entry, or an entry not in the journal'),
+          404: failure('No live session by that id'),
+          413: failure('A body over the body limit'),
+          415: failure('A content type other than application/json')
+        }
+      }
+    }, async (request, reply) => {
+      const session = request.sessionInUrl
+      if (session === null) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      const hunt = session.hunt
+      if (hunt === undefined) return reply.fail(400, 'This session is not a bug hunt: make one with POST /challenger and the body {"hunt": true}')
+      const named = ENTRY_ID.exec(request.body.entry)
+      if (named === null) return reply.fail(400, `Invalid request: entry must be an entry's id from GET /challenger/${session.guid}/requests, such as "1763806530123-${session.guid.slice(0, 8)}"; got ${JSON.stringify(request.body.entry)}`)
+      if (named[2] !== session.guid.slice(0, 8)) return reply.fail(400, `Entry ${JSON.stringify(request.body.entry)} is another session's: report it on the session whose journal holds it`)
+      const at = Number(named[1])
+      const entry = (await fastify.sessions.journal(session.guid))?.find(kept => kept.at === at)
+      if (entry === undefined) return reply.fail(400, `No entry ${JSON.stringify(request.body.entry)} in this session's journal, which keeps its last requests: GET /challenger/${session.guid}/requests lists them`)
+      const defect = entry.defect
+      if (defect !== undefined && hunt.hidden.includes(defect)) {
+        if (!hunt.found.includes(defect)) await fastify.sessions.update(session.guid, { found: defect })
+        request.huntFinding = 'found'
+        return { verdict: 'found' as const, defect: revealed(defect), found: new Set([...hunt.found, defect]).size, hidden: hunt.hidden.length }
+      }
+      request.huntFinding = 'correct'
+      const path = routeResource(entry.path, fastify.prefix.replace(/\/api$/, ''))
+      const known = entry.status !== 404 || path.startsWith('/challenger/')
+      return { verdict: 'correct' as const, explanation: whyCorrect({ method: entry.method, path, status: entry.status, known }), found: hunt.found.length, hidden: hunt.hidden.length }
+    })
+    fastify.allowOnly('/challenger/:guid/findings', ['POST', 'OPTIONS'])
   }
 
   await fastify.register(creation)

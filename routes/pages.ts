@@ -78,7 +78,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
       live: session !== undefined,
       rows: challengeRows(progress).map(row => ({ ...row, solution: solutions.get(row.id) })),
       docs: options.docs,
-      requests: journal?.map(viewOf) ?? null,
+      requests: session === undefined ? null : journal?.map(entry => viewOf(entry, session.guid)) ?? null,
       name: session?.name,
       board: fastify.adminEnabled
     })

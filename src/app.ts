@@ -9,6 +9,7 @@ import auth from '../plugins/auth.js'
 import bodies from '../plugins/bodies.js'
 import challengerRegistry from '../plugins/challenger-registry.js'
 import cors from '../plugins/cors.js'
+import defects from '../plugins/defects.js'
 import docs from '../plugins/docs.js'
 import errors from '../plugins/errors.js'
 import formats from '../plugins/formats.js'
@@ -61,6 +62,8 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   // The session is looked up before an unknown path's 404, so that the journal keeps a typo too.
   await fastify.register(challengerRegistry, options)
   await fastify.register(session, options)
+  // Deliberate defects, once the session (and its hunt) is known: before every route's own hooks.
+  await fastify.register(defects, options)
   await fastify.register(methodGuard)
   await fastify.register(bodies, options)
   await fastify.register(auth, options)

@@ -5,6 +5,7 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { readFileSync } from 'node:fs'
 import { ConfigError, OptionError } from '../http/errors.js'
+import { checkDefectIds } from '../defects/catalogue.js'
 import { sentinelAddress } from '../sessions/redis/connection.js'
 
 /** One setting: `T` its value, `D` its default (undefined: none, the setting is optional). */
@@ -220,6 +221,29 @@ export function abortSignal (): OptionSetting<AbortSignal, undefined> {
     check: (name, value) => {
       if (value instanceof AbortSignal) return value
       throw optionError(name, 'an AbortSignal', value instanceof AbortController ? 'an AbortController (pass its signal)' : typeof value)
+    }
+  }
+}
+
+/** Ids of the deliberate defects (src/domain/defects/): an array as an option, separated by commas in the environment. */
+export function defectIds (spec: { env: string }): OptionSetting<string[], undefined> {
+  const schema = Type.Array(Type.String())
+  return {
+    schema,
+    default: undefined,
+    env: spec.env,
+    check: (name, value) => {
+      if (!Value.Check(schema, value)) throw optionError(name, 'an array of defect ids', shown(value))
+      const problem = checkDefectIds(value)
+      if (problem !== undefined) throw optionError(name, 'an array of defect ids', `${shown(value)}: ${problem}`)
+      return value
+    },
+    read: (name, raw) => {
+      if (blank(raw)) return undefined
+      const ids = raw.split(',').map(id => id.trim())
+      const problem = checkDefectIds(ids)
+      if (problem !== undefined) throw new ConfigError(`${name} must be defect ids separated by commas: ${problem}`)
+      return ids
     }
   }
 }

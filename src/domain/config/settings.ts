@@ -4,7 +4,7 @@
 // test/options.test.ts and test/config.test.ts hold the docs' tables to it.
 import { MAX_JOURNAL_SIZE } from '../journal/journal.js'
 import type { SessionStore } from '../sessions/store.js'
-import { abortSignal, choice, credential, given, pemFile, redisUrl, sentinels, text, whole } from './kinds.js'
+import { abortSignal, choice, credential, defectIds, given, pemFile, redisUrl, sentinels, text, whole } from './kinds.js'
 import { trustProxy } from './trust-proxy.js'
 
 /** The shortest admin token accepted. */
@@ -65,6 +65,8 @@ export const appSettings = {
   solutionLinks: choice({ env: 'SOLUTION_LINKS', default: true, values: [true, false] }),
   /** The instructor's token: with it, /admin, /admin/sessions, /admin/summary and /metrics answer to `Authorization: Bearer <token>`; without it they do not exist. */
   adminToken: text({ env: 'ADMIN_TOKEN', pattern: ADMIN_TOKEN_PATTERN, rule: `${MIN_ADMIN_TOKEN} to 1,000 visible ASCII characters (no spaces)`, secret: true }),
+  /** Deliberate defects in every answer, by id (docs/bug-hunt.md): for grading test suites, never in class. */
+  defects: defectIds({ env: 'DEFECTS' }),
   /** Where sessions live, instead of a memory store made for this registration (closed with the app); it brings its own expiry and capacity. */
   store: given<SessionStore>(),
   /** Once it aborts, every answer says `Connection: close` and `GET /heartbeat` 503, so that clients move away before the app closes (npm start: on SIGTERM). */

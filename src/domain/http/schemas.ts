@@ -61,10 +61,12 @@ export const XML = {
   challenges: '<?xml version="1.0" encoding="UTF-8"?><challenges><challenge><id>28</id><name>GET /heartbeat (204)</name>' +
     '<description>Send GET to /heartbeat: the server is running and answers with no content.</description>' +
     '<status>true</status></challenge></challenges>',
-  requests: '<?xml version="1.0" encoding="UTF-8"?><requests><request><at>2026-11-22T10:15:30.123Z</at><method>POST</method>' +
+  requests: '<?xml version="1.0" encoding="UTF-8"?><requests><request><id>1763806530123-3f2a9c1b</id><at>2026-11-22T10:15:30.123Z</at><method>POST</method>' +
     '<path>/secret/note</path><status>415</status><token>valid</token><tokenSource>x-auth-token</tokenSource>' +
     '<contentType>application/x-www-form-urlencoded</contentType><passed/>' +
     '<hint>Challenge 34 needs a JSON body such as {"note": "hi"}; this one had Content-Type application/x-www-form-urlencoded</hint></request></requests>',
+  finding: '<?xml version="1.0" encoding="UTF-8"?><finding><verdict>correct</verdict><explanation>Nothing hidden changed this answer: …</explanation>' +
+    '<found>0</found><hidden>3</hidden></finding>',
   session: '<?xml version="1.0" encoding="UTF-8"?><challenger><xChallenger>6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b</xChallenger>' +
     '<xAuthToken>0123456789abcdef0123456789abcdef</xAuthToken><secretNote>my secret</secretNote>' +
     '<challengeStatus><challenge id="01">true</challenge><challenge id="02">false</challenge></challengeStatus></challenger>'
@@ -136,6 +138,7 @@ function nullableString (description: string) {
  * this order in XML too. The journal's entry and view types are derived from it: a field is added here.
  */
 export const RequestView = Type.Object({
+  id: Type.String({ description: 'Names this entry in a bug hunt\'s finding (POST /challenger/{guid}/findings)' }),
   at: Type.String({ format: 'date-time', description: 'When it was answered' }),
   method: Type.String(),
   path: Type.String({ description: 'Without the query string; cut at 200 characters' }),
@@ -155,6 +158,7 @@ export const RequestList = Type.Object({
 }, {
   examples: [{
     requests: [{
+      id: '1763806530123-3f2a9c1b',
       at: '2026-11-22T10:15:30.123Z',
       method: 'POST',
       path: '/secret/note',
@@ -171,6 +175,12 @@ export const RequestList = Type.Object({
 /** The catalogue ids as the reference writes them in a status map: `01`, `02`, `25`, … */
 const statusIds = challenges.map(c => paddedId(c.id))
 
+/** A bug hunt in a session's JSON: its hidden defects as a code (docs/bug-hunt.md), and the ids of those found. */
+export const HuntJson = Type.Object({
+  defects: Type.String({ description: 'The hidden defects, as a code: keep it unchanged to restore the hunt' }),
+  found: Type.Array(Type.String(), { description: 'The ids of the defects found so far' })
+}, { additionalProperties: false })
+
 /** What GET /challenger/{guid} answers and PUT takes back: everything needed to restore a session. */
 export const SessionJson = Type.Object({
   xChallenger: Type.String({ description: 'The session id, as in X-CHALLENGER' }),
@@ -180,7 +190,8 @@ export const SessionJson = Type.Object({
     Object.fromEntries(statusIds.map(id => [id, Type.Optional(Type.Boolean())])),
     { additionalProperties: false, description: 'Passed or not, by challenge id; an id left out is not passed' }
   ),
-  name: Type.Optional(Type.String({ description: `The learner's display name (1 to ${MAX_NAME} characters), when they gave one` }))
+  name: Type.Optional(Type.String({ description: `The learner's display name (1 to ${MAX_NAME} characters), when they gave one` })),
+  hunt: Type.Optional(HuntJson)
 }, {
   additionalProperties: false,
   examples: [{
@@ -212,7 +223,11 @@ export const SessionRestore = Type.Object({
     ].map(key => [key, Type.Optional(Type.Boolean())])),
     { additionalProperties: false, description: 'Passed or not, by id or by the reference\'s challenge name; one left out is not passed' }
   )),
-  name: Type.Optional(Type.String({ description: `The learner's display name: 1 to ${MAX_NAME} characters once trimmed, no control or bidirectional-control characters; none when left out` }))
+  name: Type.Optional(Type.String({ description: `The learner's display name: 1 to ${MAX_NAME} characters once trimmed, no control or bidirectional-control characters; none when left out` })),
+  hunt: Type.Optional(Type.Object({
+    defects: Type.String({ maxLength: 400 }),
+    found: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 }))
+  }, { additionalProperties: false, description: 'A bug hunt, as GET /challenger/{guid} gave it; none when left out' }))
 }, {
   additionalProperties: false,
   examples: [{
@@ -234,13 +249,36 @@ export const NameChange = Type.Object({
  * named only when the learner asks for it.
  */
 export const NewSession = Type.Object({
-  name: Type.Optional(Type.String({ description: `1 to ${MAX_NAME} characters once trimmed, no control or bidirectional-control characters` }))
+  name: Type.Optional(Type.String({ description: `1 to ${MAX_NAME} characters once trimmed, no control or bidirectional-control characters` })),
+  hunt: Type.Optional(Type.Boolean({ description: 'true: a bug hunt, with three deliberate defects hidden in this session\'s answers (docs/bug-hunt.md)' }))
 }, {
   // @fastify/swagger writes x-examples as the request body's OpenAPI `examples`.
   'x-examples': {
     unnamed: { summary: 'An unnamed session', value: {} },
-    named: { summary: 'A session named for the class board', value: { name: 'Ada' } }
+    named: { summary: 'A session named for the class board', value: { name: 'Ada' } },
+    hunt: { summary: 'A bug hunt: three hidden defects to find', value: { hunt: true } }
   }
+})
+
+/** POST /challenger/{guid}/findings: the journal entry whose answer looks wrong. */
+export const FindingBody = Type.Object({
+  entry: Type.String({ maxLength: 100, description: 'The entry\'s id, from GET /challenger/{guid}/requests' })
+}, { additionalProperties: false, examples: [{ entry: '1763806530123-3f2a9c1b' }] })
+
+/** What a finding is told. */
+export const FindingAnswer = Type.Object({
+  verdict: Type.Union([Type.Literal('found'), Type.Literal('correct')], { description: 'found: a hidden defect changed that answer; correct: the service answered as it should' }),
+  defect: Type.Optional(Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    breaks: Type.String({ description: 'What was wrong' }),
+    why: Type.String({ description: 'Why a bug like it matters' })
+  })),
+  explanation: Type.Optional(Type.String({ description: 'For a correct answer: why it was correct' })),
+  found: Type.Integer({ description: 'Defects found so far' }),
+  hidden: Type.Integer({ description: 'Defects the hunt hides' })
+}, {
+  examples: [{ verdict: 'correct', explanation: 'Nothing hidden changed this answer: GET /heartbeat answered 204, as the service\'s rules say. GET /heartbeat answers 204 No Content: the server is running, and has nothing to say.', found: 0, hidden: 3 }]
 })
 
 /** GET /admin/sessions's query: the page size is checked by its route, to say what it wants. */

@@ -6,7 +6,7 @@ import type { JournalEntry } from './entry.js'
 import { ELLIPSIS, isKnown, journalText, keptText, MAX_JOURNAL_TEXT, routeOf, sharedText } from './texts.js'
 
 // The journal's other rooms: its entry and view (entry.ts), its texts (texts.ts), its form for Redis (wire.ts).
-export { viewOf, type JournalEntry, type JournalView } from './entry.js'
+export { entryId, viewOf, type JournalEntry, type JournalView } from './entry.js'
 export { journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText } from './texts.js'
 export { decodeEntry, encodeEntry } from './wire.js'
 
@@ -27,7 +27,7 @@ const GUID_PARAM = ':guid'
 type Outcome = Readonly<Omit<JournalEntry, 'at' | 'path' | 'contentType'> & { ownGuid: boolean }>
 const outcomes = new Map<string, Outcome>()
 /** An outcome's fields that the view shows as they are (a text of the client's belongs beside the path instead). */
-const SHOWN = Object.keys(RequestView.properties).filter(field => !['at', 'path', 'contentType'].includes(field))
+const SHOWN = [...Object.keys(RequestView.properties).filter(field => !['id', 'at', 'path', 'contentType'].includes(field)), 'defect']
 
 /** Whether `outcome` is how `entry` went. */
 function isOutcomeOf (outcome: Outcome, entry: JournalEntry, suggestion: string | null, ownGuid: boolean): boolean {
@@ -97,11 +97,14 @@ export class Journal {
   add (entry: JournalEntry): void {
     if (this.#newest === -1) this.#start = entry.at
     if (Math.abs(entry.at - this.#start) > MAX_SINCE) this.#moveStart(entry.at)
+    // Each entry's time is its own (a finding names an entry by it): one a millisecond, at most.
+    const newest = this.#newest === -1 ? undefined : this.#entries[this.#newest]
+    const at = newest !== undefined && this.#start + newest.at >= entry.at ? this.#start + newest.at + 1 : entry.at
     const ownGuid = entry.path.includes(this.#guid)
     const route = ownGuid ? entry.path.replace(this.#guid, GUID_PARAM) : entry.path
     const kept: Kept = {
       // `| 0`: a 32-bit integer, where the difference of two times would be a number object of its own.
-      at: (entry.at - this.#start) | 0,
+      at: (at - this.#start) | 0,
       path: isKnown(route) ? sharedText(route) : keptText(entry.path),
       contentType: entry.contentType === null ? null : keptText(entry.contentType),
       outcome: outcomeOf(entry, ownGuid, this.#newest === -1 ? undefined : this.#entries[this.#newest]?.outcome)

@@ -1,6 +1,6 @@
 // A journal entry for a store across the network (Redis): a JSON array, its texts cut as shown, its
 // token's verdict and source as one number (an index in TOKENS). Instances of any version read it:
-// a field is added at the end (the ninth, the suggestion, came later; entries before it have none).
+// a field is added at the end (the ninth, the suggestion, and the tenth, the defect, came later; entries before them have none).
 import type { TokenVerdict } from '../challenges/near-miss-rules.js'
 import type { TokenSource } from '../sessions/secrets.js'
 import type { JournalEntry } from './entry.js'
@@ -21,11 +21,11 @@ function cut (text: string | null): string | null {
 }
 
 export function encodeEntry (entry: JournalEntry): string {
-  return JSON.stringify([entry.at, entry.method, journalText(entry.path), entry.status, tokenCode(entry), cut(entry.contentType), entry.passed, entry.hint, cut(entry.suggestion)])
+  return JSON.stringify([entry.at, entry.method, journalText(entry.path), entry.status, tokenCode(entry), cut(entry.contentType), entry.passed, entry.hint, cut(entry.suggestion), entry.defect ?? null])
 }
 
 export function decodeEntry (text: string): JournalEntry {
-  const [at, method, path, status, token, contentType, passed, hint, suggestion = null] = JSON.parse(text) as [number, string, string, number, number, string | null, number, number, (string | null)?]
+  const [at, method, path, status, token, contentType, passed, hint, suggestion = null, defect = null] = JSON.parse(text) as [number, string, string, number, number, string | null, number, number, (string | null)?, (string | null)?]
   const [verdict, tokenSource] = TOKENS[token] as [TokenVerdict?, TokenSource?]
-  return { at, method, path, status, ...(verdict === undefined ? {} : { token: verdict }), ...(tokenSource === undefined ? {} : { tokenSource }), contentType, passed, hint, suggestion }
+  return { at, method, path, status, ...(verdict === undefined ? {} : { token: verdict }), ...(tokenSource === undefined ? {} : { tokenSource }), contentType, passed, hint, suggestion, ...(defect === null ? {} : { defect }) }
 }

@@ -4,7 +4,7 @@ import { WindowCounts } from './counts.js'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { Journal, type JournalEntry } from '../journal/journal.js'
 import { Marks } from './marks.js'
-import { BadCursorError, type ClassSummary, type CreationCount, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary } from './store.js'
+import { BadCursorError, type ClassSummary, type CreationCount, type Hunt, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary } from './store.js'
 
 export interface MemoryStoreOptions {
   /** A session untouched for this long is gone. Default 10 minutes. */
@@ -41,6 +41,7 @@ interface SessionState {
   note: string
   progress: number
   name: string | undefined
+  hunt: Hunt | undefined
   /** When it was made, in whole seconds since 1970 (a small integer, as `seen` is). */
   createdSecond: number
   /** Whether a request has named it since it was made (unused sessions are evicted first). */
@@ -195,7 +196,7 @@ export class MemoryStore implements SessionStore {
 
   /** The session as the store hands it out: a copy. */
   #snapshot (session: SessionState): Session {
-    return { guid: session.guid, token: session.token, note: session.note, progress: session.progress, name: session.name }
+    return { guid: session.guid, token: session.token, note: session.note, progress: session.progress, name: session.name, hunt: session.hunt }
   }
 
   /** The wall clock's time, in milliseconds since 1970, at `at` by #clock. */
@@ -203,7 +204,7 @@ export class MemoryStore implements SessionStore {
     return this.#wallStart + at
   }
 
-  #session (guid: string, token: string, note: string, progress: number, name: string | undefined): SessionState {
+  #session (guid: string, token: string, note: string, progress: number, name: string | undefined, hunt: Hunt | undefined): SessionState {
     const now = this.#clock()
     return {
       guid,
@@ -211,6 +212,7 @@ export class MemoryStore implements SessionStore {
       note,
       progress,
       name: name === undefined ? undefined : detached(name),
+      hunt: hunt === undefined ? undefined : { hidden: hunt.hidden.map(detached), found: hunt.found.map(detached) },
       createdSecond: Math.floor(this.#wall(now) / 1000),
       used: false,
       seq: 0,
@@ -221,8 +223,8 @@ export class MemoryStore implements SessionStore {
     }
   }
 
-  async create (name?: string, progress = 0): Promise<Session> {
-    const session = this.#session(newGuid(), newToken(), '', progress, name)
+  async create (name?: string, progress = 0, hunt?: Hunt): Promise<Session> {
+    const session = this.#session(newGuid(), newToken(), '', progress, name, hunt)
     this.#add(session)
     return this.#snapshot(session)
   }
@@ -238,6 +240,10 @@ export class MemoryStore implements SessionStore {
     if (session === undefined) return false
     if (change.note !== undefined) session.note = detached(change.note)
     session.progress |= change.passed ?? 0
+    const hunt = session.hunt
+    if (change.found !== undefined && hunt !== undefined && hunt.hidden.includes(change.found) && !hunt.found.includes(change.found)) {
+      session.hunt = { hidden: hunt.hidden, found: [...hunt.found, change.found] }
+    }
     return true
   }
 
@@ -257,7 +263,7 @@ export class MemoryStore implements SessionStore {
   async restore (given: Session, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
     const live = this.#find(given.guid)
     if (live !== undefined && options.ifAbsent === true) return 'replaced'
-    const session = this.#session(detached(given.guid), detached(given.token), detached(given.note), given.progress, given.name)
+    const session = this.#session(detached(given.guid), detached(given.token), detached(given.note), given.progress, given.name, given.hunt)
     // A restored session keeps the requests seen before, and when it began.
     if (live !== undefined) {
       session.journal = live.journal
@@ -287,7 +293,8 @@ export class MemoryStore implements SessionStore {
       name: session.name,
       createdAt: session.createdSecond * 1000,
       lastSeen: Math.round(this.#wall(session.seen)),
-      progress: session.progress
+      progress: session.progress,
+      ...(session.hunt === undefined ? {} : { hunt: { hidden: session.hunt.hidden.length, found: session.hunt.found.length } })
     }
   }
 

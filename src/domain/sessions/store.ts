@@ -14,12 +14,22 @@ export interface Session {
   readonly progress: number
   /** The learner's display name (1 to 40 characters), if they gave one. */
   readonly name?: string | undefined
+  /** A hunt's hidden defects and those found so far (docs/bug-hunt.md); none for a plain session. */
+  readonly hunt?: Hunt | undefined
+}
+
+/** A bug hunt: the ids of the defects hidden in the session's answers, and of those found, in the order found. */
+export interface Hunt {
+  readonly hidden: readonly string[]
+  readonly found: readonly string[]
 }
 
 /** What a write changes: the note (when given), and progress bits to set. */
 export interface SessionChange {
   note?: string
   passed?: number
+  /** A hidden defect found: added to the hunt's found ones (once). */
+  found?: string
 }
 
 /** A session as the class board lists it. */
@@ -31,6 +41,8 @@ export interface SessionSummary {
   /** Milliseconds since 1970. */
   lastSeen: number
   progress: number
+  /** For a hunt: its defects, and how many are found. */
+  hunt?: { hidden: number, found: number }
 }
 
 /** One page of the class board: `next` is the cursor of the page after, or null at the end. */
@@ -79,7 +91,7 @@ export interface ClassBoard {
 
 export interface SessionStore extends ClassBoard {
   /** A new session. At capacity it makes room: the oldest session never named since it was made, else the least recently used. */
-  create (name?: string, progress?: number): Promise<Session>
+  create (name?: string, progress?: number, hunt?: Hunt): Promise<Session>
   /** The live session, as it is now; looking it up counts as activity and keeps it alive. */
   get (guid: string): Promise<Session | undefined>
   /** Applies `change` to the session: false when it is gone (and it stays gone). */
