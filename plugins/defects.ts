@@ -46,7 +46,7 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
     noteMaxLength: options.noteMaxLength
   }
   const prefix = fastify.prefix
-  fastify.decorateRequest('defects', null)
+  fastify.decorateRequest('defects', null as unknown as readonly Defect[])
   fastify.decorateRequest('defectHit', null)
   fastify.decorateRequest('huntFinding', null)
 

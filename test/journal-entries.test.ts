@@ -153,8 +153,8 @@ t.test('a 404\'s suggestion is a route\'s path: with the session\'s id when the 
   t.same(journal.entries().map(e => e.suggestion).reverse(), ['/heartbeat', `/challenger/${GUID}/requests`, '/challenger/:guid/requests', null, null],
     'known; the own id; another\'s id: the route as registered; not a route: none kept')
   t.same(journal.entries().map(e => e.path).reverse(), entries.map(e => e.path), 'the paths as sent')
-  t.equal(viewOf(journal.entries()[4] as JournalEntry).hint, 'did you mean /heartbeat?')
-  t.equal(viewOf(journal.entries()[0] as JournalEntry).hint, null)
+  t.equal(viewOf(journal.entries()[4] as JournalEntry, GUID).hint, 'did you mean /heartbeat?')
+  t.equal(viewOf(journal.entries()[0] as JournalEntry, GUID).hint, null)
 })
 
 t.test('times to the millisecond, however far apart; an entry twelve days older than the newest is forgotten', async t => {
@@ -199,7 +199,8 @@ t.test('for Redis: a short array, texts cut as shown; today\'s entries and older
 })
 
 t.test('the view: ISO time, ids, the sentence, no verdict where there was none', async t => {
-  t.same(viewOf(entry({ passed: progressFrom({ '01': true, 34: true }), hint: -1 })), {
+  t.same(viewOf(entry({ passed: progressFrom({ '01': true, 34: true }), hint: -1, defect: 'note-write-201' }), GUID), {
+    id: `${Date.parse('2026-11-22T10:15:30.123Z')}-${GUID.slice(0, 8)}`,
     at: '2026-11-22T10:15:30.123Z',
     method: 'POST',
     path: '/secret/note',
@@ -210,8 +211,8 @@ t.test('the view: ISO time, ids, the sentence, no verdict where there was none',
     passed: [1, 34],
     hint: null
   })
-  t.equal(viewOf(entry()).hint, 'Challenge 34 needs a JSON body such as {"note": "hi"}; this one had Content-Type application/x-www-form-urlencoded')
-  const plain = viewOf(journalWith(1, entry({ token: undefined, tokenSource: undefined })).entries()[0] as JournalEntry)
+  t.equal(viewOf(entry(), GUID).hint, 'Challenge 34 needs a JSON body such as {"note": "hi"}; this one had Content-Type application/x-www-form-urlencoded')
+  const plain = viewOf(journalWith(1, entry({ token: undefined, tokenSource: undefined })).entries()[0] as JournalEntry, GUID)
   t.notOk('token' in plain || 'tokenSource' in plain)
 })
 

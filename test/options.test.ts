@@ -91,6 +91,7 @@ t.test('Fastify\'s own keys and every option of ours are accepted together, and 
     realm: 'course',
     noteMaxLength: 3,
     bodyLimit: 1000,
+    defects: [],
     mode: 'multi',
     sessionIdleMs: 60_000,
     maxSessions: 10,
