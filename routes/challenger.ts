@@ -99,19 +99,20 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       return answerCreated(reply, session.guid)
     }
 
-    const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // The reply is returned: an async handler that resolves to undefined before its answer's
+    // (async) onSend hooks are done has Fastify send it a second time.
+    const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
       const named = request.headers['x-challenger']
       const session = request.session
       if (named !== undefined && named !== '') {
-        if (session === null) reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
-        else reply.header('location', fastify.progressPage(session.guid)).code(200).send()
-        return
+        if (session === null) return reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
+        return reply.header('location', fastify.progressPage(session.guid)).code(200).send()
       }
       const given = askedIn(request.body)
-      if ('refused' in given) reply.fail(400, `Invalid request: ${given.refused}`)
+      if ('refused' in given) return reply.fail(400, `Invalid request: ${given.refused}`)
       // In single-player mode the one session already exists: it is handed out, not made.
-      else if (session === null) await create(request, reply, given.name, newHunt(given.hunt))
-      else await handOut(request, reply, session, given.name, newHunt(given.hunt))
+      if (session === null) return await create(request, reply, given.name, newHunt(given.hunt))
+      return await handOut(request, reply, session, given.name, newHunt(given.hunt))
     }
 
     fastify.post('/challenger', {
