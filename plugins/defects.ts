@@ -11,8 +11,8 @@ import type { Session } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The defects this request meets: the service's, else its session's hunt's; none most of the time. */
-    defects: readonly Defect[]
+    /** The defects this request meets: the service's, else its session's hunt's; none most of the time (null before its session is known). */
+    defects: readonly Defect[] | null
     /** The defect that changed this request or its answer, if one did. */
     defectHit: string | null
     /** On a hunt's finding: whether it found a defect, or the answer was correct (for the metrics). */
@@ -46,13 +46,14 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
     noteMaxLength: options.noteMaxLength
   }
   const prefix = fastify.prefix
-  fastify.decorateRequest('defects', null as unknown as readonly Defect[])
+  fastify.decorateRequest('defects', null)
   fastify.decorateRequest('defectHit', null)
   fastify.decorateRequest('huntFinding', null)
 
   fastify.addHook('onRequest', function meetDefects (request, _reply, done) {
-    request.defects = everywhere.length > 0 ? everywhere : huntDefects(request.session)
-    if (request.defects.length > 0) {
+    const met = everywhere.length > 0 ? everywhere : huntDefects(request.session)
+    request.defects = met
+    if (met.length > 0) {
       const asked: Asked = {
         method: request.method,
         resource: routeResource(request.routeOptions.url ?? '', prefix),
@@ -61,26 +62,28 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
         session: request.session
       }
       askedOf.set(request, asked)
-      for (const defect of request.defects) if (defect.request?.(asked, context) === true) request.defectHit = defect.id
+      for (const defect of met) if (defect.request?.(asked, context) === true) request.defectHit = defect.id
     }
     done()
   })
 
   fastify.addHook('preHandler', function changeBody (request, _reply, done) {
-    if (request.defects.length > 0) {
+    const met = request.defects
+    if (met !== null && met.length > 0) {
       const asked = askedOf.get(request) as Asked
       asked.body = request.body
-      for (const defect of request.defects) if (defect.body?.(asked, context) === true) request.defectHit = defect.id
+      for (const defect of met) if (defect.body?.(asked, context) === true) request.defectHit = defect.id
       request.body = asked.body
     }
     done()
   })
 
   fastify.addHook('preSerialization', function changePayload (request, _reply, payload, done) {
-    if (request.defects.length === 0) return done(null, payload)
+    const met = request.defects
+    if (met === null || met.length === 0) return done(null, payload)
     const asked = askedOf.get(request) as Asked
     let sent = payload
-    for (const defect of request.defects) {
+    for (const defect of met) {
       const changed = defect.payload?.(asked, sent, context)
       if (changed !== undefined) {
         sent = changed
@@ -91,10 +94,11 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
   })
 
   fastify.addHook('onSend', function changeAnswer (request, reply, payload, done) {
-    if (request.defects.length === 0) return done(null, payload)
+    const met = request.defects
+    if (met === null || met.length === 0) return done(null, payload)
     const asked = askedOf.get(request) as Asked
     let sent = payload
-    for (const defect of request.defects) {
+    for (const defect of met) {
       const outcome = defect.answer?.(asked, reply, sent)
       if (outcome?.changed === true) {
         request.defectHit = defect.id

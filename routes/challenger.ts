@@ -99,22 +99,6 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       return answerCreated(reply, session.guid)
     }
 
-    // The reply is returned: an async handler that resolves to undefined before its answer's
-    // (async) onSend hooks are done has Fastify send it a second time.
-    const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-      const named = request.headers['x-challenger']
-      const session = request.session
-      if (named !== undefined && named !== '') {
-        if (session === null) return reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
-        return reply.header('location', fastify.progressPage(session.guid)).code(200).send()
-      }
-      const given = askedIn(request.body)
-      if ('refused' in given) return reply.fail(400, `Invalid request: ${given.refused}`)
-      // In single-player mode the one session already exists: it is handed out, not made.
-      if (session === null) return await create(request, reply, given.name, newHunt(given.hunt))
-      return await handOut(request, reply, session, given.name, newHunt(given.hunt))
-    }
-
     fastify.post('/challenger', {
       schema: {
         summary: 'Create a session (challenge 01), or check that yours is live',
@@ -134,8 +118,23 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
           415: failure('A Content-Type header that is not a valid media type'),
           429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
         }
-      },
-    }, handle)
+      }
+    }, async (request, reply) => {
+      // The reply is returned: an async handler that resolves to undefined before its answer's
+      // (async) onSend hooks are done has Fastify send it a second time.
+      const named = request.headers['x-challenger']
+      const session = request.session
+      if (named !== undefined && named !== '') {
+        if (session === null) return reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
+        return reply.header('location', fastify.progressPage(session.guid)).code(200).send()
+      }
+      const given = askedIn(request.body)
+      if ('refused' in given) return reply.fail(400, `Invalid request: ${given.refused}`)
+      // In single-player mode the one session already exists: it is handed out, not made.
+      if (session === null) await create(request, reply, given.name, newHunt(given.hunt))
+      else await handOut(request, reply, session, given.name, newHunt(given.hunt))
+      return reply
+    })
     fastify.allowOnly('/challenger', ['POST', 'OPTIONS'])
   }
 

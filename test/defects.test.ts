@@ -207,3 +207,13 @@ t.test('the defects option is checked', async t => {
   await t.rejects(build(t, { defects: ['swap-401-403', 'nope'] }), /option defects must be an array of defect ids, got \["swap-401-403","nope"\]: unknown defect "nope"/)
   await t.rejects(build(t, { defects: 'swap-401-403' as unknown as string[] }), /option defects must be an array of defect ids/)
 })
+
+t.test('docs/bug-hunt.md lists every defect by id and name, after the spoiler warning', async t => {
+  const { readFile } = await import('node:fs/promises')
+  const doc = await readFile(new URL('../docs/bug-hunt.md', import.meta.url), 'utf8')
+  const after = doc.slice(doc.indexOf('**Spoiler warning**'))
+  t.ok(doc.indexOf('**Spoiler warning**') > 0)
+  const rows = [...after.matchAll(/^\| `([a-z0-9-]+)` \| (.+) \|$/gm)].map(([, id, name]) => [id, name])
+  t.same(rows, defects.map(d => [d.id, d.name]))
+  t.notMatch(doc.slice(0, doc.indexOf('**Spoiler warning**')), new RegExp(defects.filter(d => d.hunt).map(d => `\`${d.id}\``).join('|')), 'no huntable id before the warning')
+})

@@ -124,6 +124,7 @@ function operationsOf (doc: OpenApi): string[] {
 /** The operations a learner uses, each once: no HEAD, no /api copy, OPTIONS only for the heartbeat. */
 const LEARNER_OPERATIONS = [
   'POST /challenger',
+  'POST /challenger/{guid}/findings',
   'GET /challenger/{guid}',
   'PUT /challenger/{guid}',
   'PATCH /challenger/{guid}',
@@ -232,7 +233,8 @@ t.test('POST /challenger\'s body example, the one "Try it out" sends untouched, 
   const json = post?.requestBody?.content['application/json']
   t.same(json?.examples, {
     unnamed: { summary: 'An unnamed session', value: {} },
-    named: { summary: 'A session named for the class board', value: { name: 'Ada' } }
+    named: { summary: 'A session named for the class board', value: { name: 'Ada' } },
+    hunt: { summary: 'A bug hunt: three hidden defects to find', value: { hunt: true } }
   })
   t.equal(json?.example, undefined)
   t.equal(post?.requestBody?.required, false, 'the body may be left out')

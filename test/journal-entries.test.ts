@@ -193,6 +193,8 @@ t.test('for Redis: a short array, texts cut as shown; today\'s entries and older
   t.same([decoded.path, decoded.contentType, decoded.suggestion], [journalText(long.path), journalText(long.contentType as string), journalText(long.suggestion as string)])
   t.ok(encodeEntry(long).length < 3 * MAX_JOURNAL_TEXT + 100)
   t.equal(encodeEntry(notFound('/x')), '[1795342530123,"GET","/x",404,0,null,0,-1,null]', 'the form Redis already holds')
+  t.equal(encodeEntry({ ...notFound('/x'), defect: 'heartbeat-200' }), '[1795342530123,"GET","/x",404,0,null,0,-1,null,"heartbeat-200"]', 'a defect, when there was one, at the end')
+  t.equal(decodeEntry(encodeEntry({ ...notFound('/x'), defect: 'heartbeat-200' })).defect, 'heartbeat-200')
   t.same(decodeEntry('[1790000000000,"GET","/heartbeats",404,0,null,0,-1]'), { ...notFound('/heartbeats'), at: 1790000000000 }, 'an entry from before suggestions has none')
   t.same(decodeEntry('[1790000000000,"GET","/secret/note",401,1,"text/plain",512,-1,null]'),
     { at: 1790000000000, method: 'GET', path: '/secret/note', status: 401, token: 'missing', contentType: 'text/plain', passed: 512, hint: -1, suggestion: null })

@@ -9,7 +9,7 @@ import { appSettings } from '../src/domain/config/settings.js'
 // The names a host may pass, in the order the message lists them.
 const listed = 'the options are username, password, realm, noteMaxLength, bodyLimit, mode, sessionIdleMs, maxSessions, ' +
   'journalSize, creationRateLimit, redisUrl, redisSentinels, redisSentinelMaster, redisSentinelPassword, redisPassword, ' +
-  "redisTlsCa, redisTlsCert, redisTlsKey, redisKeyPrefix, redisWaitReplicas, docs, solutionLinks, adminToken, store, drainSignal, and Fastify's own prefix, logLevel, logSerializers, name"
+  "redisTlsCa, redisTlsCert, redisTlsKey, redisKeyPrefix, redisWaitReplicas, docs, solutionLinks, adminToken, defects, store, drainSignal, and Fastify's own prefix, logLevel, logSerializers, name"
 
 // Registering with keys the options type does not know, as a JavaScript host can.
 const loose = app as FastifyPluginAsync<Record<string, unknown>>

@@ -21,7 +21,9 @@ function cut (text: string | null): string | null {
 }
 
 export function encodeEntry (entry: JournalEntry): string {
-  return JSON.stringify([entry.at, entry.method, journalText(entry.path), entry.status, tokenCode(entry), cut(entry.contentType), entry.passed, entry.hint, cut(entry.suggestion), entry.defect ?? null])
+  const fields = [entry.at, entry.method, journalText(entry.path), entry.status, tokenCode(entry), cut(entry.contentType), entry.passed, entry.hint, cut(entry.suggestion)]
+  if (entry.defect !== undefined) fields.push(entry.defect)
+  return JSON.stringify(fields)
 }
 
 export function decodeEntry (text: string): JournalEntry {
