@@ -3,7 +3,7 @@
 // when its session is known; each phase below runs them, and does nothing when there are none.
 // A defect that changed the request or its answer is noted in `request.defectHit`: the journal
 // keeps it, and a finding on that entry reveals it.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler, preSerializationHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { routeResource } from '../src/domain/challenges/catalogue.js'
 import { defectById, type Asked, type Defect, type DefectContext } from '../src/domain/defects/catalogue.js'
@@ -67,7 +67,7 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
     done()
   })
 
-  fastify.addHook('preHandler', function changeBody (request, _reply, done) {
+  const changeBody: preHandlerHookHandler = function (request, _reply, done) {
     const met = request.defects
     if (met !== null && met.length > 0) {
       const asked = askedOf.get(request) as Asked
@@ -76,9 +76,8 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
       request.body = asked.body
     }
     done()
-  })
-
-  fastify.addHook('preSerialization', function changePayload (request, _reply, payload, done) {
+  }
+  const changePayload: preSerializationHookHandler<unknown> = function (request, _reply, payload, done) {
     const met = request.defects
     if (met === null || met.length === 0) return done(null, payload)
     const asked = askedOf.get(request) as Asked
@@ -91,6 +90,12 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
       }
     }
     done(null, sent)
+  }
+  // A body, and the payload that answers it, exist only where a route takes a body: their phases run there alone.
+  fastify.addHook('onRoute', route => {
+    if (route.schema?.body === undefined) return
+    route.preHandler = [changeBody, ...[route.preHandler ?? []].flat()]
+    route.preSerialization = [...[route.preSerialization ?? []].flat(), changePayload]
   })
 
   fastify.addHook('onSend', function changeAnswer (request, reply, payload, done) {
