@@ -5,7 +5,9 @@ import { Redis } from 'ioredis'
 import { once } from 'node:events'
 import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import t from 'tap'
-import type { JournalEntry } from '../src/domain/journal/journal.js'
+import { HUNT_SIZE } from '../src/domain/defects/catalogue.js'
+import { huntCode } from '../src/domain/defects/hunt.js'
+import { entryId, type JournalEntry } from '../src/domain/journal/journal.js'
 import { guidOf, JOURNAL_SPARE_MS, RedisStore, sessionId, StoreUnavailableError } from '../src/domain/sessions/redis-store.js'
 import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
@@ -373,7 +375,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
         for (const who of [guid, other]) {
           seen[kind]?.push((await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': who, 'x-auth-token': token } })).body)
           const journal = (await app.inject({ method: 'GET', url: `/challenger/${who}/requests` })).json().requests as Array<Record<string, unknown>>
-          seen[kind]?.push(journal.map(({ at, ...entry }) => entry))
+          seen[kind]?.push(journal.map(({ at, id, ...entry }) => entry))
           seen[kind]?.push((await app.inject({ method: 'GET', url: '/challenges', headers: { 'x-challenger': who } })).json())
         }
       }
@@ -511,6 +513,104 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const kept = await off.create()
       await off.record(kept.guid, { at: Date.now(), method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null })
       t.same(await off.journal(kept.guid), [], 'JOURNAL_SIZE=0 keeps nothing')
+    })
+
+    t.test('a hunt in Redis: beside its session, whose record an instance from before hunts reads whole; gone with its session', async t => {
+      const keyPrefix = prefix()
+      const s = await ready(store(100, 600_000, keyPrefix))
+      t.teardown(() => s.close())
+      const [sessions, hunts] = [`${keyPrefix}sessions`, `${keyPrefix}hunts`]
+      const guid = '00000000-0000-4000-8000-00000000abcd'
+      const id = sessionId(guid)
+      const token = 'a'.repeat(32)
+      await s.restore({ guid, token, note: 'a note | with, separators', progress: 5, name: 'Ada', hunt: { hidden: ['note-write-201', 'heartbeat-200'], found: ['heartbeat-200'] } })
+      t.equal(await s.client.hget(hunts, id), 'note-write-201,heartbeat-200|heartbeat-200')
+      // Read as session.lua read it before hunts: progress, pinned, made, the token's and the name's lengths, then token, name, note.
+      const [, progress, pinned, made, tokenLength, nameLength, rest] = /^(-?\d+) (\d) (\d*) (\d+) (\d+) (.*)$/s.exec(await s.client.hget(sessions, id) as string) as unknown as string[]
+      const [tl, al] = [Number(tokenLength), Number(nameLength)]
+      t.same([progress, pinned, made !== '', rest?.slice(0, tl), rest?.slice(tl, tl + al), rest?.slice(tl + al)], ['5', '0', true, token, 'Ada', 'a note | with, separators'],
+        'the record is as it was: the hunt is no part of it')
+      // A session an instance from before hunts made: no hunt.
+      const old = '00000000-0000-4000-8000-00000000beef'
+      await s.client.hset(sessions, sessionId(old), `1 0 ${await redisNow(s)} 32 0 ${token}from before`)
+      await s.client.zadd(`${keyPrefix}new`, await redisNow(s) * 1024, sessionId(old))
+      t.same(await s.get(old), { guid: old, token, note: 'from before', progress: 1, name: undefined, hunt: undefined })
+      t.notOk('hunt' in ((await s.list(10)).sessions.find(summary => summary.guid === old) as object), 'and on the board, none')
+      // Expired: its hunt goes with it (a lookup drops it, as a sweep or an eviction would).
+      await s.client.zadd(`${keyPrefix}lru`, 1024, id)
+      t.equal(await s.get(guid), undefined)
+      t.equal(await s.client.hexists(hunts, id), 0, 'its hunt went with it')
+      // The journal's wire form keeps the defect, tenth; an entry from before it has none.
+      const plain = await s.create()
+      const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 200, contentType: 'application/json', passed: 0, hint: -1, suggestion: null }
+      await s.record(plain.guid, { ...entry, defect: 'heartbeat-200' })
+      const journal = `${keyPrefix}j:${sessionId(plain.guid)}`
+      t.equal(JSON.parse(await s.client.lindex(journal, 0) as string)[9], 'heartbeat-200')
+      await s.client.lpush(journal, JSON.stringify([5, 'GET', '/heartbeat', 204, 0, null, 0, -1, null]))
+      t.same((await s.journal(plain.guid))?.map(kept => [kept.at, kept.status, kept.defect]), [[5, 204, undefined], [1, 200, 'heartbeat-200']])
+    })
+
+    t.test('a hunt over HTTP with Redis: made by POST /challenger, an answer it changed found by its journal entry, kept by a restore, on both instances', async t => {
+      const keyPrefix = prefix()
+      const apps: FastifyInstance[] = []
+      for (let i = 0; i < 2; i++) {
+        const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: await ready(store(100, 600_000, keyPrefix)), creationRateLimit: 0 } })
+        t.teardown(() => app.close())
+        await app.ready()
+        apps.push(app)
+      }
+      const [one, two] = apps as [FastifyInstance, FastifyInstance]
+      const reader = await ready(store(100, 600_000, keyPrefix))
+      t.teardown(() => reader.close())
+      const made = await one.inject({ method: 'POST', url: '/challenger', headers: json, payload: { hunt: true } })
+      t.equal(made.statusCode, 201)
+      const guid = made.headers['x-challenger'] as string
+      const hidden = (await reader.get(guid))?.hunt?.hidden as string[]
+      t.equal(hidden.length, HUNT_SIZE)
+      const earn = async (app: FastifyInstance, session: string, password = 'password') =>
+        await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': session, authorization: basic('admin', password) } })
+      const token = (await earn(two, guid)).headers['x-auth-token'] as string
+      const other = (await two.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+      const theirs = (await earn(one, other)).headers['x-auth-token'] as string
+      // Where each defect a hunt may hide shows (test/defects.test.ts): whichever three are hidden, some of these answers change.
+      const own = { 'x-challenger': guid }
+      const requests: Array<{ method?: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, payload?: object }> = [
+        { url: '/heartbeat', headers: own },
+        { method: 'PATCH', url: '/heartbeat', headers: own },
+        { method: 'POST', url: '/heartbeat', headers: { ...own, 'x-http-method-override': 'PATCH' } },
+        { url: '/secret/note', headers: own },
+        { url: '/secret/note', headers: { ...own, 'x-auth-token': theirs } },
+        { method: 'POST', url: '/secret/note', headers: { ...own, 'x-auth-token': token }, payload: { note: 'x'.repeat(150) } },
+        { url: '/secret/note', headers: { ...own, authorization: `Bearer ${token}`, 'x-auth-token': 'bob' } },
+        { url: '/secret/note', headers: { ...own, 'x-auth-token': token, accept: 'application/xml' } },
+        { method: 'POST', url: '/secret/token', headers: { ...own, authorization: basic('admin', 'wrong') } }
+      ]
+      for (const [i, request] of requests.entries()) await (i % 2 === 0 ? one : two).inject(request)
+      const kept = await reader.journal(guid) ?? []
+      const changed = kept.filter(entry => entry.defect !== undefined)
+      t.ok(changed.length > 0, `the hidden ${hidden.join(', ')} changed ${changed.length} answers`)
+      t.same(changed.filter(entry => !hidden.includes(entry.defect as string)), [], 'only hidden defects changed answers')
+      const views = (await two.inject({ url: `/challenger/${guid}/requests` })).json().requests as Array<{ id: string }>
+      t.equal(views.length, requests.length + 2, 'every request is in the journal (the creation and the token too)')
+      t.equal(new Set(views.map(view => view.id)).size, views.length, 'each under an id of its own')
+      t.notOk(views.some(view => 'defect' in view), 'and it does not tell which answers changed')
+
+      const mutated = changed[0] as JournalEntry
+      const finding = await one.inject({ method: 'POST', url: `/challenger/${guid}/findings`, headers: json, payload: { entry: entryId(mutated.at, guid) } })
+      t.equal(finding.statusCode, 200)
+      t.match(finding.json(), { verdict: 'found', defect: { id: mutated.defect }, found: 1, hidden: HUNT_SIZE }, 'the finding reveals it')
+      t.same((await reader.get(guid))?.hunt, { hidden, found: [mutated.defect] })
+      t.same((await reader.list(10)).sessions.find(summary => summary.guid === guid)?.hunt, { hidden: HUNT_SIZE, found: 1 }, 'the board counts it')
+
+      // Restored from its JSON, on the other instance: live (replaced), then after it has gone (made again).
+      const saved = (await one.inject({ url: `/challenger/${guid}` })).json()
+      t.same(saved.hunt, { defects: huntCode(hidden), found: [mutated.defect] })
+      t.equal((await two.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: saved })).statusCode, 200)
+      t.same((await reader.get(guid))?.hunt, { hidden, found: [mutated.defect] }, 'a restore keeps the hunt')
+      await reader.client.zadd(`${keyPrefix}lru`, 1024, sessionId(guid))
+      t.equal((await one.inject({ url: `/challenger/${guid}` })).statusCode, 404, 'gone')
+      t.equal((await two.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: saved })).statusCode, 201)
+      t.same((await one.inject({ url: `/challenger/${guid}` })).json().hunt, saved.hunt, 'made again with its hunt')
     })
 
     t.test('at capacity an expired session makes room before an unused live one, even past what the creation\'s sweep removes', async t => {

@@ -3,6 +3,7 @@ import { request, Agent } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Test } from 'tap'
 import { createServer } from '../src/server.js'
+import type { JournalEntry } from '../src/domain/journal/journal.js'
 import type { SessionStore, SessionPage } from '../src/domain/sessions/store.js'
 
 /** An HTTP request over `agent` (which names the source address): the status and the headers, once the answer is read. */
@@ -148,6 +149,60 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     const seen = await store.get(a.guid)
     await store.update(a.guid, { note: 'later' })
     t.equal(seen?.note, '')
+  })
+
+  t.test('a hunt: made with its session, found once and only when hidden, kept or cleared by a restore, counted on the board', async t => {
+    const store = await make(100)
+    t.teardown(() => store.close())
+    const hidden = ['note-write-201', 'heartbeat-200', 'any-password']
+    const ada = await store.create('Ada', 1, { hidden, found: [] })
+    const plain = await store.create()
+    t.same(ada.hunt, { hidden, found: [] })
+    t.same(await store.get(ada.guid), { guid: ada.guid, token: ada.token, note: '', progress: 1, name: 'Ada', hunt: { hidden, found: [] } })
+    t.equal((await store.get(plain.guid))?.hunt, undefined, 'a plain session has none')
+    t.equal(await store.update(ada.guid, { note: 'n', passed: 2, found: 'heartbeat-200' }), true)
+    t.same(await store.get(ada.guid), { guid: ada.guid, token: ada.token, note: 'n', progress: 3, name: 'Ada', hunt: { hidden, found: ['heartbeat-200'] } },
+      'found in the write that keeps the note and bits')
+    for (const found of ['heartbeat-200', 'swap-401-403', 'heartbeat', 'heartbeat-200,any-password', '']) await store.update(ada.guid, { found })
+    await store.update(plain.guid, { found: 'heartbeat-200' })
+    t.same((await store.get(ada.guid))?.hunt, { hidden, found: ['heartbeat-200'] }, 'once, and only a defect the hunt hides')
+    t.equal((await store.get(plain.guid))?.hunt, undefined, 'nothing to find in a plain session')
+    await store.update(ada.guid, { found: 'any-password' })
+    t.same((await store.get(ada.guid))?.hunt?.found, ['heartbeat-200', 'any-password'], 'in the order found')
+    t.same((await store.setName(ada.guid, 'Ada L.'))?.hunt?.found, ['heartbeat-200', 'any-password'], 'a new name keeps it')
+
+    const summaries = async (): Promise<Map<string, unknown>> => new Map((await store.list(10)).sessions.map(s => [s.guid, s.hunt]))
+    t.same([...await summaries()].sort(), [[ada.guid, { hidden: 3, found: 2 }], [plain.guid, undefined]].sort(), 'the board counts a hunt\'s defects')
+    t.notOk('hunt' in ((await store.list(10)).sessions.find(s => s.guid === plain.guid) as object), 'and a plain session has no hunt there')
+
+    const session = await store.get(ada.guid) as NonNullable<Awaited<ReturnType<SessionStore['get']>>>
+    t.equal(await store.restore({ ...session, hunt: { hidden, found: ['note-write-201'] } }), 'replaced')
+    t.same((await store.get(ada.guid))?.hunt, { hidden, found: ['note-write-201'] }, 'a restore keeps the hunt it gives')
+    t.equal(await store.restore({ guid: ada.guid, token: ada.token, note: 'n', progress: 3 }), 'replaced')
+    t.equal((await store.get(ada.guid))?.hunt, undefined, 'a restore without one clears it')
+    await store.update(ada.guid, { found: 'note-write-201' })
+    t.equal((await store.get(ada.guid))?.hunt, undefined, 'and nothing is found after')
+    t.same((await summaries()).get(ada.guid), undefined)
+    const guid = '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b'
+    t.equal(await store.restore({ guid, token: 'e'.repeat(32), note: '', progress: 1, hunt: { hidden: ['lost-write'], found: ['lost-write'] } }), 'created')
+    t.same(await store.get(guid), { guid, token: 'e'.repeat(32), note: '', progress: 1, hunt: { hidden: ['lost-write'], found: ['lost-write'] } }, 'a restore that creates keeps it too')
+    t.same((await summaries()).get(guid), { hidden: 1, found: 1 })
+  })
+
+  t.test('the journal keeps which defect changed an answer, and gives each entry a time of its own', async t => {
+    const store = await make(10)
+    t.teardown(() => store.close())
+    const a = await store.create()
+    const at = Date.now()
+    const entry: JournalEntry = { at, method: 'POST', path: '/secret/note', status: 201, contentType: 'application/json', passed: 0, hint: -1, suggestion: null }
+    await store.record(a.guid, { ...entry, defect: 'note-write-201' })
+    await store.record(a.guid, { ...entry, status: 200 })
+    await store.record(a.guid, { ...entry, at: at - 5, status: 403 })
+    await store.record(a.guid, { ...entry, at: at + 10, status: 204, defect: 'heartbeat-200' })
+    const kept = await store.journal(a.guid) ?? []
+    t.same(kept.map(e => [e.at - at, e.status, e.defect]), [[10, 204, 'heartbeat-200'], [2, 403, undefined], [1, 200, undefined], [0, 201, 'note-write-201']],
+      'newest first: an entry no later than the newest is a millisecond after it')
+    t.notOk('defect' in (kept[1] as JournalEntry), 'an entry no defect changed has none')
   })
 
   // The class board (issue 17).

@@ -9,6 +9,7 @@
 //                     later; a pinned session is not in it
 //   <prefix>new       the same for sessions no request has named since they were made: at capacity
 //                     the oldest of these makes room first, so strangers never push out a learner
+//   <prefix>hunts     hash: a hunt's session id -> its defects, hidden and found (see huntText)
 //   <prefix>j:<id>    list: the session's journal, newest first, trimmed once a quarter over its
 //                     size; it lives up to a minute longer than its session (JOURNAL_SPARE_MS)
 //   <prefix>rate:<client>  a client's count in its current window (countCreation), with the
@@ -20,7 +21,7 @@ import { Availability, ReplicaShortfall } from './redis/availability.js'
 import { connection, type ConnectionSettings } from './redis/connection.js'
 import { guidOf, sessionId } from './redis/ids.js'
 import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Head, type Scripts } from './redis/scripts.js'
-import { BadCursorError, type ClassSummary, type CreationCount, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary, type StoreStatus } from './store.js'
+import { BadCursorError, type ClassSummary, type CreationCount, type Hunt, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary, type StoreStatus } from './store.js'
 
 export { StoreUnavailableError } from './store.js'
 export { guidOf, sessionId } from './redis/ids.js'
@@ -56,8 +57,20 @@ const REDIS_CURSOR = /^r(\d{1,17}):([0-9a-f-]{36})$/
 /** Sessions read per script by summary(). */
 const SUMMARY_SLICE = 1000
 
-function sessionOf (guid: string, [token, note, progress, , name]: Found): Session {
-  return { guid, token, note, progress: Number(progress), name: name ?? undefined }
+/** A hunt as Redis keeps it: the hidden ids, '|', the found ones, each comma-separated (a defect's id has neither); '' for none. */
+function huntText (hunt: Hunt | undefined): string {
+  return hunt === undefined ? '' : `${hunt.hidden.join(',')}|${hunt.found.join(',')}`
+}
+
+function huntOf (text: string | null): Hunt | undefined {
+  if (text === null || text === '') return undefined
+  const ids = (list: string): string[] => list === '' ? [] : list.split(',')
+  const [hidden, found] = text.split('|') as [string, string]
+  return { hidden: ids(hidden), found: ids(found) }
+}
+
+function sessionOf (guid: string, [token, note, progress, , name, hunt]: Found): Session {
+  return { guid, token, note, progress: Number(progress), name: name ?? undefined, hunt: huntOf(hunt) }
 }
 
 export class RedisStore implements SessionStore {
@@ -162,11 +175,12 @@ export class RedisStore implements SessionStore {
 
   async #put (session: Session, pinned: boolean, onlyNew: boolean): Promise<number> {
     return await this.#run(() => this.#scripts.put(...this.#writing(), sessionId(session.guid), session.token, session.note, session.progress,
-      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', session.name ?? ''))
+      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', session.name ?? '', huntText(session.hunt)))
   }
 
-  async create (name?: string, progress = 0): Promise<Session> {
-    const session = { guid: newGuid(), token: newToken(), note: '', progress, name }
+  async create (name?: string, progress = 0, hunt?: Hunt): Promise<Session> {
+    // The hunt handed out is a copy, as a lookup's would be.
+    const session = { guid: newGuid(), token: newToken(), note: '', progress, name, hunt: huntOf(huntText(hunt)) }
     // A guid of 122 random bits is never taken; onlyNew makes sure of it all the same.
     await this.#put(session, false, true)
     return session
@@ -179,7 +193,7 @@ export class RedisStore implements SessionStore {
 
   async update (guid: string, change: SessionChange): Promise<boolean> {
     const note = change.note === undefined ? ['0', ''] : ['1', change.note]
-    return await this.#run(() => this.#scripts.update(...this.#writing(), sessionId(guid), note[0] as string, note[1] as string, change.passed ?? 0)) === 1
+    return await this.#run(() => this.#scripts.update(...this.#writing(), sessionId(guid), note[0] as string, note[1] as string, change.passed ?? 0, change.found ?? '')) === 1
   }
 
   async record (guid: string, entry: JournalEntry): Promise<void> {
@@ -213,14 +227,22 @@ export class RedisStore implements SessionStore {
     const rows = await this.#read(() => this.#scripts.list(...this.#common, '', limit, afterScore, afterId))
     const sessions: SessionSummary[] = []
     const scores: string[] = []
-    for (let i = 1; i < rows.length; i += 5) {
-      const [id, name, made, score, progress] = rows.slice(i, i + 5) as [string, string, string, string, string]
+    for (let i = 1; i < rows.length; i += 6) {
+      const [id, name, made, score, progress, huntRow] = rows.slice(i, i + 6) as [string, string, string, string, string, string]
       const guid = guidOf(id)
       const lastSeen = Math.floor(Number(score) / PER_MS)
       // A session made before names and times were kept has no time of making: its last activity stands in.
       // Made at, in whole seconds (as the memory store keeps it): the board says it so, in both stores.
       const createdAt = Math.floor((made === '' ? lastSeen : Number(made)) / 1000) * 1000
-      sessions.push({ guid, name: name === '' ? undefined : name, createdAt, lastSeen, progress: Number(progress) })
+      const hunt = huntOf(huntRow)
+      sessions.push({
+        guid,
+        name: name === '' ? undefined : name,
+        createdAt,
+        lastSeen,
+        progress: Number(progress),
+        ...(hunt === undefined ? {} : { hunt: { hidden: hunt.hidden.length, found: hunt.found.length } })
+      })
       scores.push(score)
     }
     // limit + 1 rows came when there is a page after: the extra one is its first.

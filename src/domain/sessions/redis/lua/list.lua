@@ -1,6 +1,7 @@
 -- One page of the board, newest first: the live count, then id, name, made at, last seen, progress
--- per session, lru and fresh merged. ARGV[4] the limit (limit + 1 read, to know of a next page),
--- ARGV[5] and ARGV[6] the cursor's score and id. Ids compare byte by byte: Lua's < follows the locale.
+-- and hunt ('' for none) per session, lru and fresh merged. ARGV[4] the limit (limit + 1 read, to
+-- know of a next page), ARGV[5] and ARGV[6] the cursor's score and id. Ids compare byte by byte:
+-- Lua's < follows the locale.
 sweep(SWEEP_ON_READ)
 local limit = tonumber(ARGV[4])
 local after, afterId = ARGV[5], ARGV[6]
@@ -51,6 +52,7 @@ while count <= limit and (u or f) do
     rows[#rows + 1] = s.c
     rows[#rows + 1] = at
     rows[#rows + 1] = s.p
+    rows[#rows + 1] = redis.call('HGET', hunts, id) or ''
   end
 end
 return rows

@@ -10,4 +10,4 @@ if s.k ~= '1' then
   if s.fresh then redis.call('ZREM', fresh, id) end
   redis.call('ZADD', lru, score(activity()), id)
 end
-return found(s)
+return found(id, s)

@@ -1,6 +1,6 @@
 -- A session made or restored. ARGV[4] its id, ARGV[5] token, ARGV[6] note, ARGV[7] progress,
 -- ARGV[8] the most sessions, ARGV[9] '1' to pin, ARGV[10] '1' to refuse a live one (-1), ARGV[11]
--- the name. 1 when it replaced a live session, 0 when it made one.
+-- the name, ARGV[12] the hunt ('' for none). 1 when it replaced a live session, 0 when it made one.
 sweep(SWEEP_ON_CREATE)
 -- Room for one more: an expired session, else the oldest unused one, else the least recently used.
 local function evict ()
@@ -17,6 +17,7 @@ if ARGV[10] == '1' and live then return -1 end
 local journal = prefix .. 'j:' .. id
 if not live then redis.call('DEL', journal) end
 redis.call('HSET', sessions, id, encode({ p = ARGV[7], k = pinned and '1' or '0', c = live and s.c or score(now), t = ARGV[5], a = ARGV[11], n = ARGV[6] }))
+if ARGV[12] == '' then redis.call('HDEL', hunts, id) else redis.call('HSET', hunts, id, ARGV[12]) end
 if pinned then
   redis.call('ZREM', lru, id)
   redis.call('ZREM', fresh, id)

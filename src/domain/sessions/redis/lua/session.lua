@@ -3,6 +3,9 @@
 -- pinned made tokenLength nameLength ' then token, name and note (made '' from before times were kept).
 local lru, sessions, fresh = KEYS[1], KEYS[2], KEYS[3]
 local idleMs, prefix = tonumber(ARGV[1]), ARGV[2]
+-- A hunt's defects, beside its session: 'hidden|found', ids comma-separated. Not in the packed
+-- session, whose note is its tail, so that an instance from before hunts reads a hunt's session whole.
+local hunts = prefix .. 'hunts'
 -- Scripts may read TIME since Redis 5: their effects are replicated, not the scripts.
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -28,13 +31,14 @@ end
 local function encode (s)
   return s.p .. ' ' .. s.k .. ' ' .. s.c .. ' ' .. #s.t .. ' ' .. #s.a .. ' ' .. s.t .. s.a .. s.n
 end
--- What a lookup answers: token, note, progress, pinned, name (nil for none).
-local function found (s)
-  return { s.t, s.n, s.p, s.k, s.a ~= '' and s.a or false }
+-- What a lookup answers: token, note, progress, pinned, name and hunt (nil for none).
+local function found (id, s)
+  return { s.t, s.n, s.p, s.k, s.a ~= '' and s.a or false, redis.call('HGET', hunts, id) }
 end
--- A session gone: its entry and its journal.
+-- A session gone: its entry, its hunt and its journal.
 local function drop (id)
   redis.call('HDEL', sessions, id)
+  redis.call('HDEL', hunts, id)
   redis.call('ZREM', lru, id)
   redis.call('ZREM', fresh, id)
   redis.call('DEL', prefix .. 'j:' .. id)

@@ -3,4 +3,4 @@ local s = load(ARGV[4])
 if s == nil then return nil end
 s.a = ARGV[5]
 redis.call('HSET', sessions, ARGV[4], encode(s))
-return found(s)
+return found(ARGV[4], s)
