@@ -260,5 +260,9 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
 
 const entry = process.argv[1]
 if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href) {
-  if (await main(process.env) === undefined) process.exitCode = 1
+  if (process.argv[2] === 'grade') {
+    // `grade -- <command>`: a test suite graded by the defects it catches (src/grade/), on services made here.
+    const { grade } = await import('./grade/grade.js')
+    process.exitCode = await grade(process.argv.slice(3), { createServer, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() })
+  } else if (await main(process.env) === undefined) process.exitCode = 1
 }
