@@ -96,7 +96,7 @@ async function gradeWith (options: GradeOptions, junit: string | undefined, io: 
   }
   await Promise.all(Array.from({ length: Math.min(options.jobs, count) }, worker))
   if (interrupt.aborted) return stopped()
-  const result = gradeResult(options.command, { seconds: baseline.seconds, requests: baseline.requests },
+  const result = gradeResult(options.command, { seconds: inMs(baseline.seconds), requests: baseline.requests },
     options.mutants.map(id => results.get(id) as MutantResult), options.timeoutSeconds, options.minScore)
   io.stdout.write(options.json ? jsonReport(result) : summaryText(result))
   if (junit !== undefined) {
@@ -133,6 +133,9 @@ function baselineProblem (run: Run, options: GradeOptions): string | undefined {
   return undefined
 }
 
+/** Seconds to the millisecond. */
+const inMs = (seconds: number): number => Math.round(seconds * 1000) / 1000
+
 function mutantResult (defect: Defect, run: Run): MutantResult {
   let outcome: MutantResult['outcome'] = run.exitCode === 0 ? 'survived' : 'killed'
   if (run.timedOut) outcome = 'timed-out'
@@ -142,7 +145,7 @@ function mutantResult (defect: Defect, run: Run): MutantResult {
     outcome,
     exitCode: run.exitCode,
     signal: run.signal,
-    seconds: Math.round(run.seconds * 1000) / 1000,
+    seconds: inMs(run.seconds),
     requests: run.requests,
     breaks: defect.breaks,
     check: defect.check

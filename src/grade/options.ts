@@ -21,8 +21,20 @@ export const DEFAULT_TIMEOUT_SECONDS = 60
 const MAX_TIMEOUT_SECONDS = 86_400
 const MAX_JOBS = 64
 
+/** `text` in lines of at most 100 characters, broken between words. */
+function wrap (text: string): string {
+  const lines = ['']
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1
+    if (lines[last] === '') lines[last] = word
+    else if ((lines[last] as string).length + word.length < 100) lines[last] += ` ${word}`
+    else lines.push(word)
+  }
+  return lines.join('\n')
+}
+
 export const USAGE = `Usage: api-challenges-fastify grade [options] -- <your test command…>
-       npm run grade -- [options] -- <your test command…>     (in a clone)
+       npm run --silent grade -- [options] -- <your test command…>     (in a clone)
 
 Grades a test suite by the bugs it catches. The service starts on a free loopback port, and your
 command runs with API_BASE_URL and BASE_URL set to it (http://127.0.0.1:<port>). The suite must
@@ -37,7 +49,7 @@ kept to itself (see --verbose) but for the end of it when it fails against the c
 
 Options:
   --json              the result as JSON on stdout (the progress lines stay on stderr)
-  --junit <file>      also write a JUnit XML report: a test case per mutant, each one missed a failure
+  --junit <file>      also write a JUnit XML report: a test case per mutant, each missed a failure
   --timeout <s>       seconds a run may take (default ${DEFAULT_TIMEOUT_SECONDS}); a run past it is stopped with every
                       process it started, said on its line, and its mutant counts as not caught
   --jobs <n>          mutants graded at once, each on its own service (default 1)
@@ -51,7 +63,7 @@ Exit codes: 0 graded (at --min-score or above); 1 graded, below --min-score; 2 n
 mistake on the command line, a command not found, or a suite that fails, times out or sends no
 request against the correct service; 130 or 143 stopped by SIGINT or SIGTERM.
 
-The mutants: ${defects.map(d => d.id).join(', ')}.
+${wrap(`The mutants: ${defects.map(d => d.id).join(', ')}.`)}
 `
 
 type Kind = 'flag' | 'value'
