@@ -263,6 +263,8 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
   if (process.argv[2] === 'grade') {
     // `grade -- <command>`: a test suite graded by the defects it catches (src/grade/), on services made here.
     const { grade } = await import('./grade/grade.js')
+    // `grade --help | head` closes the pipe early: that is no error.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => { if (error.code !== 'EPIPE') throw error })
     process.exitCode = await grade(process.argv.slice(3), { createServer, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() })
   } else if (await main(process.env) === undefined) process.exitCode = 1
 }

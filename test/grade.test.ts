@@ -274,3 +274,14 @@ t.test('the process: api-challenges-fastify grade, as npx runs it, with its exit
   const result = JSON.parse(stdout) as GradeResult
   t.same([result.caught, result.total, result.mutants[0]?.outcome], [1, 1, 'killed'])
 })
+
+t.test('grade --help into a pipe closed early (| head -1) ends without a stack trace', async t => {
+  const child = spawn(process.execPath, [...process.execArgv, serverFile, 'grade', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  // The reader goes away before the text is all written.
+  child.stdout.destroy()
+  const [code] = await once(child, 'exit')
+  t.equal(code, 0)
+  t.notMatch(stderr, /EPIPE|Error/)
+})
