@@ -12,8 +12,9 @@ import { browserHeaders } from '../src/domain/http/browser-headers.js'
 import { challengeRows, challenges, SOLUTIONS_BASE } from '../src/domain/challenges/catalogue.js'
 import { viewOf } from '../src/domain/journal/journal.js'
 import { adminPage } from '../src/domain/pages/admin-page.js'
+import { HuntState, huntView } from '../src/domain/pages/hunt.js'
 import { challengesPage, CSP_DIRECTIVES, landingPage, solutionUrls } from '../src/domain/pages/pages.js'
-import { GuidParams, header } from '../src/domain/http/schemas.js'
+import { failure, GuidParams, header } from '../src/domain/http/schemas.js'
 
 const HTML = 'text/html; charset=utf-8'
 
@@ -80,7 +81,8 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
       docs: options.docs,
       requests: session === undefined ? null : journal?.map(entry => viewOf(entry, session.guid)) ?? null,
       name: session?.name,
-      board: fastify.adminEnabled
+      board: fastify.adminEnabled,
+      hunt: session?.hunt === undefined ? null : huntView(session.hunt)
     })
   }
 
@@ -108,6 +110,20 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   }, async (request, reply) =>
     reply.type(HTML).send(await render(request, request.params.guid)))
 
+  // The progress page's refresh reads its hunt section from here (the found defects revealed, the hidden only counted).
+  fastify.get('/gui/challenges/:guid/hunt', {
+    schema: {
+      summary: 'The progress page\'s bug hunt, for its refresh',
+      params: GuidParams,
+      response: { 200: HuntState, 404: failure('No live session by that id') }
+    }
+  }, async (request, reply) => {
+    const guid = fastify.sessionGuidFor(request.params.guid)
+    const session = guid === null ? undefined : await fastify.findSession(guid)
+    if (session === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+    return { hunt: session.hunt === undefined ? null : huntView(session.hunt) }
+  })
+
   // Each file a route of its own (no wildcard: other paths are the service's 404, other methods its 405).
   // No reply.sendFile: a host's own stays the host's.
   const folder = guiFolder(import.meta.url)
@@ -129,7 +145,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
       res.setHeader('Cache-Control', 'max-age=300')
     }
   })
-  const urls = ['/', '/gui/challenges', '/gui/challenges/:guid', ...files.map(file => `/gui/${file}`)]
+  const urls = ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/challenges/:guid/hunt', ...files.map(file => `/gui/${file}`)]
 
   // The board's page carries no data and needs no token (it asks for one); it exists only with the board's API.
   if (fastify.adminEnabled) {

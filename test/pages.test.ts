@@ -10,11 +10,15 @@ import { BOARD_FILES, FILE_TYPES, guiFolder } from '../routes/pages.js'
 import { MAX_PAGE } from '../src/domain/pages/admin-csv.js'
 import { adminPage, BOARD_CAP, BOARD_PAGE, BOARD_REFRESH_MS, TOKEN_KEY } from '../src/domain/pages/admin-page.js'
 import { challenges, SOLUTIONS_BASE } from '../src/domain/challenges/catalogue.js'
+import { defectById, defects } from '../src/domain/defects/catalogue.js'
+import { revealed } from '../src/domain/defects/hunt.js'
+import { huntTitle, huntView } from '../src/domain/pages/hunt.js'
+import { MemoryStore } from '../src/domain/sessions/memory-store.js'
 import {
   BEARER_WARNING, challengesPage, command, escapeHtml, filledHint, landingPage, page, progressText,
   SESSION_PLACEHOLDER, solutionUrls, type ChallengesPageOptions
 } from '../src/domain/pages/pages.js'
-import { build, newSession, passed } from './helper.js'
+import { build, errorMessages, newSession, passed } from './helper.js'
 
 /** The pages' files, as they are in the repository. */
 const GUI = fileURLToPath(new URL('../public/gui/', import.meta.url))
@@ -31,7 +35,7 @@ const rows = [
 
 /** The challenges page of `rows`, with `options` changed. */
 function challengesOf (options: Partial<ChallengesPageOptions>): string {
-  return challengesPage({ base: '/p', origin: 'http://h:1', guid: null, live: false, rows, docs: true, requests: null, name: undefined, board: false, ...options })
+  return challengesPage({ base: '/p', origin: 'http://h:1', guid: null, live: false, rows, docs: true, requests: null, name: undefined, board: false, hunt: null, ...options })
 }
 
 /** A page's text with the word spans of its commands taken out. */
@@ -58,13 +62,18 @@ t.test('rendering escapes every value and shows status as text', async t => {
   t.match(html, /<tr data-id="28" class="todo">[^]*<td>x &amp; y, with <span class="header-name">X-HTTP-Method-Override<\/span><details>[^]*<\/details><\/td><td class="status">not done<\/td>/, 'a header name in prose stays on one line')
   t.notMatch(html, /Your last requests/, 'no journal section without a journal')
   const requests = [
-    { at: '2026-11-22T10:15:30.123Z', method: 'POST', path: '/secret/<b>', status: 415, contentType: 'text/<i>', passed: [], hint: 'Challenge 34 needs <json>' },
-    { at: '2026-11-22T10:15:29.000Z', method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: [28], hint: null }
+    { id: '1763806530123-<g>', at: '2026-11-22T10:15:30.123Z', method: 'POST', path: '/secret/<b>', status: 415, contentType: 'text/<i>', passed: [], hint: 'Challenge 34 needs <json>' },
+    { id: '1763806529000-g', at: '2026-11-22T10:15:29.000Z', method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: [28], hint: null }
   ]
   const withJournal = challengesOf({ guid: 'g', live: true, requests })
-  t.match(withJournal, /data-journal="1"/)
-  t.match(withJournal, /<tr class="near"><td><time datetime="2026-11-22T10:15:30.123Z">10:15:30<\/time><\/td><td><code>POST \/secret\/&lt;b&gt;<\/code><\/td><td>415<\/td><td><\/td><td>Challenge 34 needs &lt;json&gt;<\/td><\/tr>/)
-  t.match(withJournal, /<tr class="passed">[^]*<td>28<\/td><td><\/td><\/tr>/)
+  t.match(withJournal, /data-journal="1" data-hunt="0"/, 'a live session that is no hunt')
+  t.match(withJournal, /<tr class="near"><td><time datetime="2026-11-22T10:15:30.123Z">10:15:30<\/time><\/td><td><code>POST \/secret\/&lt;b&gt;<\/code><\/td><td>415<\/td><td><\/td><td>Challenge 34 needs &lt;json&gt;<\/td>/)
+  t.match(withJournal, '<td class="entry-id"><code>1763806530123-&lt;g&gt;</code></td></tr>', 'each entry\'s id, escaped, in a column of its own')
+  t.match(withJournal, '<table id="requests">\n<thead><tr><th>time (UTC)</th><th>request</th><th>status</th><th>passed</th><th>hint</th><th class="entry-id">entry id</th></tr></thead>',
+    'which style.css shows only in a hunt (the table\'s class hunt)')
+  t.match(withJournal, /<tr class="passed">[^]*<td>28<\/td><td><\/td><td class="entry-id"><code>1763806529000-g<\/code><\/td><\/tr>/)
+  t.notMatch(withJournal, /id="hunt"|Bug hunt/, 'no hunt section for a session that is no hunt')
+  t.match(challengesOf({ guid: 'g', live: false }), 'data-hunt=""', 'no live session: nothing for the refresh to ask of a hunt')
   t.match(withJournal, /<p id="requests-empty" hidden>/)
   t.match(challengesOf({ guid: 'g', live: true, requests: [] }), /<p id="requests-empty">No requests yet/)
   t.match(html, /<progress id="progress" value="1" max="2"><\/progress> <span id="progress-text">1 of 2 done<\/span>/)
@@ -225,6 +234,127 @@ t.test('without a class board, the progress page has no name form and no script 
   t.match(html, '<script type="module" src="/gui/refresh.js"></script></head>', 'the refresh script alone')
   t.equal((await app.inject({ method: 'GET', url: '/gui/name.js' })).statusCode, 404)
   t.notMatch(guiFile('refresh.js'), /name-form|PATCH/, 'the refresh script has nothing of the form')
+})
+
+/** The hunt the tests play: three hidden, heartbeat-200 found already. */
+const HIDDEN = ['note-write-201', 'no-www-authenticate', 'heartbeat-200']
+
+/** The words of a defect a page may show once it is found. */
+function wordsOf (id: string): string[] {
+  const defect = defectById(id)
+  return defect === undefined ? [] : [defect.id, defect.name, defect.breaks, defect.why].map(escapeHtml)
+}
+
+t.test('a hunt\'s section: found of hidden, the found defects revealed and escaped, how to report a finding', async t => {
+  t.same(huntView({ hidden: HIDDEN, found: ['heartbeat-200'] }), { hidden: 3, found: [revealed('heartbeat-200')] }, 'the hidden ones only counted')
+  t.equal(huntTitle({ hidden: 3, found: [] }), 'Bug hunt: 0 of 3 found')
+  const view = { hidden: 3, found: [{ id: 'x<1>', name: 'Name <b>', breaks: 'Breaks & more', why: 'Why "so"' }] }
+  const html = challengesOf({ guid: 'g-1', live: true, requests: [], hunt: view })
+  t.match(html, '<section id="hunt">\n<h2 id="hunt-title">Bug hunt: 1 of 3 found</h2>')
+  t.match(html, '<ul id="hunt-found"><li data-defect="x&lt;1&gt;"><strong>Name &lt;b&gt;</strong><p>What was wrong: Breaks &amp; more</p>' +
+    '<p>Why it matters: Why &quot;so&quot;</p></li></ul>\n<p id="hunt-none" hidden>None found yet.</p>\n</section>')
+  t.equal(commands(html)[0], 'curl -i -X POST http://h:1/p/challenger/g-1/findings -H \'Content-Type: application/json\' -d \'{"entry": "<entry id>"}\'', 'the finding\'s request, for this server and session')
+  t.match(html, 'copy the\nrequest\'s id from the "entry id" column of "Your last requests"')
+  t.ok(html.indexOf('id="hunt"') < html.indexOf('id="challenges"'), 'above the challenges, where the learner sees it')
+  t.match(html, 'data-hunt="1"')
+  t.match(html, '<table id="requests" class="hunt">', 'the entry ids shown')
+  const none = challengesOf({ guid: 'g-1', live: true, requests: [], hunt: { hidden: 3, found: [] } })
+  t.match(none, '<h2 id="hunt-title">Bug hunt: 0 of 3 found</h2>')
+  t.match(none, '<ul id="hunt-found"></ul>\n<p id="hunt-none">None found yet.</p>')
+  t.notMatch(challengesOf({ guid: 'g-1', live: false, hunt: view }), /id="hunt"|Bug hunt/, 'no live session: no hunt')
+})
+
+t.test('a hunt\'s progress page over HTTP: found of hidden, the found revealed, the hidden never named; a finding from the page\'s entry id shows there', async t => {
+  const store = new MemoryStore({})
+  const app = await build(t, { store })
+  const session = await store.create(undefined, 1, { hidden: HIDDEN, found: ['heartbeat-200'] })
+  const { guid, token } = session
+  const pageOf = async (): Promise<string> => (await app.inject({ method: 'GET', url: `/gui/challenges/${guid}` })).body
+  const first = await pageOf()
+  t.match(first, '<h2 id="hunt-title">Bug hunt: 1 of 3 found</h2>')
+  for (const words of wordsOf('heartbeat-200')) t.match(first, words, 'the found one revealed')
+  for (const id of ['note-write-201', 'no-www-authenticate']) {
+    for (const words of wordsOf(id)) t.notMatch(first, words, `${id} is not on the page`)
+  }
+  t.equal(commands(first)[0], `curl -i -X POST http://localhost:80/challenger/${guid}/findings -H 'Content-Type: application/json' -d '{"entry": "<entry id>"}'`)
+
+  // The refresh's view of the hunt: the same, as JSON, under the pages' headers.
+  const state = await app.inject({ method: 'GET', url: `/gui/challenges/${guid}/hunt` })
+  t.equal(state.statusCode, 200)
+  t.equal(state.headers['content-type'], 'application/json; charset=utf-8')
+  t.match(state.headers['content-security-policy'], "default-src 'none'")
+  t.same(state.json(), { hunt: { hidden: 3, found: [revealed('heartbeat-200')] } })
+  for (const id of ['note-write-201', 'no-www-authenticate']) t.notMatch(state.body, defectById(id)?.name as string)
+
+  // The learner writes a note: the hidden note-write-201 answers 201. Its entry id is on the page.
+  const write = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token }, payload: { note: 'hi' } })
+  t.equal(write.statusCode, 201)
+  const ids = [...(await pageOf()).matchAll(/<td class="entry-id"><code>([^<]*)<\/code><\/td>/g)].map(match => match[1] as string)
+  const journal = (await app.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).json().requests as Array<{ id: string }>
+  t.same(ids, journal.map(entry => entry.id), 'every entry\'s id, as GET /challenger/{guid}/requests gives them')
+  const finding = await app.inject({ method: 'POST', url: `/challenger/${guid}/findings`, payload: { entry: ids[0] } })
+  t.equal(finding.json().verdict, 'found')
+  const second = await pageOf()
+  t.match(second, '<h2 id="hunt-title">Bug hunt: 2 of 3 found</h2>')
+  t.same([...second.matchAll(/<li data-defect="([^"]*)">/g)].map(match => match[1]), ['heartbeat-200', 'note-write-201'], 'in the order found')
+  for (const words of wordsOf('no-www-authenticate')) t.notMatch(second, words, 'the one still hidden is not named')
+  t.same((await app.inject({ method: 'GET', url: `/gui/challenges/${guid}/hunt` })).json(), { hunt: { hidden: 3, found: [revealed('heartbeat-200'), revealed('note-write-201')] } })
+
+  // A false alarm changes nothing on the page.
+  await app.inject({ method: 'GET', url: '/challenges', headers: { 'x-challenger': guid } })
+  const correct = await app.inject({ method: 'POST', url: `/challenger/${guid}/findings`, payload: { entry: (await app.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).json().requests[0].id } })
+  t.equal(correct.json().verdict, 'correct')
+  t.match(await pageOf(), 'Bug hunt: 2 of 3 found')
+
+  // Looking is not a request of the learner's: nothing passed, nothing in the journal.
+  const before = await passed(app, guid)
+  const journaled = (await app.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).json().requests.length
+  await app.inject({ method: 'GET', url: `/gui/challenges/${guid}/hunt` })
+  await pageOf()
+  t.same(await passed(app, guid), before)
+  t.equal((await app.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).json().requests.length, journaled)
+})
+
+t.test('GET /gui/challenges/{guid}/hunt: null for a session that is no hunt, 404 for none; GET, HEAD and OPTIONS only', async t => {
+  const app = await build(t)
+  const plain = await newSession(app)
+  t.same((await app.inject({ method: 'GET', url: `/gui/challenges/${plain.guid}/hunt` })).json(), { hunt: null })
+  t.match((await app.inject({ method: 'GET', url: `/gui/challenges/${plain.guid}` })).body, 'data-hunt="0"', 'its page: the refresh asks, and reloads if a hunt begins')
+  t.match((await app.inject({ method: 'GET', url: `/gui/challenges/${plain.guid}` })).body, '<table id="requests">\n', 'its entry ids are left to style.css to hide')
+  for (const url of ['/gui/challenges/not-a-live-one/hunt', '/gui/challenges//hunt']) {
+    const missing = await app.inject({ method: 'GET', url })
+    t.equal(missing.statusCode, 404, url)
+  }
+  t.same(errorMessages(await app.inject({ method: 'GET', url: '/gui/challenges/not-a-live-one/hunt' })), ['No live session "not-a-live-one"'])
+  t.equal((await app.inject({ method: 'HEAD', url: `/gui/challenges/${plain.guid}/hunt` })).statusCode, 200)
+  t.equal((await app.inject({ method: 'OPTIONS', url: `/gui/challenges/${plain.guid}/hunt` })).headers.allow, 'GET, HEAD, OPTIONS')
+  t.equal((await app.inject({ method: 'POST', url: `/gui/challenges/${plain.guid}/hunt` })).statusCode, 405)
+  t.notMatch((await app.inject({ method: 'GET', url: '/docs/json' })).body, '/hunt"', 'not in the learners\' API document')
+
+  // A hunt begun with POST /challenger {"hunt": true}: none found yet.
+  const made = await app.inject({ method: 'POST', url: '/challenger', payload: { hunt: true } })
+  const guid = made.headers['x-challenger'] as string
+  const html = (await app.inject({ method: 'GET', url: `/gui/challenges/${guid}` })).body
+  t.match(html, '<h2 id="hunt-title">Bug hunt: 0 of 3 found</h2>')
+  t.match(html, '<p id="hunt-none">None found yet.</p>')
+  const hidden = (await app.inject({ method: 'GET', url: `/gui/challenges/${guid}/hunt` })).json()
+  t.same(hidden, { hunt: { hidden: 3, found: [] } })
+  for (const defect of defects) t.notMatch(html, escapeHtml(defect.name), `${defect.id}: no defect named on a new hunt's page`)
+})
+
+t.test('in single-player mode and under a prefix, the hunt is the page\'s', async t => {
+  const single = await build(t, { mode: 'single' })
+  await single.inject({ method: 'POST', url: '/challenger', payload: { hunt: true } })
+  t.same((await single.inject({ method: 'GET', url: '/gui/challenges/anything/hunt' })).json().hunt?.hidden, 3, 'the one session\'s')
+  const { default: Fastify } = await import('fastify')
+  const { default: app } = await import('../src/app.js')
+  const host = Fastify()
+  await host.register(app, { prefix: '/practice' })
+  t.teardown(() => host.close())
+  const guid = (await host.inject({ method: 'POST', url: '/practice/challenger', payload: { hunt: true } })).headers['x-challenger'] as string
+  t.same((await host.inject({ method: 'GET', url: `/practice/gui/challenges/${guid}/hunt` })).json().hunt?.found, [])
+  t.equal(commands((await host.inject({ method: 'GET', url: `/practice/gui/challenges/${guid}`, headers: { host: 'h' } })).body)[0],
+    `curl -i -X POST http://h/practice/challenger/${guid}/findings -H 'Content-Type: application/json' -d '{"entry": "<entry id>"}'`)
 })
 
 t.test('the landing page says how many challenges there are, and what comes after its three', async t => {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import type { Test } from 'tap'
+import { MemoryStore } from '../src/domain/sessions/memory-store.js'
 import { createServer } from '../src/server.js'
 import { chromiumTest, launch, openPage } from './chromium.js'
 
@@ -92,7 +93,8 @@ async function screenshot (t: Test, page: Page, name: string): Promise<void> {
 
 chromiumTest('every page fits a 390 px phone, as cards, and commands wrap only at spaces', async t => {
   // With a class board, so that the progress page has its name form too.
-  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { adminToken: 'a-board-token-for-the-phone' } })
+  const store = new MemoryStore({})
+  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { adminToken: 'a-board-token-for-the-phone', store } })
   t.teardown(() => app.close())
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
@@ -102,6 +104,9 @@ chromiumTest('every page fits a 390 px phone, as cards, and commands wrap only a
   t.equal((await fetch(`${base}/secret/note`, { method: 'POST', headers: { 'x-challenger': guid, 'x-auth-token': token, 'content-type': 'application/x-www-form-urlencoded' }, body: 'note=hi' })).status, 415)
   t.equal((await fetch(`${base}/challenger/${guid}`, { headers: { 'x-challenger': guid } })).status, 200)
   t.equal((await fetch(`${base}/heartbeat`, { method: 'HEAD', headers: { 'x-challenger': guid } })).status, 204)
+  // A bug hunt with a defect found (its section's longest texts) and a journal (its entry ids shown).
+  const hunt = await store.create(undefined, 1, { hidden: ['note-write-201', 'no-www-authenticate', 'heartbeat-200'], found: ['heartbeat-200', 'no-www-authenticate'] })
+  t.equal((await fetch(`${base}/heartbeat`, { headers: { 'x-challenger': hunt.guid } })).status, 200)
 
   const browser = await launch(t)
   const page = await openPage(t, browser, { viewport: { width: WIDTH, height: 844 } })
@@ -114,6 +119,7 @@ chromiumTest('every page fits a 390 px phone, as cards, and commands wrap only a
     ['challenges', '/gui/challenges'],
     ['progress', `/gui/challenges/${guid}`],
     ['not-live', '/gui/challenges/0b5d9e8a-not-a-live-session-id-with-no-spaces-at-all'],
+    ['hunt', `/gui/challenges/${hunt.guid}`],
     ['board', '/admin']
   ]
   for (const [name, path] of pages) {
@@ -126,12 +132,22 @@ chromiumTest('every page fits a 390 px phone, as cards, and commands wrap only a
     t.same(await page.locator('.scroll').evaluateAll(boxes => boxes.filter(box => box.scrollWidth > box.clientWidth).map(box => box.firstElementChild?.id)), [],
       `${name}: no table needs to scroll in its box`)
     const commands = await commandLines(page)
-    t.same(commands.filter(command => command.split.length > 0).map(command => command.split), [], `${name}: no word of a command is split over two lines`)
+    // But one: a hunt's finding names its URL, session id and all, too long for a phone's line; it breaks.
+    const url = name === 'hunt' ? `${base}/challenger/${hunt.guid}/findings` : ''
+    t.same(commands.filter(command => command.split.some(word => word !== url)).map(command => command.split), [], `${name}: no word of a command is split over two lines`)
     t.same(commands.filter(command => command.scrolls).map(command => command.text), [], `${name}: every command fits its box by wrapping at spaces`)
     t.same(await page.locator('.header-name').evaluateAll(names => names.filter(name => new Set([...name.getClientRects()].map(rect => Math.round(rect.top))).size > 1).map(name => name.textContent)), [],
       `${name}: no header name in the descriptions is split over two lines`)
     await screenshot(t, page, name)
   }
+
+  // The hunt's section: the found defects and the finding's command fit, the entry ids are shown and labelled.
+  await page.goto(`${base}/gui/challenges/${hunt.guid}`)
+  t.equal(await page.locator('#hunt-title').textContent(), 'Bug hunt: 2 of 3 found')
+  t.equal(await page.locator('#hunt pre.command').evaluate(pre => pre.scrollWidth <= pre.clientWidth), true, 'the finding\'s command wraps rather than scrolls')
+  const entryId = page.locator('#requests tbody tr').first().locator('.entry-id')
+  t.equal(await entryId.isVisible(), true, 'in a hunt the entry ids are shown')
+  t.equal(await entryId.evaluate(td => getComputedStyle(td, '::before').content), '"entry id: "', 'labelled on the card')
 
   // The header names checked above are there to check: every description that names one has it kept whole.
   await page.goto(`${base}/gui/challenges`)

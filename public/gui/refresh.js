@@ -1,13 +1,17 @@
 // @ts-check
 // The challenges page's refresh (named by the page only for a session). Every 2 seconds it reads
-// the statuses from GET /challenges and, when the page shows a journal, the last requests from
-// GET /challenger/{guid}/requests, and updates the page without reloading it. It sends
-// X-Challenges-Page so that its own requests pass nothing (challenge 02 is the learner's to pass)
-// and stay out of the journal. Every value goes in as text, never as HTML.
+// the statuses from GET /challenges, when the page shows a journal the last requests from
+// GET /challenger/{guid}/requests, and for a live session its bug hunt from
+// GET /gui/challenges/{guid}/hunt, and updates the page without reloading it (but when a hunt began
+// or ended). It sends X-Challenges-Page so that its own requests pass nothing (challenge 02 is the
+// learner's to pass) and stay out of the journal; the hunt's request names no session in a header,
+// so the journal never sees it. Every value goes in as text, never as HTML.
 // A module: its names are its own, not the page's (name.js runs beside it).
 
 /** @typedef {{ id: number, status: boolean }} ChallengeStatus */
-/** @typedef {{ at: string, method: string, path: string, status: number, passed: number[], hint: string | null }} RequestView */
+/** @typedef {{ id: string, at: string, method: string, path: string, status: number, passed: number[], hint: string | null }} RequestView */
+/** @typedef {{ id: string, name: string, breaks: string, why: string }} FoundDefect */
+/** @typedef {{ hidden: number, found: FoundDefect[] }} HuntView */
 
 /**
  * The page's element with this id: the server rendered it.
@@ -37,6 +41,7 @@ async function refresh () {
     byId('progress-text').textContent = done + ' of ' + challenges.length + ' done'
   } catch {}
   if (table.dataset.journal === '1') await refreshRequests()
+  if (table.dataset.hunt !== '') await refreshHunt()
 }
 
 /**
@@ -68,8 +73,15 @@ function requestRow (r) {
   cell(row, String(r.status))
   cell(row, r.passed.join(', '))
   cell(row, r.hint === null ? '' : r.hint)
+  const id = cell(row, '')
+  id.className = 'entry-id'
+  id.appendChild(document.createElement('code')).textContent = r.id
   return row
 }
+
+/** The last requests and hunt drawn, as JSON ('': none yet). */
+let drawnRequests = ''
+let drawnHunt = ''
 
 async function refreshRequests () {
   try {
@@ -77,10 +89,47 @@ async function refreshRequests () {
     if (!res.ok) return
     /** @type {{ requests: RequestView[] }} */
     const { requests } = await res.json()
+    // Redrawn only when something changed: an entry id the learner selected to copy stays selected.
+    const drawn = JSON.stringify(requests)
+    if (drawn === drawnRequests) return
+    drawnRequests = drawn
     const rows = requests.map(requestRow)
     const body = /** @type {HTMLTableSectionElement} */ (document.querySelector('#requests tbody'))
     body.replaceChildren(...rows)
     byId('requests-empty').hidden = rows.length > 0
+  } catch {}
+}
+
+/**
+ * A found defect as an item of the hunt's list, as the server renders it.
+ * @param {FoundDefect} d
+ */
+function foundItem (d) {
+  const item = document.createElement('li')
+  item.dataset.defect = d.id
+  item.appendChild(document.createElement('strong')).textContent = d.name
+  item.appendChild(document.createElement('p')).textContent = 'What was wrong: ' + d.breaks
+  item.appendChild(document.createElement('p')).textContent = 'Why it matters: ' + d.why
+  return item
+}
+
+// A hunt begun, or ended, since the page was made changes the page's shape: the server draws it anew.
+async function refreshHunt () {
+  try {
+    const res = await fetch(base + '/gui/challenges/' + encodeURIComponent(guid) + '/hunt', { headers: { Accept: 'application/json' }, cache: 'no-store' })
+    if (!res.ok) return
+    /** @type {{ hunt: HuntView | null }} */
+    const { hunt } = await res.json()
+    if ((hunt !== null) !== (table.dataset.hunt === '1')) {
+      location.reload()
+      return
+    }
+    const drawn = JSON.stringify(hunt)
+    if (hunt === null || drawn === drawnHunt) return
+    drawnHunt = drawn
+    byId('hunt-title').textContent = 'Bug hunt: ' + hunt.found.length + ' of ' + hunt.hidden + ' found'
+    byId('hunt-found').replaceChildren(...hunt.found.map(foundItem))
+    byId('hunt-none').hidden = hunt.found.length > 0
   } catch {}
 }
 

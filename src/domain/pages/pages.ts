@@ -2,6 +2,7 @@
 // scripts are files in public/gui/ (no front-end build).
 import type { Challenge, ChallengeRow } from '../challenges/catalogue.js'
 import type { JournalView } from '../journal/journal.js'
+import { huntTitle, type HuntView } from './hunt.js'
 
 const HTML_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' }
 
@@ -127,19 +128,43 @@ function solutionLink (row: PageRow): string {
 function requestRow (entry: JournalView): string {
   return `<tr class="${entry.passed.length > 0 ? 'passed' : entry.hint === null ? '' : 'near'}"><td><time datetime="${escapeHtml(entry.at)}">${escapeHtml(entry.at.slice(11, 19))}</time></td>` +
     `<td><code>${escapeHtml(`${entry.method} ${entry.path}`)}</code></td><td>${entry.status}</td>` +
-    `<td>${entry.passed.length === 0 ? '' : escapeHtml(entry.passed.join(', '))}</td><td>${escapeHtml(entry.hint ?? '')}</td></tr>`
+    `<td>${entry.passed.length === 0 ? '' : escapeHtml(entry.passed.join(', '))}</td><td>${escapeHtml(entry.hint ?? '')}</td>` +
+    `<td class="entry-id"><code>${escapeHtml(entry.id)}</code></td></tr>`
 }
 
-function requestsSection (requests: readonly JournalView[]): string {
+// The entry id column is for a hunt's findings: style.css shows it only while the table has the class hunt.
+function requestsSection (requests: readonly JournalView[], hunt: boolean): string {
   return `
 <h2>Your last requests</h2>
 <p>What the server saw for this session, newest first, with what each request passed and, when one came close to a challenge, what was different.</p>
-<div class="scroll"><table id="requests">
-<thead><tr><th>time (UTC)</th><th>request</th><th>status</th><th>passed</th><th>hint</th></tr></thead>
+<div class="scroll"><table id="requests"${hunt ? ' class="hunt"' : ''}>
+<thead><tr><th>time (UTC)</th><th>request</th><th>status</th><th>passed</th><th>hint</th><th class="entry-id">entry id</th></tr></thead>
 <tbody>
 ${requests.map(requestRow).join('\n')}
 </tbody></table></div>
 <p id="requests-empty"${requests.length === 0 ? '' : ' hidden'}>No requests yet: send one with your X-CHALLENGER header and it shows here.</p>`
+}
+
+/** One found defect of a hunt (public/gui/refresh.js builds the same). */
+function foundItem (defect: HuntView['found'][number]): string {
+  return `<li data-defect="${escapeHtml(defect.id)}"><strong>${escapeHtml(defect.name)}</strong>` +
+    `<p>What was wrong: ${escapeHtml(defect.breaks)}</p><p>Why it matters: ${escapeHtml(defect.why)}</p></li>`
+}
+
+/** A bug hunt: found out of hidden, the found defects revealed, and how to report a finding. */
+function huntSection (view: HuntView, address: string, guid: string): string {
+  const found = view.found
+  return `
+<section id="hunt">
+<h2 id="hunt-title">${escapeHtml(huntTitle(view))}</h2>
+<p>Deliberate defects are hidden in this session's answers. When an answer looks wrong, report it: copy the
+request's id from the "entry id" column of "Your last requests" (or from <code>GET /challenger/&lt;id&gt;/requests</code>)
+and send it as a finding. The answer says whether a hidden defect changed that answer (then it is found, and
+shown below) or why the service was right there.</p>
+${command(`curl -i -X POST ${address}/challenger/${guid}/findings -H 'Content-Type: application/json' -d '{"entry": "<entry id>"}'`)}
+<ul id="hunt-found">${found.map(foundItem).join('')}</ul>
+<p id="hunt-none"${found.length === 0 ? '' : ' hidden'}>None found yet.</p>
+</section>`
 }
 
 // The name form (public/gui/name.js sends it); its input has no `name`: without the script, a submit only reloads.
@@ -167,6 +192,8 @@ export interface ChallengesPageOptions {
   name: string | undefined
   /** With the class board on, a live session's page has the name form. */
   board: boolean
+  /** A live session's bug hunt, or null when it is none. */
+  hunt: HuntView | null
 }
 
 /** The catalogue as a table with the session's statuses and how to pass each, and its last requests when it has a journal. */
@@ -179,6 +206,7 @@ export function challengesPage (options: ChallengesPageOptions): string {
     : `<p>Session <code class="guid">${escapeHtml(guid)}</code>${live ? '' : ' (no live session by this id: create one with POST /challenger)'}</p>\n${bearerWarning}${nameForm ? nameSection(options.name) : ''}`
   const address = `${options.origin}${base}`
   const known = live ? guid : null
+  const hunt = known !== null && options.hunt !== null ? huntSection(options.hunt, address, known) : ''
   const body = rows.map(row => `<tr data-id="${row.id}" class="${row.status ? 'done' : 'todo'}">` +
     `<td>${String(row.id).padStart(2, '0')}</td><td>${escapeHtml(row.name)}</td><td>${unbroken(escapeHtml(row.description))}` +
     `<details><summary>How to pass it</summary>${command(filledHint(row.hint, address, known))}</details>${solutionLink(row)}</td>` +
@@ -187,12 +215,12 @@ export function challengesPage (options: ChallengesPageOptions): string {
   return page(base, 'Challenges', `
 <h1>Challenges</h1>
 ${who}
-<p><progress id="progress" value="${done}" max="${rows.length}"></progress> <span id="progress-text">${progressText(rows)}</span></p>
-<div class="scroll"><table id="challenges" data-base="${escapeHtml(base)}" data-guid="${escapeHtml(guid ?? '')}" data-journal="${requests === null ? '' : '1'}">
+<p><progress id="progress" value="${done}" max="${rows.length}"></progress> <span id="progress-text">${progressText(rows)}</span></p>${hunt}
+<div class="scroll"><table id="challenges" data-base="${escapeHtml(base)}" data-guid="${escapeHtml(guid ?? '')}" data-journal="${requests === null ? '' : '1'}" data-hunt="${live ? hunt === '' ? '0' : '1' : ''}">
 <thead><tr><th>id</th><th>challenge</th><th>how to pass it</th><th>status</th></tr></thead>
 <tbody>
 ${body}
-</tbody></table></div>${requests === null ? '' : requestsSection(requests)}
+</tbody></table></div>${requests === null ? '' : requestsSection(requests, hunt !== '')}
 <p><a href="${escapeHtml(base)}/">Home</a>${docs ? ` · <a href="${escapeHtml(base)}/docs">API documentation</a>` : ''}</p>`, scripts)
 }
 
