@@ -56,7 +56,8 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         name: s.name ?? null,
         createdAt: isoSeconds(s.createdAt),
         lastSeen: new Date(s.lastSeen).toISOString(),
-        passed: passedIds(s.progress)
+        passed: passedIds(s.progress),
+        hunt: s.hunt === undefined ? null : { found: s.hunt.found, hidden: s.hunt.hidden }
       })),
       next: page.next
     })

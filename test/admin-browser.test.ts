@@ -185,6 +185,34 @@ chromiumTest('the class board and the name form in chromium', async t => {
     t.same(problems, [], 'nothing refused by the CSP, no console or script error, no alert')
   })
 
+  t.test('the board shows each learner\'s bug hunt, found of hidden, and catches up with a finding', async t => {
+    const store = new MemoryStore({})
+    const base = await listen(t, createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { adminToken: TOKEN, store } }))
+    await learner(base, 'Plain')
+    const hunter = await store.create('Hunter', 1, { hidden: ['note-write-201', 'no-www-authenticate', 'heartbeat-200'], found: ['heartbeat-200'] })
+    const { page, refused, problems } = await watchedPage(t, browser, 1280, 800)
+    await page.goto(`${base}/admin`)
+    await enterToken(page, TOKEN)
+    await page.locator('#learners tbody tr').nth(1).waitFor()
+    t.equal(await page.locator('#learners thead th').nth(4).textContent(), 'bug hunt')
+    t.same((await rows(page)).map(row => [row[0]?.replace(/\w{8}$/, ''), row[4]]), [['Hunter', '1/3'], ['Plain', '']], 'found/hidden for the hunt, empty for the other')
+
+    // Hunter reports the note's write, which the hidden note-write-201 answered 201.
+    t.equal((await fetch(`${base}/secret/note`, { method: 'POST', headers: { 'x-challenger': hunter.guid, 'x-auth-token': hunter.token, 'content-type': 'application/json' }, body: '{"note":"x"}' })).status, 201)
+    const entry = (await (await fetch(`${base}/challenger/${hunter.guid}/requests`)).json() as { requests: Array<{ id: string }> }).requests[0]?.id
+    t.equal((await (await fetch(`${base}/challenger/${hunter.guid}/findings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ entry }) })).json() as { verdict: string }).verdict, 'found')
+    await page.locator('#learners tbody tr .hunt', { hasText: '2/3' }).waitFor()
+    t.equal(await page.locator('#learners tbody tr').first().locator('.hunt').textContent(), '2/3', 'without a reload')
+
+    await page.setViewportSize({ width: 375, height: 740 })
+    t.equal(await page.locator('#learners tbody tr').first().locator('.hunt').evaluate(td => getComputedStyle(td, '::before').content), '"bug hunt: "', 'labelled on a phone\'s card')
+    t.equal(await page.locator('#learners tbody tr').nth(1).locator('.hunt').isVisible(), false, 'and no empty line for a learner who is not hunting')
+    const narrow = await fits(page)
+    t.ok(narrow.scrollWidth <= narrow.innerWidth, `no horizontal scroll at 375 px (${narrow.scrollWidth} <= ${narrow.innerWidth})`)
+    t.same(refused, [])
+    t.same(problems, [])
+  })
+
   t.test('past 1,000 learners the board shows the 1,000 most recently active and says so', async t => {
     const store = new MemoryStore({})
     for (let i = 0; i < 1001; i++) await store.create(i === 0 ? 'the oldest' : undefined)

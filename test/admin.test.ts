@@ -9,6 +9,8 @@ import { challenges } from '../src/domain/challenges/catalogue.js'
 import { configFromEnv } from '../src/domain/config/config.js'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
 import { StoreUnavailableError } from '../src/domain/sessions/store.js'
+import { defects } from '../src/domain/defects/catalogue.js'
+import { AdminSessionPage } from '../src/domain/http/schemas.js'
 import { build, errorMessages, newSession, passed, storeOf } from './helper.js'
 
 const TOKEN = 'instructor-token-0123456789'
@@ -217,7 +219,8 @@ t.test('GET /admin/sessions: newest activity first, paged with a cursor that hol
   t.equal(body.total, 7)
   t.same(body.sessions.map((s: { name: string }) => s.name), ['learner 2', 'learner 6', 'learner 5'])
   t.same(body.sessions[0].passed, [1, 28])
-  t.same(Object.keys(body.sessions[0]), ['guid', 'name', 'createdAt', 'lastSeen', 'passed'])
+  t.same(Object.keys(body.sessions[0]), ['guid', 'name', 'createdAt', 'lastSeen', 'passed', 'hunt'])
+  t.equal(body.sessions[0].hunt, null, 'no hunt')
   t.match(body.sessions[0].lastSeen, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   t.equal(first.headers.link, `</admin/sessions?limit=3&cursor=${body.next as string}>; rel="next"`)
   // Between pages: learner 5 (the cursor's own) and learner 0 (not yet listed) are active.
@@ -278,7 +281,7 @@ t.test('GET /admin/sessions as CSV: RFC 4180, read back by a CSV parser, formula
   t.ok(res.body.endsWith('\r\n') && !/[^\r]\n/.test(res.body), 'CRLF after every line')
   const rows = parse(res.body, { columns: true }) as Array<Record<string, string>>
   t.equal(rows.length, 4, 'one row per session')
-  t.same(Object.keys(rows[0] as object), ['guid', 'name', 'createdAt', 'lastSeen', 'passed', ...challenges.map(c => `challenge ${String(c.id).padStart(2, '0')}`)])
+  t.same(Object.keys(rows[0] as object), ['guid', 'name', 'createdAt', 'lastSeen', 'passed', 'huntFound', 'huntHidden', ...challenges.map(c => `challenge ${String(c.id).padStart(2, '0')}`)])
   // Newest activity first: the first learner (the heartbeat), the unnamed one, then the rest.
   t.same(rows.map(r => r.name), [names[0], '', 'plain', `'${names[1] as string}`], 'names as given; a formula gets a quote in front')
   t.equal(rows[0]?.guid, guids[0])
@@ -309,6 +312,33 @@ t.test('CSV split on , or on ; (as spreadsheets in de, fr, it… do), by a stric
       t.same(bad, [], `split on ${delimiter} ${JSON.stringify(options)}`)
     }
   }
+})
+
+t.test('the board\'s bug hunt: found of hidden for a hunt, null (empty cells in CSV) for a session that is no hunt, never which defects', async t => {
+  const store = new MemoryStore({})
+  const server = await withBoard(t, { store })
+  const hunter = await store.create('Hunter', 1, { hidden: ['note-write-201', 'no-www-authenticate', 'heartbeat-200'], found: ['heartbeat-200'] })
+  await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: 'Plain' } })
+  await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: 'Fresh', hunt: true } })
+  const hunts = async (): Promise<Record<string, unknown>> => {
+    const res = await server.inject({ method: 'GET', url: '/admin/sessions', headers: admin })
+    for (const defect of defects) t.notMatch(res.body, defect.id, `${defect.id} is not named`)
+    return Object.fromEntries(res.json().sessions.map((s: { name: string, hunt: unknown }) => [s.name, s.hunt]))
+  }
+  t.same(await hunts(), { Fresh: { found: 0, hidden: 3 }, Plain: null, Hunter: { found: 1, hidden: 3 } })
+
+  // Hunter finds another: the hidden note-write-201 answered the note's write 201.
+  t.equal((await server.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': hunter.guid, 'x-auth-token': hunter.token }, payload: { note: 'x' } })).statusCode, 201)
+  const entry = (await server.inject({ method: 'GET', url: `/challenger/${hunter.guid}/requests` })).json().requests[0].id as string
+  t.equal((await server.inject({ method: 'POST', url: `/challenger/${hunter.guid}/findings`, payload: { entry } })).json().verdict, 'found')
+  t.same((await hunts()).Hunter, { found: 2, hidden: 3 })
+
+  const csv = (await server.inject({ method: 'GET', url: '/admin/sessions', headers: { ...admin, accept: 'text/csv' } })).body
+  const rows = parse(csv, { columns: true }) as Array<Record<string, string>>
+  t.same(rows.map(({ name, huntFound, huntHidden }) => [name, huntFound, huntHidden]), [['Hunter', '2', '3'], ['Fresh', '0', '3'], ['Plain', '', '']],
+    'two columns of numbers, empty for no hunt')
+  const documented = AdminSessionPage.properties.sessions.items.properties.hunt
+  t.match(documented.description, /^A bug hunt: how many of its hidden defects are found \(never which\); null/, 'the schema says what hunt is')
 })
 
 t.test('GET /admin/summary: live, active in the last 10 minutes, passes per challenge', async t => {

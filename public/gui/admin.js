@@ -8,7 +8,7 @@
 // instructor's machine does not make everyone look idle. Every value (names are the learners'
 // text) goes in as text, never as HTML.
 
-/** @typedef {{ guid: string, name: string | null, createdAt: string, lastSeen: string, passed: number[] }} Session */
+/** @typedef {{ guid: string, name: string | null, createdAt: string, lastSeen: string, passed: number[], hunt: { found: number, hidden: number } | null }} Session */
 /** @typedef {{ id: number, name: string, passedBy: number }} ChallengeCount */
 /** @typedef {{ live: number, activeLast10Minutes: number, challenges: ChallengeCount[] }} Summary */
 /** @typedef {{ list: Session[], total: number, more: boolean, date: number }} Sessions */
@@ -171,7 +171,7 @@ function bar (parent, value, max) {
 }
 
 /**
- * A learner's row: who, how far, when last seen, and the next challenge.
+ * A learner's row: who, how far, when last seen, the next challenge, and their bug hunt.
  * @param {Session} s
  * @param {ChallengeCount[]} challenges
  * @param {number} now
@@ -196,6 +196,12 @@ function learnerRow (s, challenges, now) {
   time.dateTime = s.lastSeen
   time.title = new Date(seen).toLocaleString()
   cell(row, 'next', 'next').textContent = next === undefined ? 'all done' : pad(next.id) + ' ' + next.name
+  // A bug hunt's defects found of those hidden (never which); empty for a session that is no hunt.
+  const hunt = cell(row, 'hunt', 'bug hunt')
+  if (s.hunt !== null) {
+    hunt.textContent = s.hunt.found + '/' + s.hunt.hidden
+    if (s.hunt.found === s.hunt.hidden) hunt.classList.add('complete')
+  }
   return row
 }
 

@@ -295,7 +295,11 @@ export const AdminSessionPage = Type.Object({
     name: Type.Union([Type.String(), Type.Null()]),
     createdAt: Type.String({ format: 'date-time' }),
     lastSeen: Type.String({ format: 'date-time' }),
-    passed: Type.Array(Type.Integer(), { description: 'The ids of the challenges passed' })
+    passed: Type.Array(Type.Integer(), { description: 'The ids of the challenges passed' }),
+    hunt: Type.Union([
+      Type.Object({ found: Type.Integer({ description: 'Defects found so far' }), hidden: Type.Integer({ description: 'Defects the hunt hides' }) }),
+      Type.Null()
+    ], { description: 'A bug hunt: how many of its hidden defects are found (never which); null for a session that is no hunt' })
   })),
   next: Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page; null on the last' })
 })

@@ -21,11 +21,13 @@ export function isoSeconds (ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 
+/** The board's sessions; a bug hunt in two columns of numbers (a spreadsheet reads "1/3" as a date), empty for no hunt. */
 export function sessionsCsv (sessions: readonly SessionSummary[]): string {
-  const head = ['guid', 'name', 'createdAt', 'lastSeen', 'passed', ...challenges.map(c => `challenge ${paddedId(c.id)}`)]
+  const head = ['guid', 'name', 'createdAt', 'lastSeen', 'passed', 'huntFound', 'huntHidden', ...challenges.map(c => `challenge ${paddedId(c.id)}`)]
   const rows = sessions.map(s => [
-    s.guid, s.name ?? '', isoSeconds(s.createdAt), new Date(s.lastSeen).toISOString(),
-    String(passedIds(s.progress).length), ...challenges.map(c => String(isPassed(s.progress, c)))
+    s.guid, s.name ?? '', isoSeconds(s.createdAt), new Date(s.lastSeen).toISOString(), String(passedIds(s.progress).length),
+    s.hunt === undefined ? '' : String(s.hunt.found), s.hunt === undefined ? '' : String(s.hunt.hidden),
+    ...challenges.map(c => String(isPassed(s.progress, c)))
   ])
   return [head, ...rows].map(cells => cells.map(csvField).join(',') + '\r\n').join('')
 }
