@@ -125,6 +125,33 @@ t.test('the metrics count what happened: requests by route, method and status, d
   t.equal(Number(family(again, 'api_challenges_request_duration_seconds')?.metrics[0]?.count), 18)
 })
 
+t.test('a bug hunt\'s findings are counted by verdict: found (a hidden defect) and correct (a false alarm)', async t => {
+  const store = new MemoryStore({})
+  const server = await build(t, { adminToken: TOKEN, store })
+  const before = await scrape(server)
+  t.equal(value(before, 'api_challenges_hunt_findings_total', { verdict: 'found' }), 0, 'both series there from the start, at 0')
+  t.equal(value(before, 'api_challenges_hunt_findings_total', { verdict: 'correct' }), 0)
+  const { guid } = await store.create(undefined, 1, { hidden: ['note-write-201', 'no-www-authenticate', 'heartbeat-200'], found: [] })
+  const report = async (): Promise<string> => {
+    const entry = (await server.inject({ method: 'GET', url: `/challenger/${guid}/requests` })).json().requests[0].id as string
+    return (await server.inject({ method: 'POST', url: `/challenger/${guid}/findings`, payload: { entry } })).json().verdict
+  }
+  // The hidden heartbeat-200 answers GET /heartbeat 200; GET /challenges is answered as it should be.
+  t.equal((await server.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': guid } })).statusCode, 200)
+  t.equal(await report(), 'found')
+  await server.inject({ method: 'GET', url: '/challenges', headers: { 'x-challenger': guid } })
+  t.equal(await report(), 'correct')
+  const families = await scrape(server)
+  t.equal(family(families, 'api_challenges_hunt_findings_total')?.type, 'COUNTER')
+  t.equal(value(families, 'api_challenges_hunt_findings_total', { verdict: 'found' }), 1)
+  t.equal(value(families, 'api_challenges_hunt_findings_total', { verdict: 'correct' }), 1)
+  // A refused finding (not a hunt) counts as neither.
+  const plain = await newSession(server)
+  t.equal((await server.inject({ method: 'POST', url: `/challenger/${plain.guid}/findings`, payload: { entry: 'x' } })).statusCode, 400)
+  const after = await scrape(server)
+  t.same([value(after, 'api_challenges_hunt_findings_total', { verdict: 'found' }), value(after, 'api_challenges_hunt_findings_total', { verdict: 'correct' })], [1, 1])
+})
+
 t.test('the duration histogram has the documented buckets, 0.1 ms to 2.5 s, then +Inf', async t => {
   const server = await build(t, { adminToken: TOKEN })
   await server.inject({ method: 'GET', url: '/heartbeat' })
