@@ -74,6 +74,15 @@ async function cards (page: Page): Promise<Array<{ who: string, short: string, h
   })))
 }
 
+/** A new session, named when `name` is given, as a learner makes it with curl. */
+async function learner (base: string, name?: string): Promise<string> {
+  const res = await fetch(`${base}/challenger`, name === undefined
+    ? { method: 'POST' }
+    : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) })
+  if (res.status !== 201) throw new Error(`POST /challenger: ${res.status}`)
+  return res.headers.get('x-challenger') as string
+}
+
 /** Whether the page scrolls, and every card's box that is not wholly on the screen. */
 async function layout (page: Page): Promise<{ scrollHeight: number, scrollWidth: number, innerHeight: number, innerWidth: number, outside: string[] }> {
   return await page.evaluate(() => {
@@ -241,8 +250,9 @@ chromiumTest('the class board\'s projector view in chromium', async t => {
     t.same(problems, [], 'nothing refused by the CSP, no failed request, no console or script error')
   })
 
-  t.test('with no learners the view says so, and a refresh that fails shows over the cards without moving them', async t => {
-    const base = await listen(t, createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { adminToken: TOKEN } }))
+  t.test('with no learners the view says so; a refresh that fails shows over the cards without moving them', async t => {
+    const server = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { adminToken: TOKEN } })
+    const base = await listen(t, server)
     const { page, problems } = await watchedPage(t, browser, 1280, 720)
     await page.goto(`${base}/admin?view=projector`)
     await page.locator('#token').fill(TOKEN)
@@ -251,6 +261,22 @@ chromiumTest('the class board\'s projector view in chromium', async t => {
     t.equal(await page.locator('#no-learners').textContent(), 'No learners yet: scan the code or open the address above to start.')
     t.equal(await page.locator('#status').isVisible(), false, 'no status line while all is well')
     t.equal(await page.locator('#live').textContent(), '0')
-    t.same(problems, [])
+
+    await learner(base, 'Ada')
+    await learner(base)
+    await page.locator('#learner-grid li').nth(1).waitFor()
+    t.equal(await page.locator('#no-learners').isVisible(), false)
+    const boxes = async (): Promise<unknown> => await page.locator('#learner-grid li').evaluateAll(items => items.map(item => item.getBoundingClientRect().toJSON()))
+    const before = await boxes()
+    await server.close()
+    await page.locator('#status', { hasText: 'The last refresh failed' }).waitFor()
+    t.equal(await page.locator('#status').textContent(), 'The last refresh failed (the server could not be reached); trying again every 5 s.')
+    t.equal(await page.locator('#status').evaluate(status => getComputedStyle(status).position), 'fixed', 'a banner over the screen')
+    t.same(await boxes(), before, 'the cards did not move')
+    t.same([...new Set(problems.map(problem => problem.replace(/:\d+\//, ':<port>/').replace(/\?.*: /, ': ')))].sort(), [
+      'GET http://127.0.0.1:<port>/admin/sessions: net::ERR_CONNECTION_REFUSED',
+      'GET http://127.0.0.1:<port>/admin/summary: net::ERR_CONNECTION_REFUSED',
+      'console: Failed to load resource: net::ERR_CONNECTION_REFUSED'
+    ].sort(), 'nothing went wrong but the refused connections')
   })
 })
