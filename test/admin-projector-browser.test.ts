@@ -279,4 +279,21 @@ chromiumTest('the class board\'s projector view in chromium', async t => {
       'console: Failed to load resource: net::ERR_CONNECTION_REFUSED'
     ].sort(), 'nothing went wrong but the refused connections')
   })
+
+  t.test('past 1,000 learners the view shows the 1,000 most recently active, by name, at its smallest type, and says so', async t => {
+    const store = new MemoryStore({})
+    for (let i = 0; i < 1001; i++) await store.create(i === 0 ? 'the oldest' : `learner ${1001 - i}`)
+    const base = await listen(t, createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { adminToken: TOKEN, store } }))
+    const { page, problems } = await watchedPage(t, browser, 1280, 720)
+    await page.goto(`${base}/admin?view=projector`)
+    await page.locator('#token').fill(TOKEN)
+    await page.locator('#login button[type=submit]').click()
+    await page.locator('#more').waitFor()
+    t.equal(await page.locator('#more').textContent(), 'Showing the 1000 most recently active of 1001 learners: the board\'s Download CSV has them all.')
+    t.equal(await page.locator('#learner-grid li').count(), 1000)
+    t.same(await page.locator('#learner-grid .name').evaluateAll(names => names.slice(0, 3).map(name => name.textContent)), ['learner 1', 'learner 2', 'learner 3'], 'by name, numbers as numbers')
+    t.equal(await page.locator('#learner-grid .name', { hasText: 'the oldest' }).count(), 0, 'the least recently active is the one left out')
+    t.equal(await page.locator('#learner-grid').evaluate(grid => getComputedStyle(grid).fontSize), '12px', 'the smallest type, and the page scrolls')
+    t.same(problems, [])
+  })
 })
