@@ -115,8 +115,9 @@ export function fit () {
     else high = size - 1
   }
   grid.style.fontSize = low + 'px'
-  // Measured all at once, then changed all at once: three layouts, however many names.
+  // Measured all at once, then changed all at once: three layouts, however many names (a resize starts again).
   const names = [...grid.querySelectorAll('.name')]
+  for (const name of names) name.className = 'name'
   for (const smaller of ['long', 'longer']) {
     const over = names.filter(name => name.scrollWidth > name.clientWidth)
     for (const name of over) name.className = 'name ' + smaller
