@@ -11,7 +11,7 @@ import { Type } from '@sinclair/typebox'
 import { browserHeaders } from '../src/domain/http/browser-headers.js'
 import { challengeRows, challenges, SOLUTIONS_BASE } from '../src/domain/challenges/catalogue.js'
 import { viewOf } from '../src/domain/journal/journal.js'
-import { adminPage } from '../src/domain/pages/admin-page.js'
+import { badView, BoardQuery, boardPage, isBoardView } from '../src/domain/pages/admin-page.js'
 import { HuntState, huntView } from '../src/domain/pages/hunt.js'
 import { challengesPage, CSP_DIRECTIVES, landingPage, solutionUrls } from '../src/domain/pages/pages.js'
 import { failure, GuidParams, header } from '../src/domain/http/schemas.js'
@@ -23,7 +23,7 @@ function text (type: string, description: string) {
 }
 
 /** The files of public/gui/ served only with a class board. */
-export const BOARD_FILES: readonly string[] = ['admin.js', 'admin.css', 'name.js']
+export const BOARD_FILES: readonly string[] = ['admin.js', 'admin.css', 'name.js', 'projector.js', 'projector.css']
 
 /** The Content-Type of each kind of file in public/gui/ (text/javascript, as RFC 9239 says). */
 export const FILE_TYPES: Readonly<Record<string, string>> = {
@@ -150,8 +150,12 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
   // The board's page carries no data and needs no token (it asks for one); it exists only with the board's API.
   if (fastify.adminEnabled) {
     fastify.get('/admin', {
-      schema: { summary: 'The class board, for the instructor', response: { 200: { ...text(HTML, 'The board, filled in by its script once the admin token is entered'), headers: pageHeaders } } }
-    }, async (_request, reply) => reply.type(HTML).send(adminPage(base)))
+      schema: { summary: 'The class board, for the instructor', querystring: BoardQuery, response: { 200: { ...text(HTML, 'The board, filled in by its script once the admin token is entered'), headers: pageHeaders }, 400: failure('A view the board does not have') } }
+    }, async (request, reply) => {
+      const view = request.query.view ?? 'board'
+      if (!isBoardView(view)) return reply.fail(400, badView(view))
+      return reply.type(HTML).send(await boardPage(base, originOf(request), view))
+    })
     urls.push('/admin')
   }
 

@@ -1,13 +1,15 @@
 // The class board's API and learners' names (issue 17): admin auth, names on every route that
 // carries them, the listing's order and paging, CSV read back by a CSV parser (split on , and on ;,
-// issue 34), the summary.
+// issue 34), the summary; the projector's view and the landing page's QR code (issue 49).
 import { parse } from 'csv-parse/sync'
 import Fastify, { type FastifyInstance } from 'fastify'
+import QRCode from 'qrcode'
 import t from 'tap'
 import app from '../src/app.js'
 import { challenges } from '../src/domain/challenges/catalogue.js'
 import { configFromEnv } from '../src/domain/config/config.js'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
+import { landing, QR_MAX_URL } from '../src/domain/pages/admin-page.js'
 import { StoreUnavailableError } from '../src/domain/sessions/store.js'
 import { defects } from '../src/domain/defects/catalogue.js'
 import { AdminSessionPage } from '../src/domain/http/schemas.js'
@@ -384,4 +386,124 @@ t.test('under a prefix, the Link header has it', async t => {
   await host.inject({ method: 'POST', url: '/class/challenger' })
   const res = await host.inject({ method: 'GET', url: '/class/admin/sessions?limit=1', headers: admin })
   t.match(res.headers.link, /^<\/class\/admin\/sessions\?limit=1&cursor=/)
+})
+
+// The projector's view and the landing page's QR code (issue 49): the page itself, like the board's, needs no token.
+const PAGE_CSP = "default-src 'none';style-src 'self';script-src 'self';connect-src 'self';img-src 'self';form-action 'self';base-uri 'none';frame-ancestors 'none'"
+
+/** The page's QR code as qrcode draws it (without the name the page gives it), and that name. */
+function qrIn (html: string): { svg: string, label: string } {
+  const svg = /<svg [^]*?<\/svg>/.exec(html)?.[0] ?? ''
+  const label = /^<svg role="img" aria-label="([^"]*)" /.exec(svg)?.[1] ?? ''
+  return { svg: svg.replace(/role="img" aria-label="[^"]*" /, ''), label }
+}
+
+const qrOf = async (url: string): Promise<string> => (await QRCode.toString(url, { type: 'svg', margin: 2 })).trim()
+
+t.test('GET /admin?view=projector is the projector\'s page: no token, no learner\'s data, the strict CSP, its own files, the QR code of the landing page as reached', async t => {
+  const server = await withBoard(t)
+  const guid = (await server.inject({ method: 'POST', url: '/challenger', headers: json, payload: { name: 'Ada Lovelace' } })).headers['x-challenger'] as string
+  const res = await server.inject({ method: 'GET', url: '/admin?view=projector', headers: { host: 'class.example:3000' } })
+  t.equal(res.statusCode, 200, 'no token needed: the page asks for it')
+  t.equal(res.headers['content-type'], 'text/html; charset=utf-8')
+  t.equal(res.headers['content-security-policy'], PAGE_CSP)
+  t.equal(res.headers['x-frame-options'], 'DENY')
+  t.notMatch(res.body, /Ada Lovelace/, 'no learner\'s data in the page itself')
+  t.notMatch(res.body, guid.slice(0, 8), 'not even a short id')
+  t.notMatch(res.body, TOKEN, 'nor the token')
+  t.match(res.body, '<div id="admin" data-base="" data-token-key="api-challenges admin token" data-refresh-ms="5000" data-page="250" data-cap="1000" data-view="projector">')
+  t.match(res.body, '<script type="module" src="/gui/admin.js"></script>')
+  t.match(res.body, '<link rel="stylesheet" href="/gui/style.css"><link rel="stylesheet" href="/gui/projector.css">')
+  t.notMatch(res.body, 'admin.css')
+  t.notMatch(res.body, /<script>|<script [^>]*>[^<]/, 'no inline script')
+  t.notMatch(res.body, /\sstyle=|<style/, 'no inline style, in the QR code neither')
+  t.match(res.body, '<p id="start">Start at <a href="http://class.example:3000/">http://class.example:3000/</a></p>')
+  t.match(res.body, '<a id="to-board" href="/admin">Board</a>')
+  t.notMatch(res.body, 'this machine\'s own address', 'a class address: no warning')
+  const qr = qrIn(res.body)
+  t.equal(qr.svg, await qrOf('http://class.example:3000/'), 'the QR code of the landing page, as qrcode makes it')
+  t.equal(qr.label, 'QR code of http://class.example:3000/', 'named for screen readers')
+  t.ok(res.body.indexOf('id="challenge-bars"') < res.body.indexOf('id="learner-grid"'), 'the bars before the learners')
+
+  const board = await server.inject({ method: 'GET', url: '/admin', headers: { host: '10.1.2.3:3000' } })
+  t.equal(qrIn(board.body).svg, await qrOf('http://10.1.2.3:3000/'), 'the board has the QR code too')
+  t.match(board.body, '<p id="start">Learners start at <a href="http://10.1.2.3:3000/">http://10.1.2.3:3000/</a> (or scan the QR code).</p>')
+  t.match(board.body, '<a id="to-projector" href="/admin?view=projector">Projector view</a>', 'and a link to the projector\'s view')
+  t.equal((await server.inject({ method: 'GET', url: '/admin?view=board', headers: { host: '10.1.2.3:3000' } })).body, board.body, '?view=board is the board')
+
+  t.equal((await server.inject({ method: 'HEAD', url: '/admin?view=projector' })).statusCode, 200)
+  t.equal((await server.inject({ method: 'GET', url: '/admin/sessions' })).statusCode, 401, 'the data behind it still wants the token')
+})
+
+t.test('opened at a loopback address, the board and the projector\'s view say that learners cannot use it', async t => {
+  const server = await withBoard(t)
+  for (const host of ['localhost:3000', 'LOCALHOST', '127.0.0.1:3000', '127.8.9.10', '[::1]:3000']) {
+    for (const url of ['/admin', '/admin?view=projector']) {
+      const res = await server.inject({ method: 'GET', url, headers: { host } })
+      t.match(res.body, '<p class="warning">This is this machine\'s own address: the learners\' machines cannot reach it.', `${host} ${url}`)
+      t.equal(qrIn(res.body).svg, await qrOf(`http://${host}/`), 'the code is there all the same')
+    }
+  }
+  for (const host of ['192.168.1.20:3000', 'localhost.example', '127.0.0.1.example', 'exa mple', '[fe80::1]']) {
+    t.notMatch((await server.inject({ method: 'GET', url: '/admin?view=projector', headers: { host } })).body, 'this machine\'s own address', host)
+  }
+})
+
+t.test(`a landing page's address over ${QR_MAX_URL} characters gets no QR code, and the page says so`, async t => {
+  const server = await withBoard(t)
+  const fits = 'h'.repeat(QR_MAX_URL - 'http://'.length - 1)
+  const res = await server.inject({ method: 'GET', url: '/admin?view=projector', headers: { host: fits } })
+  t.equal(qrIn(res.body).svg, await qrOf(`http://${fits}/`), `${QR_MAX_URL} characters: a code`)
+  for (const url of ['/admin', '/admin?view=projector']) {
+    const long = await server.inject({ method: 'GET', url, headers: { host: `${fits}h` } })
+    t.equal(long.statusCode, 200, url)
+    t.notMatch(long.body, '<svg', 'one more: none')
+    t.match(long.body, '<figure id="join"><p class="no-qr">(this address is too long for a QR code)</p></figure>')
+    t.match(long.body, `<a href="http://${fits}h/">`, 'the address is there to read')
+  }
+  const parts = await landing('http://a.example', '/p')
+  t.same([parts.url, parts.loopback, parts.qr?.startsWith('<svg role="img" aria-label="QR code of http://a.example/p/" ')], ['http://a.example/p/', false, true])
+})
+
+t.test('GET /admin wants a view it has: board or projector', async t => {
+  const server = await withBoard(t)
+  for (const [url, message] of [
+    ['/admin?view=nope', 'Invalid request: view must be "board" or "projector", not "nope"'],
+    ['/admin?view=', 'Invalid request: view must be "board" or "projector", not ""'],
+    ['/admin?view=Projector', 'Invalid request: view must be "board" or "projector", not "Projector"'],
+    ['/admin?view=projector&view=board', 'Invalid request: querystring/view: Expected string']
+  ] as const) {
+    const res = await server.inject({ method: 'GET', url })
+    t.equal(res.statusCode, 400, url)
+    t.same(errorMessages(res), [message])
+  }
+})
+
+t.test('the projector\'s view, its script and stylesheet exist only with an admin token, and under a prefix are under it', async t => {
+  const without = await build(t)
+  for (const url of ['/admin?view=projector', '/gui/projector.js', '/gui/projector.css']) {
+    t.equal((await without.inject({ method: 'GET', url })).statusCode, 404, `${url} without an admin token`)
+  }
+  const host = Fastify()
+  t.teardown(() => host.close())
+  await host.register(app, { prefix: '/class', adminToken: TOKEN })
+  const res = await host.inject({ method: 'GET', url: '/class/admin?view=projector', headers: { host: 'room.example' } })
+  t.equal(res.statusCode, 200)
+  t.match(res.body, '<div id="admin" data-base="/class" ')
+  t.match(res.body, 'src="/class/gui/admin.js"')
+  t.match(res.body, 'href="/class/gui/projector.css"')
+  t.match(res.body, '<a id="to-board" href="/class/admin">Board</a>')
+  t.equal(qrIn(res.body).svg, await qrOf('http://room.example/class/'), 'the landing page under the prefix')
+  for (const file of ['projector.js', 'projector.css']) t.equal((await host.inject({ method: 'GET', url: `/class/gui/${file}` })).statusCode, 200, file)
+})
+
+t.test('behind a trusted proxy the QR code is of the address the proxy passes on, as the landing page\'s commands are', async t => {
+  const host = Fastify({ trustProxy: true })
+  t.teardown(() => host.close())
+  await host.register(app, { adminToken: TOKEN })
+  const headers = { host: 'inner:3000', 'x-forwarded-host': 'class.example', 'x-forwarded-proto': 'https' }
+  const res = await host.inject({ method: 'GET', url: '/admin?view=projector', headers })
+  t.equal(qrIn(res.body).svg, await qrOf('https://class.example/'))
+  t.match(res.body, '<p id="start">Start at <a href="https://class.example/">https://class.example/</a></p>')
+  t.match((await host.inject({ method: 'GET', url: '/', headers })).body, '<span>https://class.example/challenger</span>', 'the landing page says the same address')
 })

@@ -453,7 +453,7 @@ t.test('with an admin token, GET /admin is the board\'s page: no token needed, n
 
 t.test('the board\'s script and the refresh script insert text, never markup, and send the token only as a header', async t => {
   const scripts = readdirSync(GUI).filter(name => name.endsWith('.js'))
-  t.same(scripts.sort(), ['admin.js', 'name.js', 'refresh.js'])
+  t.same(scripts.sort(), ['admin.js', 'name.js', 'projector.js', 'refresh.js'])
   for (const name of scripts) {
     t.notMatch(guiFile(name), /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/, `${name} builds no markup from text`)
     t.match(guiFile(name), /^\/\/ @ts-check\n/, `${name} is type-checked (tsconfig.web.json)`)
@@ -462,11 +462,12 @@ t.test('the board\'s script and the refresh script insert text, never markup, an
   t.match(board, "headers: { Authorization: 'Bearer ' + used")
   t.match(board, 'const KEY = settings.tokenKey ?? \'\'\nconst EVERY = Number(settings.refreshMs)\nconst PAGE = Number(settings.page)\nconst CAP = Number(settings.cap)\n',
     'its settings are the page\'s')
-  t.match(adminPage(''), `data-token-key="${TOKEN_KEY}" data-refresh-ms="${BOARD_REFRESH_MS}" data-page="${BOARD_PAGE}" data-cap="${BOARD_CAP}"`)
+  const here = { url: 'http://localhost/', qr: null, loopback: false }
+  t.match(adminPage('', here), `data-token-key="${TOKEN_KEY}" data-refresh-ms="${BOARD_REFRESH_MS}" data-page="${BOARD_PAGE}" data-cap="${BOARD_CAP}"`)
   t.equal(BOARD_REFRESH_MS, 5000, 'the board refreshes every 5 s')
   t.equal(BOARD_CAP % BOARD_PAGE, 0, 'the cap is a whole number of pages')
   t.ok(BOARD_PAGE <= MAX_PAGE, 'a page the API gives')
-  t.match(adminPage('/p"><x'), '<div id="admin" data-base="/p&quot;&gt;&lt;x" ', 'the prefix is escaped')
+  t.match(adminPage('/p"><x', here), '<div id="admin" data-base="/p&quot;&gt;&lt;x" ', 'the prefix is escaped')
 })
 
 t.test('under a prefix the board\'s page, script and stylesheet are under it', async t => {
@@ -486,7 +487,7 @@ t.test('under a prefix the board\'s page, script and stylesheet are under it', a
 
 t.test('every file of public/gui/ answers as it is, with its type, the pages\' CSP and five minutes\' caching; the board\'s only with a class board', async t => {
   const files = readdirSync(GUI).sort()
-  t.same(files, ['admin.css', 'admin.js', 'icon.svg', 'name.js', 'refresh.js', 'style.css'])
+  t.same(files, ['admin.css', 'admin.js', 'icon.svg', 'name.js', 'projector.css', 'projector.js', 'refresh.js', 'style.css'])
   const app = await build(t, { adminToken: 'a-board-token-for-the-test' })
   const without = await build(t)
   for (const name of files) {

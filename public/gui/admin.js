@@ -6,7 +6,8 @@
 // token goes in the Authorization header only: never in a URL, and the input is emptied once it is
 // read. "Last seen" is relative to the server's Date header, so that a wrong clock on the
 // instructor's machine does not make everyone look idle. Every value (names are the learners'
-// text) goes in as text, never as HTML.
+// text) goes in as text, never as HTML. On the projector's page (data-view="projector") the
+// learners and challenges are drawn by projector.js instead.
 
 /** @typedef {{ guid: string, name: string | null, createdAt: string, lastSeen: string, passed: number[], hunt: { found: number, hidden: number } | null }} Session */
 /** @typedef {{ id: number, name: string, passedBy: number }} ChallengeCount */
@@ -24,6 +25,8 @@ const KEY = settings.tokenKey ?? ''
 const EVERY = Number(settings.refreshMs)
 const PAGE = Number(settings.page)
 const CAP = Number(settings.cap)
+/** The projector's drawing, on its page only. */
+const projector = settings.view === 'projector' ? await import('./projector.js') : null
 /** @type {string | null} */
 let token = null
 /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -242,6 +245,10 @@ function draw (summary, list, now) {
   const updated = /** @type {HTMLTimeElement} */ ($('updated'))
   updated.dateTime = new Date(now).toISOString()
   updated.textContent = new Date(now).toLocaleTimeString()
+  if (projector !== null) {
+    projector.draw(summary, list, now)
+    return
+  }
   $('learner-count').textContent = '(' + list.total + ')'
   $('more').hidden = !list.more
   $('more').textContent = list.more
@@ -314,7 +321,7 @@ async function csv (used) {
 }
 
 // Saved as a file from the page: the token goes in the header of each request, never in a URL.
-$('download').addEventListener('click', async () => {
+document.getElementById('download')?.addEventListener('click', async () => {
   const used = token
   if (used === null) return
   const status = $('download-status')
@@ -334,7 +341,7 @@ $('download').addEventListener('click', async () => {
   }
 })
 
-$('forget').addEventListener('click', () => {
+document.getElementById('forget')?.addEventListener('click', () => {
   keep(null)
   ask('The token is forgotten in this tab.')
 })
