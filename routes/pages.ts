@@ -14,7 +14,8 @@ import { viewOf } from '../src/domain/journal/journal.js'
 import { adminPage } from '../src/domain/pages/admin-page.js'
 import { HuntState, huntView } from '../src/domain/pages/hunt.js'
 import { challengesPage, CSP_DIRECTIVES, landingPage, solutionUrls } from '../src/domain/pages/pages.js'
-import { failure, GuidParams, header } from '../src/domain/http/schemas.js'
+import { failure, GuidParams, header, SessionJson } from '../src/domain/http/schemas.js'
+import { sessionJson } from '../src/domain/sessions/session-json.js'
 
 const HTML = 'text/html; charset=utf-8'
 
@@ -43,6 +44,8 @@ export function guiFolder (moduleUrl: string): string {
 const pageHeaders = { 'Content-Security-Policy': header('Only the page\'s own stylesheet, script and icon; no framing') }
 
 export interface PagesOptions {
+  /** How long a session lasts without a request, said on the page of one that expired. */
+  sessionIdleMs: number
   username: string
   password: string
   docs: boolean
@@ -67,9 +70,13 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     return reply.type(HTML).send(html)
   })
 
+  // Multi-player mode: a page keeps its session in the browser (single-player's never expires).
+  const keep = fastify.sessionGuidFor(null) === null
   const render = async (request: FastifyRequest, asked: string | null) => {
     const guid = fastify.sessionGuidFor(asked)
     const session = guid === null ? undefined : await fastify.findSession(guid)
+    // Asked only when the session is not live.
+    const expired = guid !== null && session === undefined && await fastify.sessions.expiredRecently(guid.toLowerCase())
     const progress = session?.progress ?? 0
     const journal = session === undefined || options.journalSize === 0 ? undefined : await fastify.sessions.journal(session.guid)
     return challengesPage({
@@ -82,7 +89,9 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
       requests: session === undefined ? null : journal?.map(entry => viewOf(entry, session.guid)) ?? null,
       name: session?.name,
       board: fastify.adminEnabled,
-      hunt: session?.hunt === undefined ? null : huntView(session.hunt)
+      hunt: session?.hunt === undefined ? null : huntView(session.hunt),
+      keep,
+      expiredAfterMs: expired ? options.sessionIdleMs : undefined
     })
   }
 
@@ -124,6 +133,21 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     return { hunt: session.hunt === undefined ? null : huntView(session.hunt) }
   })
 
+  // The progress page's restore.js keeps this in the browser: the session as GET /challenger/{guid} answers
+  // it, read here so that the page's own reads stay out of the learner's journal.
+  fastify.get('/gui/challenges/:guid/session', {
+    schema: {
+      summary: 'The session\'s JSON, for the progress page to keep in the browser and restore',
+      params: GuidParams,
+      response: { 200: SessionJson, 404: failure('No live session by that id (the message says when it expired)') }
+    }
+  }, async (request, reply) => {
+    const guid = fastify.sessionGuidFor(request.params.guid)
+    const session = guid === null ? undefined : await fastify.findSession(guid)
+    if (session === undefined) return reply.fail(404, await fastify.whyNoSession(request.params.guid, `No live session ${JSON.stringify(request.params.guid)}`))
+    return sessionJson(session)
+  })
+
   // Each file a route of its own (no wildcard: other paths are the service's 404, other methods its 405).
   // No reply.sendFile: a host's own stays the host's.
   const folder = guiFolder(import.meta.url)
@@ -145,7 +169,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
       res.setHeader('Cache-Control', 'max-age=300')
     }
   })
-  const urls = ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/challenges/:guid/hunt', ...files.map(file => `/gui/${file}`)]
+  const urls = ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/challenges/:guid/hunt', '/gui/challenges/:guid/session', ...files.map(file => `/gui/${file}`)]
 
   // The board's page carries no data and needs no token (it asks for one); it exists only with the board's API.
   if (fastify.adminEnabled) {

@@ -40,7 +40,7 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     const session = request.session
     if (session === null) {
-      return reply.fail(401, NAME_A_SESSION)
+      return reply.fail(401, await fastify.whyNoSession(request.headers['x-challenger'], NAME_A_SESSION))
     }
     await request.pass(issued)
     return reply.header('x-auth-token', session.token).code(201).send()
@@ -104,7 +104,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
     const note = truncate(request.body.note, options.noteMaxLength)
     const bit = written[request.tokenSource as TokenSource]
     // The note and its challenge in one write; the bit is this request's when the session had not passed it.
-    if (!await fastify.sessions.update(session.guid, { note, passed: bit })) return reply.fail(401, NAME_A_SESSION)
+    if (!await fastify.sessions.update(session.guid, { note, passed: bit })) return reply.fail(401, await fastify.whyNoSession(session.guid, NAME_A_SESSION))
     if ((session.progress & bit) === 0) request.passedBits |= bit
     return { note }
   })
