@@ -102,7 +102,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
           200: noBody('The session in X-CHALLENGER is live', { Location: Progress }),
           201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location: Progress }),
           400: failure('A JSON body whose name is not 1 to 40 characters, or has control or bidirectional-control characters, or whose hunt is not a boolean'),
-          404: failure('No live session by the id in X-CHALLENGER'),
+          404: failure('No live session by the id in X-CHALLENGER (one that expired recently is told so, with the restore command)'),
           413: failure('A body over the body limit'),
           415: failure('A Content-Type header that is not a valid media type'),
           429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
@@ -144,7 +144,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       schema: {
         summary: 'The whole session, to keep and PUT back later',
         params: GuidParams,
-        response: { 200: answer(SessionJson, 'The session', {}, XML.session), 404: failure('No live session by that id') }
+        response: { 200: answer(SessionJson, 'The session', {}, XML.session), 404: failure('No live session by that id (one that expired recently is told so, with the restore command)') }
       }
     }, async (request, reply) => {
       // Looked up once, by the hook above.

@@ -23,7 +23,7 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
       security: security.token,
       response: {
         201: noBody('The session\'s token, in X-AUTH-TOKEN', { 'X-AUTH-TOKEN': header('The token for /secret/note: 32 hex digits') }),
-        401: failure('Wrong or missing credentials (with WWW-Authenticate), or a missing or unknown session (without)', {
+        401: failure('Wrong or missing credentials (with WWW-Authenticate), or a missing or unknown session (without; one that expired recently is told so, with the restore command)', {
           'WWW-Authenticate': header('Basic realm="User Visible Realm", when the credentials were refused')
         }),
         413: failure('A body (which this route ignores) over the body limit'),
@@ -65,7 +65,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   }))
 
   const refused = {
-    401: failure('A missing or unknown session, or no token'),
+    401: failure('A missing or unknown session (one that expired recently is told so, with the restore command), or no token'),
     403: failure('A token that is not this session\'s')
   }
 
