@@ -19,6 +19,9 @@ import { sessionJson } from '../src/domain/sessions/session-json.js'
 
 const HTML = 'text/html; charset=utf-8'
 
+/** GET /gui/challenges/{guid}/session: the live session's JSON, or null and whether it expired recently. */
+const SessionCopy = Type.Object({ session: Type.Union([SessionJson, Type.Null()]), expired: Type.Boolean() })
+
 function text (type: string, description: string) {
   return { description, content: { [type]: { schema: { type: 'string' } } } }
 }
@@ -133,19 +136,20 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     return { hunt: session.hunt === undefined ? null : huntView(session.hunt) }
   })
 
-  // The progress page's restore.js keeps this in the browser: the session as GET /challenger/{guid} answers
-  // it, read here so that the page's own reads stay out of the learner's journal.
+  // The progress page's restore.js keeps the session in the browser, as GET /challenger/{guid} answers it:
+  // read here so that the page's own reads stay out of the learner's journal, and a session gone is a
+  // 200 that says so (a 404 would be a console error every 2 seconds).
   fastify.get('/gui/challenges/:guid/session', {
     schema: {
       summary: 'The session\'s JSON, for the progress page to keep in the browser and restore',
       params: GuidParams,
-      response: { 200: SessionJson, 404: failure('No live session by that id (the message says when it expired)') }
+      response: { 200: SessionCopy }
     }
-  }, async (request, reply) => {
+  }, async (request) => {
     const guid = fastify.sessionGuidFor(request.params.guid)
     const session = guid === null ? undefined : await fastify.findSession(guid)
-    if (session === undefined) return reply.fail(404, await fastify.whyNoSession(request.params.guid, `No live session ${JSON.stringify(request.params.guid)}`))
-    return sessionJson(session)
+    if (session !== undefined) return { session: sessionJson(session), expired: false }
+    return { session: null, expired: guid !== null && await fastify.sessions.expiredRecently(guid.toLowerCase()) }
   })
 
   // Each file a route of its own (no wildcard: other paths are the service's 404, other methods its 405).

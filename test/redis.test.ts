@@ -153,7 +153,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.match(json.errorMessages, [/^Session ".*" has expired: .* Restore it with PUT \/challenger\//], '404 at the root, with the root\'s command')
       t.equal((await app.inject({ method: 'PUT', url: `/api/challenger/${guid}`, headers: { 'content-type': 'application/json' }, payload: saved })).statusCode, 201)
       t.equal((await app.inject({ method: 'GET', url: '/api/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })).statusCode, 200, 'restored, with its token')
-      t.match((await app.inject({ method: 'GET', url: `/gui/challenges/${guid}/session` })).json(), { xChallenger: guid, xAuthToken: token }, 'the page\'s copy')
+      t.match((await app.inject({ method: 'GET', url: `/gui/challenges/${guid}/session` })).json(), { session: { xChallenger: guid, xAuthToken: token }, expired: false }, 'the page\'s copy')
     })
 
     t.test('concurrent calls go out together, each with its own result, in the order they were made', async t => {

@@ -24,7 +24,7 @@ const { base = '', guid = '' } = table.dataset
 async function refresh () {
   try {
     const res = await fetch(base + '/challenges', { headers: { 'X-CHALLENGER': guid, 'X-Challenges-Page': '1', Accept: 'application/json' } })
-    // No Location: the session is gone (expired). The ticks stay as they were; restore.js offers it back.
+    // No Location: the session is gone (expired). The ticks and the journal stay as they were; restore.js offers it back.
     if (!res.ok || !res.headers.has('Location')) return
     /** @type {{ challenges: ChallengeStatus[] }} */
     const { challenges } = await res.json()

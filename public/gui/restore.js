@@ -1,8 +1,9 @@
 // @ts-check
 // The progress page's keeper (named by the page only in multi-player mode). Every 2 seconds it reads
 // the session as GET /challenger/{guid} answers it, from GET /gui/challenges/{guid}/session (which
-// the journal does not keep), and keeps it in this browser's localStorage whenever it changed. When
-// the server no longer has the session (it expired, or the server was restarted), it offers it back
+// the journal does not keep, and which answers null for a session gone), and keeps it in this
+// browser's localStorage whenever it changed. When the server no longer has the session (it expired,
+// or the server was restarted), it offers it back
 // with one click: PUT /challenger/{guid} with the kept JSON; then the page reloads and says it was
 // restored. One entry per session id, so several sessions share a browser; at most KEPT entries,
 // the least recently saved dropped first. Every value goes in as text, never as HTML.
@@ -80,12 +81,12 @@ function doneText (session) {
 
 /**
  * The server has no session by this id: the restore is offered, when this browser kept it.
- * @param {string} said the server's message
+ * @param {boolean} expired whether the server says it expired recently
  */
-function offer (said) {
+function offer (expired) {
   const found = kept()
   if (found === null) return
-  const why = said.includes('expired') ? 'This session has expired' : 'The server no longer has this session (it expired, or the server was restarted)'
+  const why = expired ? 'This session has expired' : 'The server no longer has this session (it expired, or the server was restarted)'
   byId('restore-text').textContent = why + '. This browser kept it at ' + new Date(found.savedAt).toLocaleTimeString() +
     ': ' + doneText(found.session) + ', its token and its note. Restore it to carry on where you were.'
   byId('restore').hidden = false
@@ -94,16 +95,17 @@ function offer (said) {
 async function check () {
   try {
     const res = await fetch(base + '/gui/challenges/' + encodeURIComponent(guid) + '/session', { headers: { Accept: 'application/json' }, cache: 'no-store' })
-    if (res.ok) {
-      keep(await res.json())
-      byId('restore').hidden = true
-      // Made live again elsewhere (a PUT with curl, another tab): the server draws the live page.
-      if (live !== '1') location.reload()
-    } else if (res.status === 404) {
-      /** @type {{ errorMessages: string[] }} */
-      const answer = await res.json()
-      offer(answer.errorMessages[0] ?? '')
+    if (!res.ok) return
+    /** @type {{ session: SessionJson | null, expired: boolean }} */
+    const { session, expired } = await res.json()
+    if (session === null) {
+      offer(expired)
+      return
     }
+    keep(session)
+    byId('restore').hidden = true
+    // Made live again elsewhere (a PUT with curl, another tab): the server draws the live page.
+    if (live !== '1') location.reload()
   } catch {}
 }
 
