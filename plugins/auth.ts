@@ -6,8 +6,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Trigger } from '../src/domain/challenges/catalogue.js'
-import { expiredMessage, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
+import { expiredMessage, missingTokenMessage, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
 import type { TokenVerdict } from '../src/domain/challenges/challenge-list.js'
+import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
 import { presentedToken, safeEqual, type TokenSource } from '../src/domain/sessions/secrets.js'
 
 declare module 'fastify' {
@@ -109,7 +110,7 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
       const verdict = fastify.judgeToken(request)
       if (verdict === 'missing') {
         await request.pass(noToken.get(request.method) ?? 0)
-        return reply.fail(401, 'Send the token from POST /secret/token in the X-AUTH-TOKEN header')
+        return reply.fail(401, missingTokenMessage(authorizationOf(request.headers.authorization) === 'bare'))
       }
       if (verdict === 'wrong') {
         // A wrong Bearer token passes nothing: challenges 31 and 36 are about X-AUTH-TOKEN.

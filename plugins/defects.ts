@@ -29,6 +29,11 @@ export interface DefectsOptions {
 
 const NONE: readonly Defect[] = Object.freeze([])
 
+/** A route's hooks of one kind, as an array (a route option may hold one, several or none). */
+function hooks<T> (given: T | T[] | undefined): T[] {
+  return given === undefined ? [] : [given].flat() as T[]
+}
+
 /** The defects of a hunt's ids, in the catalogue's order. */
 function huntDefects (session: Session | null): readonly Defect[] {
   const hidden = session?.hunt?.hidden
@@ -94,8 +99,8 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
   // A body, and the payload that answers it, exist only where a route takes a body: their phases run there alone.
   fastify.addHook('onRoute', route => {
     if (route.schema?.body === undefined) return
-    route.preHandler = [changeBody, ...[route.preHandler ?? []].flat()]
-    route.preSerialization = [...[route.preSerialization ?? []].flat(), changePayload]
+    route.preHandler = [changeBody, ...hooks(route.preHandler)]
+    route.preSerialization = [...hooks(route.preSerialization), changePayload]
   })
 
   fastify.addHook('onSend', function changeAnswer (request, reply, payload, done) {

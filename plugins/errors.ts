@@ -2,8 +2,9 @@
 // handler (no body carries an error's code). It keeps the routes' paths for the 404's "did you mean …?".
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { errorBody } from '../src/domain/challenges/messages.js'
+import { errorBody, isXml, noteBodyMessage } from '../src/domain/challenges/messages.js'
 import { NearPaths } from '../src/domain/challenges/near-paths.js'
+import { NoteBody } from '../src/domain/http/schemas.js'
 import { errorsXml } from '../src/domain/http/xml.js'
 
 declare module 'fastify' {
@@ -36,7 +37,10 @@ const messages: Record<string, Message> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => 'The request body is not valid JSON (or holds a __proto__ or constructor.prototype key)',
   FST_ERR_CTP_EMPTY_JSON_BODY: () => 'The request body is empty; send a JSON object such as {"note": "..."}',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => 'The Content-Length header does not match the body',
-  FST_ERR_VALIDATION: (error) => `Invalid request: ${error.message}`
+  // The note's body in the journal's plain words, naming what the body was; other routes' as TypeBox says.
+  FST_ERR_VALIDATION: (error, request) => error.validationContext === 'body' && request.routeOptions.schema?.body === NoteBody
+    ? noteBodyMessage(request.body, isXml(request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase() ?? ''))
+    : `Invalid request: ${error.message}`
 }
 
 function messageFor (error: FastifyError, request: FastifyRequest, options: ErrorsOptions): string {

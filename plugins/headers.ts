@@ -2,10 +2,25 @@
 // the request's X-CHALLENGER on every answer (errors and 404s too), and X-Content-Type-Options:
 // nosniff keeps a browser from reading an answer as another type than it says (CORS is
 // plugins/cors.ts's). An X-CHALLENGER over 100 characters is refused with 431, and a missing or
-// repeated Host with 400, before routing has any effect, before a body is read.
+// repeated Host with 400, before routing has any effect, before a body is read. Without X-CHALLENGER,
+// a header near it (X-CHALLENGE) is named in X-Hint, and kept for the journal (request.misspeltChallenger).
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { misspeltHeaderHint } from '../src/domain/challenges/messages.js'
 import { challengerEcho, COMMON_HEADERS, hostCount } from '../src/domain/http/common-headers.js'
+import { misspeltChallenger, type MisspeltHeader } from '../src/domain/http/misspelt-header.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Without X-CHALLENGER: a header near it that the request sent (its name as sent, and value), or null. */
+    misspeltChallenger: MisspeltHeader | null
+  }
+}
+
+export interface HeadersOptions {
+  /** In single-player mode X-CHALLENGER is not needed, so a header near it deserves no hint. */
+  mode: 'multi' | 'single'
+}
 
 /** The common headers that @fastify/cors does not set. */
 const OWN_HEADERS = {
@@ -13,7 +28,9 @@ const OWN_HEADERS = {
   'x-content-type-options': COMMON_HEADERS['x-content-type-options'] as string
 }
 
-async function headers (fastify: FastifyInstance): Promise<void> {
+async function headers (fastify: FastifyInstance, options: HeadersOptions): Promise<void> {
+  const hints = options.mode !== 'single'
+  fastify.decorateRequest('misspeltChallenger', null)
   fastify.addHook('onRequest', function echoChallenger (request, reply, done) {
     // @fastify/cors sets the origin and exposed headers; the rest of the common ones are set here.
     reply.headers(OWN_HEADERS)
@@ -23,6 +40,13 @@ async function headers (fastify: FastifyInstance): Promise<void> {
       return
     }
     if (echo !== undefined) reply.header('x-challenger', echo)
+    else if (hints) {
+      const misspelt = misspeltChallenger(request.raw.rawHeaders)
+      if (misspelt !== null) {
+        request.misspeltChallenger = misspelt
+        reply.header('x-hint', misspeltHeaderHint(misspelt.name))
+      }
+    }
     // HTTP/1.1 requires exactly one Host (RFC 9112 §3.2: 400 otherwise, whatever the path). The
     // server lets a request without one through to here, so that the refusal carries the echo and
     // the error body like every other answer. Node keeps the first of two Hosts in

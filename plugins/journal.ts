@@ -2,12 +2,16 @@
 // /challenger/{guid}…) is recorded in that session's journal as it is answered, with what it passed
 // and, for a near miss, which challenge it missed and why (src/domain/journal/journal.ts, and the
 // catalogue's near misses). Recorded before the answer leaves, so that a learner who reads the
-// journal next, from any instance, finds the request there. Never recorded: the token's value,
+// journal next, from any instance, finds the request there. A request without X-CHALLENGER that named
+// a live session in a header near it (X-CHALLENGE: plugins/headers.ts) is recorded there, with a hint
+// that says so. Never recorded: the token's value,
 // credentials, bodies, the journal's own reads (config.journal false) and requests a route leaves
 // out (request.journaled false: the challenges page's refresh).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { nearMiss, nearMissMask, routeResource } from '../src/domain/challenges/catalogue.js'
+import { MISSPELT_SESSION_HINT, nearMiss, nearMissMask, routeBase, routeResource } from '../src/domain/challenges/catalogue.js'
+import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
+import { MAX_CHALLENGER_LENGTH } from '../src/domain/http/common-headers.js'
 import { keptText, knownText, sharedText, type JournalEntry } from '../src/domain/journal/journal.js'
 import type { Session } from '../src/domain/sessions/store.js'
 
@@ -41,6 +45,8 @@ interface RouteFacts {
   url: string | null
   /** The URL without the service's prefix and the /api base, for the catalogue's near misses ('' for the 404). */
   resource: string
+  /** The API base the route is under ('' or '/api'): the paths its hints name are under it. */
+  base: string
   /** The progress bits of the challenges the route's requests can come near (0: none). */
   missable: number
   takesToken: boolean
@@ -53,7 +59,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
   const prefix = fastify.prefix
 
   /** What the journal keeps of the request. */
-  const entryOf = (request: FastifyRequest, reply: FastifyReply, session: Session, route: RouteFacts): JournalEntry => {
+  const entryOf = (request: FastifyRequest, reply: FastifyReply, session: Session, route: RouteFacts, misspelt: boolean): JournalEntry => {
     const headers = request.headers
     const url = request.url
     const query = url.indexOf('?')
@@ -65,18 +71,22 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     const passed = request.passedBits
     const status = reply.statusCode
     // A request that passed nothing, to a path with challenges not all passed: did it come close to one?
-    const hint = passed === 0 && (session.progress & route.missable) !== route.missable
-      ? nearMiss(route.resource, {
-        method: request.method,
-        status,
-        token,
-        tokenSource,
-        contentType,
-        override: typeof headers['x-http-method-override'] === 'string' ? headers['x-http-method-override'].trim().toUpperCase() : null,
-        authorization: headers.authorization === undefined ? 'none' : /^basic /i.test(headers.authorization) ? 'basic' : 'other',
-        namedSession: headers['x-challenger'] !== undefined
-      }, session.progress)
-      : -1
+    const near = passed === 0 && (session.progress & route.missable) !== route.missable
+    const hint = misspelt
+      ? MISSPELT_SESSION_HINT
+      : near
+        ? nearMiss(route.resource, {
+          method: request.method,
+          status,
+          token,
+          tokenSource,
+          contentType,
+          override: typeof headers['x-http-method-override'] === 'string' ? headers['x-http-method-override'].trim().toUpperCase() : null,
+          authorization: authorizationOf(headers.authorization),
+          namedSession: headers['x-challenger'] !== undefined,
+          base: route.base
+        }, session.progress)
+        : -1
     const entry: JournalEntry = {
       at: Date.now(),
       method: request.method,
@@ -94,13 +104,26 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     return entry
   }
 
+  /** The live session a header near X-CHALLENGER names (looked up only for such a header), else null. */
+  const sessionMeant = async (request: FastifyRequest): Promise<Session | null> => {
+    const value = request.misspeltChallenger?.value
+    if (value === undefined || value === '' || value.length > MAX_CHALLENGER_LENGTH) return null
+    return await fastify.findSession(value) ?? null
+  }
+
   const record = async (request: FastifyRequest, reply: FastifyReply, route: RouteFacts): Promise<void> => {
-    const session = request.session ?? request.sessionInUrl
-    if (!request.journaled || session === null) return
+    if (!request.journaled) return
     try {
-      await store.record(session.guid, entryOf(request, reply, session, route))
+      const session = request.session ?? request.sessionInUrl
+      if (session !== null) {
+        await store.record(session.guid, entryOf(request, reply, session, route, false))
+        return
+      }
+      if (request.misspeltChallenger === null) return
+      const meant = await sessionMeant(request)
+      if (meant !== null) await store.record(meant.guid, entryOf(request, reply, meant, route, true))
     } catch {
-      // The journal is for learning: a store that fails to keep an entry fails nothing else.
+      // The journal is for learning: a store that fails to keep an entry (or to find one) fails nothing else.
     }
   }
 
@@ -109,7 +132,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     knownText(route.url)
     if (route.config?.journal === false) return
     const resource = routeResource(route.url, prefix)
-    const facts: RouteFacts = { url: sharedText(route.url), resource, missable: nearMissMask(resource), takesToken: route.config?.takesToken === true }
+    const facts: RouteFacts = { url: sharedText(route.url), resource, base: routeBase(route.url, prefix), missable: nearMissMask(resource), takesToken: route.config?.takesToken === true }
     const recordRequest: onSendHookHandler = async (request, reply, payload) => {
       await record(request, reply, facts)
       return payload
@@ -117,7 +140,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     route.onSend = [...[route.onSend ?? []].flat(), recordRequest]
   })
   // Unknown paths (404) have no route: one hook for them, which lets every other request by at once.
-  const notFound: RouteFacts = { url: null, resource: '', missable: 0, takesToken: false }
+  const notFound: RouteFacts = { url: null, resource: '', base: '', missable: 0, takesToken: false }
   fastify.addHook('onSend', function recordNotFound (request, reply, payload, done) {
     if (!request.is404) {
       done(null, payload)
@@ -130,5 +153,5 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
 export default fp(journal, {
   name: 'journal',
   fastify: '5.x',
-  dependencies: ['challenger-registry', 'session', 'auth', 'errors', 'defects']
+  dependencies: ['challenger-registry', 'session', 'auth', 'errors', 'defects', 'headers']
 })

@@ -292,8 +292,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       }
       request.huntFinding = 'correct'
       const path = routeResource(entry.path, fastify.prefix.replace(/\/api$/, ''))
-      const known = entry.status !== 404 || path.startsWith('/challenger/')
-      return { verdict: 'correct' as const, explanation: whyCorrect({ method: entry.method, path, status: entry.status, known }), found: hunt.found.length, hidden: hunt.hidden.length }
+      return { verdict: 'correct' as const, explanation: whyCorrect({ method: entry.method, path, status: entry.status, known: entry.status !== 404 }), found: hunt.found.length, hidden: hunt.hidden.length }
     })
     fastify.allowOnly('/challenger/:guid/findings', ['POST', 'OPTIONS'])
   }

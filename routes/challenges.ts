@@ -9,13 +9,15 @@ import { answer, ChallengeList, header, XML } from '../src/domain/http/schemas.j
 const Query = Type.Object({
   hints: Type.Optional(Type.String({
     pattern: '^(true|false)$',
-    description: '`true` adds `hint` to each challenge: how to pass it (the request line and the headers). Default `false`: the reference\'s keys only'
+    description: '`true` adds `hint` to each challenge: how to pass it (the request line, its path under the base you called, and the headers). Default `false`: the reference\'s keys only'
   }))
 })
 
 const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.documentAs('challenges')
   const listed = fastify.bitFor('GET /challenges listed')
+  // The hints' paths are under the base this route answers at (a host's prefix, /api), as the learner sends them.
+  const base = fastify.prefix
   fastify.get('/challenges', {
     onRequest: fastify.requireAcceptable,
     config: { xml: challengesXml },
@@ -32,7 +34,7 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     await request.pass(bit)
     const progress = request.session === null ? 0 : request.session.progress | bit
     if (request.session !== null) reply.header('location', fastify.progressPage(request.session.guid))
-    return { challenges: request.query.hints === 'true' ? challengeRows(progress) : challengeItems(progress) }
+    return { challenges: request.query.hints === 'true' ? challengeRows(progress, base) : challengeItems(progress) }
   })
   fastify.allowOnly('/challenges', ['GET', 'HEAD', 'OPTIONS'])
 }

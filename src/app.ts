@@ -58,7 +58,7 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(acceptable)
   await fastify.register(shutdown, options)
   await fastify.register(cors)
-  await fastify.register(headers)
+  await fastify.register(headers, options)
   // The session is looked up before an unknown path's 404, so that the journal keeps a typo too.
   await fastify.register(challengerRegistry, options)
   await fastify.register(session, options)

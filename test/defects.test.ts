@@ -217,3 +217,69 @@ t.test('docs/bug-hunt.md lists every defect by id and name, after the spoiler wa
   t.same(rows, defects.map(d => [d.id, d.name]))
   t.notMatch(doc.slice(0, doc.indexOf('**Spoiler warning**')), new RegExp(defects.filter(d => d.hunt).map(d => `\`${d.id}\``).join('|')), 'no huntable id before the warning')
 })
+
+t.test('each defect leaves alone what is not its case (its own function, called directly)', async t => {
+  const { defectById } = await import('../src/domain/defects/catalogue.js')
+  const context = { credentials: basic('admin', 'password'), noteMaxLength: 100 }
+  const session = { token: 'a'.repeat(32), note: 'kept' }
+  const asked = (method: string, resource: string, headers: Record<string, string> = {}, body?: unknown, withSession = true) =>
+    ({ method, resource, headers: { ...headers }, body, session: withSession ? session : null })
+  const answer = (statusCode: number, headers: Record<string, string> = {}) => {
+    const held = new Map(Object.entries(headers))
+    return {
+      statusCode,
+      code (status: number) { this.statusCode = status },
+      getHeader: (name: string) => held.get(name),
+      header: (name: string, value: string) => { held.set(name, value) },
+      removeHeader: (name: string) => { held.delete(name) }
+    }
+  }
+  const phase = (id: string) => defectById(id) as NonNullable<ReturnType<typeof defectById>>
+  const unchanged: Array<[string, boolean]> = [
+    ['foreign-token: another route', phase('foreign-token').request?.(asked('GET', '/heartbeat', { 'x-auth-token': 'b'.repeat(32) }), context) ?? true],
+    ['foreign-token: no session', phase('foreign-token').request?.(asked('GET', '/secret/note', { 'x-auth-token': 'b'.repeat(32) }, undefined, false), context) ?? true],
+    ['foreign-token: its own Bearer token', phase('foreign-token').request?.(asked('GET', '/secret/note', { authorization: `Bearer ${session.token}` }), context) ?? true],
+    ['foreign-token: a Bearer token of another shape', phase('foreign-token').request?.(asked('GET', '/secret/note', { authorization: 'Bearer bob' }), context) ?? true],
+    ['foreign-token: no token', phase('foreign-token').request?.(asked('GET', '/secret/note'), context) ?? true],
+    ['foreign-token: a token of another shape', phase('foreign-token').request?.(asked('GET', '/secret/note', { 'x-auth-token': 'bob' }), context) ?? true],
+    ['note-cut-at-99: a GET', phase('note-cut-at-99').body?.(asked('GET', '/secret/note', {}, { note: 'x'.repeat(120) }), context) ?? true],
+    ['note-cut-at-99: a short note', phase('note-cut-at-99').body?.(asked('POST', '/secret/note', {}, { note: 'x'.repeat(99) }), context) ?? true],
+    ['note-cut-at-99: no note', phase('note-cut-at-99').body?.(asked('POST', '/secret/note', {}, { notes: 'x' }), context) ?? true],
+    ['note-cut-at-99: a body that is no object', phase('note-cut-at-99').body?.(asked('POST', '/secret/note', {}, 'x'.repeat(120)), context) ?? true],
+    ['lost-write: the same note', phase('lost-write').body?.(asked('POST', '/secret/note', {}, { note: 'kept' }), context) ?? true],
+    ['lost-write: no session', phase('lost-write').body?.(asked('POST', '/secret/note', {}, { note: 'new' }, false), context) ?? true],
+    ['lost-write: another route', phase('lost-write').body?.(asked('PUT', '/challenger/:guid', {}, { note: 'new' }), context) ?? true],
+    ['bearer-loses: only Bearer', phase('bearer-loses').request?.(asked('GET', '/secret/note', { authorization: 'Bearer x' }), context) ?? true],
+    ['bearer-loses: the same token both ways', phase('bearer-loses').request?.(asked('GET', '/secret/note', { authorization: 'Bearer x', 'x-auth-token': 'x' }), context) ?? true],
+    ['bearer-loses: an empty X-AUTH-TOKEN', phase('bearer-loses').request?.(asked('GET', '/secret/note', { authorization: 'Bearer x', 'x-auth-token': '' }), context) ?? true],
+    ['bearer-loses: another route', phase('bearer-loses').request?.(asked('GET', '/heartbeat', { authorization: 'Bearer x', 'x-auth-token': 'y' }), context) ?? true],
+    ['override-ignored: no override', phase('override-ignored').request?.(asked('POST', '/heartbeat'), context) ?? true],
+    ['override-ignored: a GET', phase('override-ignored').request?.(asked('GET', '/heartbeat', { 'x-http-method-override': 'PATCH' }), context) ?? true],
+    ['any-password: no Authorization', phase('any-password').request?.(asked('POST', '/secret/token'), context) ?? true],
+    ['any-password: Bearer', phase('any-password').request?.(asked('POST', '/secret/token', { authorization: 'Bearer x' }), context) ?? true],
+    ['any-password: the right credentials', phase('any-password').request?.(asked('POST', '/secret/token', { authorization: context.credentials }), context) ?? true],
+    ['any-password: a GET', phase('any-password').request?.(asked('GET', '/secret/token', { authorization: 'Basic eDp5' }), context) ?? true],
+    ['xml-ignored: no Accept', phase('xml-ignored').request?.(asked('GET', '/secret/note'), context) ?? true],
+    ['xml-ignored: JSON or XML', phase('xml-ignored').request?.(asked('GET', '/secret/note', { accept: 'application/json, application/xml' }), context) ?? true],
+    ['xml-ignored: anything', phase('xml-ignored').request?.(asked('GET', '/secret/note', { accept: 'application/xml, */*' }), context) ?? true],
+    ['swap-401-403: a 200', phase('swap-401-403').answer?.(asked('GET', '/secret/note'), answer(200), '').changed ?? true],
+    ['swap-401-403: a POST', phase('swap-401-403').answer?.(asked('POST', '/secret/note'), answer(401), '').changed ?? true],
+    ['note-write-201: a 400', phase('note-write-201').answer?.(asked('POST', '/secret/note'), answer(400), '').changed ?? true],
+    ['no-challenger-echo: none to remove', phase('no-challenger-echo').answer?.(asked('GET', '/heartbeat'), answer(204), '').changed ?? true],
+    ['no-challenger-echo: a session made', phase('no-challenger-echo').answer?.(asked('POST', '/challenger'), answer(201, { 'x-challenger': 'x' }), '').changed ?? true],
+    ['no-www-authenticate: a 401 without it', phase('no-www-authenticate').answer?.(asked('GET', '/secret/note'), answer(401), '').changed ?? true],
+    ['no-www-authenticate: a 201', phase('no-www-authenticate').answer?.(asked('POST', '/secret/token'), answer(201), '').changed ?? true],
+    ['json-as-text: no body', phase('json-as-text').answer?.(asked('GET', '/heartbeat'), answer(204), '').changed ?? true],
+    ['json-as-text: XML', phase('json-as-text').answer?.(asked('GET', '/secret/note'), answer(200, { 'content-type': 'application/xml' }), '').changed ?? true],
+    ['created-200: a 200', phase('created-200').answer?.(asked('POST', '/challenger'), answer(200), '').changed ?? true],
+    ['created-200: another route', phase('created-200').answer?.(asked('POST', '/secret/token'), answer(201), '').changed ?? true],
+    ['heartbeat-200: a HEAD', phase('heartbeat-200').answer?.(asked('HEAD', '/heartbeat'), answer(204), '').changed ?? true],
+    ['heartbeat-200: a 503', phase('heartbeat-200').answer?.(asked('GET', '/heartbeat'), answer(503), '').changed ?? true],
+    ['patch-heartbeat-405: another route', phase('patch-heartbeat-405').answer?.(asked('PATCH', '/secret/note'), answer(500), '').changed ?? true],
+    ['patch-heartbeat-405: a 405 already', phase('patch-heartbeat-405').answer?.(asked('PATCH', '/heartbeat'), answer(405), '').changed ?? true]
+  ]
+  for (const [name, changed] of unchanged) t.equal(changed, false, name)
+  // The cases they are for, for contrast: the same functions do change these.
+  t.equal(phase('foreign-token').request?.(asked('GET', '/secret/note', { authorization: `Bearer ${'b'.repeat(32)}` }), context), true, 'foreign-token: another session\'s Bearer token')
+  t.equal(phase('lost-write').payload?.(asked('GET', '/secret/note'), { note: 'x' }, context), undefined, 'lost-write: a payload with no write behind it')
+})

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { HUNT_SIZE } from '../src/domain/defects/catalogue.js'
-import { huntCode } from '../src/domain/defects/hunt.js'
+import { huntCode, huntFrom, whyCorrect } from '../src/domain/defects/hunt.js'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
 import { basic, build, errorMessages, storeOf } from './helper.js'
 
@@ -179,7 +179,7 @@ t.test('the explanations of correct answers name the rule', async t => {
   // One entry a request: POST /challenger's answer was once recorded twice.
   t.same(said, [
     'Good Basic credentials and a live session earn the token: 201, with X-AUTH-TOKEN.',
-    '/nowhere is not a path of this API: an unknown path is answered 404 (with a "did you mean" in the journal when one is near).',
+    '/nowhere is not a path of this API, or names no live session: it is answered 404 (with a "did you mean" in the journal when a path is near).',
     'Methods the heartbeat does not list are answered 405 Method Not Allowed, with Allow.',
     'GET /secret/note with the session\'s own token answers 200 and the note, as JSON or, when Accept asks for it, XML.',
     'A body that is not a JSON object with a string "note" is refused with 400, once the session and its token are good.',
@@ -194,4 +194,16 @@ t.test('single-player mode: a hunt starts on the one session', async t => {
   t.equal(made.statusCode, 201)
   const guid = made.headers['x-challenger'] as string
   t.equal((await storeOf(app).get(guid))?.hunt?.hidden.length, HUNT_SIZE)
+})
+
+t.test('why an answer was correct: by method, path and status, then by path and status, then by status', async t => {
+  const why = (method: string, path: string, status: number, known = true): string => whyCorrect({ method, path, status, known }).replace(/^Nothing hidden changed this answer: [^.]+\. /, '')
+  t.equal(why('GET', '/heartbeat', 503), 'The heartbeat answers 503 while the server is shutting down or its store cannot be reached.')
+  t.equal(why('GET', '/secret/note', 406), 'An Accept header that allows neither JSON nor XML gets 406 Not Acceptable.')
+  t.equal(why('POST', '/heartbeat', 501), 'POST /heartbeat answers 405 with Allow, unless X-HTTP-Method-Override makes it DELETE (405), PATCH (500) or TRACE (501).')
+  t.equal(why('GET', '/challenger/abc', 404, false), '/challenger/abc is not a path of this API, or names no live session: it is answered 404 (with a "did you mean" in the journal when a path is near).')
+  t.equal(why('PUT', '/secret/note', 405), '/secret/note does not take PUT: 405 Method Not Allowed, with the methods it does take in Allow.')
+  t.equal(why('PUT', '/challenger/abc', 201), 'That is the status the specification gives this request.')
+  t.equal(whyCorrect({ method: 'GET', path: '/heartbeat', status: 204, known: true }), 'Nothing hidden changed this answer: GET /heartbeat answered 204, as the service\'s rules say. GET /heartbeat answers 204 No Content: the server is running, and has nothing to say.')
+  t.same(huntFrom({ defects: huntCode(['heartbeat-200']) }), { hidden: ['heartbeat-200'], found: [] }, 'a hunt restored with no found ones')
 })

@@ -1,7 +1,8 @@
 // The journal (issue 16): the near-miss rules of the catalogue, and GET /challenger/{guid}/requests
 // over the app: what is recorded and what never is. The journal module's own: journal-entries.test.ts.
 import t from 'tap'
-import { challenges, nearMiss, nearMissSays, progressFrom, resourceOf, routeResource, type RequestFacts } from '../src/domain/challenges/catalogue.js'
+import { challenges, MISSPELT_SESSION_HINT, nearMiss, nearMissSays, progressFrom, resourceOf, routeBase, routeResource, type RequestFacts } from '../src/domain/challenges/catalogue.js'
+import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
 import { JOURNAL_TEXT_BYTES, journalText, MAX_JOURNAL_TEXT, type JournalEntry } from '../src/domain/journal/journal.js'
 import { RedisStore, sessionId } from '../src/domain/sessions/redis-store.js'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
@@ -55,7 +56,9 @@ const NEAR_MISSES: Array<[string, Partial<RequestFacts>, number[], number, RegEx
   ['/secret/note', { method: 'POST', status: 415, token: 'valid', tokenSource: 'x-auth-token', contentType: 'application/x-www-form-urlencoded' }, [], 34,
     /^Challenge 34 needs a JSON body such as \{"note": "hi"\}; this one had Content-Type application\/x-www-form-urlencoded$/],
   ['/secret/note', { method: 'POST', status: 415, token: 'valid', tokenSource: 'x-auth-token' }, [], 34, /this one had no Content-Type/],
-  ['/secret/note', { method: 'POST', status: 400, token: 'valid', tokenSource: 'x-auth-token', contentType: 'application/json' }, [], 34, /was not a JSON object with a string note/],
+  ['/secret/note', { method: 'POST', status: 400, token: 'valid', tokenSource: 'x-auth-token', contentType: 'application/json' }, [], 34, /was not a JSON object with a string "note"/],
+  ['/secret/note', { method: 'POST', status: 400, token: 'valid', tokenSource: 'x-auth-token', contentType: 'text/xml' }, [], 34,
+    /^Challenge 34 needs a note such as \{"note": "hi"\}; this XML body was not <secretnote><note>hi<\/note><\/secretnote>, the note as text$/],
   ['/secret/note', { method: 'POST', token: 'valid', tokenSource: 'bearer' }, [38], 34, /Challenge 34 needs your token in X-AUTH-TOKEN/],
   ['/secret/note', { token: 'valid', tokenSource: 'x-auth-token' }, [33], 34, /Challenge 34 needs POST \/secret\/note; this was GET/],
   ['/secret/note', { status: 401, token: 'missing' }, [32], 35, /Challenge 35 needs POST \/secret\/note; this was GET/],
@@ -65,7 +68,10 @@ const NEAR_MISSES: Array<[string, Partial<RequestFacts>, number[], number, RegEx
   ['/secret/note', { method: 'HEAD', token: 'valid', tokenSource: 'bearer' }, [33], 37, /HEAD passes nothing: challenge 37/],
   ['/secret/note', { method: 'POST', token: 'valid', tokenSource: 'x-auth-token' }, [33, 34], 38, /Challenge 38 needs your token as Authorization: Bearer/],
   ['/secret/note', { method: 'POST', status: 415, token: 'valid', tokenSource: 'bearer', contentType: 'text/plain' }, [], 38, /Challenge 38 needs a JSON body .*had Content-Type text\/plain/],
-  ['/secret/note', { token: 'valid', tokenSource: 'bearer' }, [33, 37], 38, /Challenge 38 needs POST/]
+  ['/secret/note', { token: 'valid', tokenSource: 'bearer' }, [33, 37], 38, /Challenge 38 needs POST/],
+  // A token in Authorization without its scheme (issue 49): the Bearer challenge, not the other method's.
+  ['/secret/note', { status: 401, token: 'missing', authorization: 'bare' }, [32], 37, /^Challenge 37 needs Authorization: Bearer <token>; this request's Authorization had no scheme/],
+  ['/secret/note', { method: 'POST', status: 401, token: 'missing', authorization: 'bare' }, [35], 38, /^Challenge 38 needs Authorization: Bearer <token>; this request's Authorization had no scheme/]
 ]
 
 t.test('every challenge has near misses in the catalogue, and each rule names its challenge', async t => {
@@ -82,8 +88,37 @@ t.test('every challenge has near misses in the catalogue, and each rule names it
   t.same([...named].sort((a, b) => a - b), [1, 2, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 40, 41, 42], 'each has a tested near miss')
   t.ok(challenges.every(c => c.nearMisses.length > 0 && c.hint.length > 0))
   for (const c of challenges) {
-    for (const rule of c.nearMisses) t.match(rule.says({ method: 'GET', contentType: null }), new RegExp(`hallenge ${c.id}\\b`), `a near miss of ${c.id} names it`)
+    for (const rule of c.nearMisses) t.match(rule.says({ method: 'GET', contentType: null, base: '' }), new RegExp(`hallenge ${c.id}\\b`), `a near miss of ${c.id} names it`)
   }
+})
+
+t.test('a token without its scheme is not taken for another challenge\'s near miss', async t => {
+  t.equal(hint('/secret/note', { status: 401, token: 'missing', authorization: 'bare' }, [32, 37]), null, 'GET: 37 passed, and 35 is not what was meant')
+  t.equal(hint('/secret/note', { method: 'POST', status: 401, token: 'missing', authorization: 'bare' }, [35, 38]), null, 'POST: 38 passed, and 32 is not what was meant')
+  t.match(hint('/secret/note', { method: 'POST', status: 401, token: 'missing', authorization: 'other' }, [35]), /^Challenge 32 needs GET \/secret\/note; this was POST$/)
+})
+
+t.test('what an Authorization header holds', async t => {
+  const cases: Array<[string | undefined, string]> = [
+    [undefined, 'none'], ['Basic YWRtaW46cGFzc3dvcmQ=', 'basic'], ['basic x', 'basic'], ['0123456789abcdef0123456789abcdef', 'bare'],
+    ['deadbeef', 'bare'], ['Bearer', 'other'], ['basic', 'other'], ['Bearer abc', 'other'], ['Token abc', 'other'], ['a b', 'other']
+  ]
+  for (const [header, kind] of cases) t.equal(authorizationOf(header), kind, String(header))
+})
+
+t.test('a hint\'s code: a near miss\'s place, and its base; the misspelt header\'s own', async t => {
+  const facts: RequestFacts = { ...base, method: 'GET', status: 405 }
+  const root = nearMiss('/challenger', facts, 0)
+  const api = nearMiss('/challenger', { ...facts, base: '/api' }, 0)
+  t.equal(api, root + 128, 'under /api: the same place, 128 on')
+  t.equal(nearMiss('/challenger', { ...facts, base: '' }, 0), root)
+  t.equal(nearMissSays(root, { method: 'GET', contentType: null }), 'Challenge 1 needs POST /challenger; GET is not allowed there')
+  t.equal(nearMissSays(api, { method: 'GET', contentType: null }), 'Challenge 1 needs POST /api/challenger; GET is not allowed there')
+  t.equal(nearMissSays(MISSPELT_SESSION_HINT, { method: 'GET', contentType: null }), 'This request named your session in a header that is not X-CHALLENGER (misspelt?), so it counted for no session and passed nothing')
+  t.equal(nearMissSays(126, { method: 'GET', contentType: null }), null, 'a place no near miss has')
+  t.equal(routeBase('/practice/api/secret/note', '/practice'), '/api')
+  t.equal(routeBase('/practice/secret/note', '/practice'), '')
+  t.equal(routeBase('/apiary', ''), '')
 })
 
 t.test('a route\'s resource for the near misses: under /api, the root\'s (issue 35)', async t => {

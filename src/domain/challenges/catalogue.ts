@@ -2,6 +2,7 @@
 import { API_BASE } from '../http/api-base.js'
 import { CatalogueError, UnknownTriggerError } from '../http/errors.js'
 import { challenges, SOLUTIONS_BASE, type Challenge, type NearMiss, type RequestFacts, type SeenRequest, type Trigger } from './challenge-list.js'
+import { MISSPELT_SESSION_HEADER } from './messages.js'
 
 export { challenges, SOLUTIONS_BASE, type Challenge, type RequestFacts, type SeenRequest, type Trigger }
 
@@ -140,18 +141,34 @@ export interface ChallengeRow extends ChallengeItem {
   hint: string
 }
 
-/** The most near misses a catalogue may have: the journal's limit (see ../journal/journal.ts). */
+/** The most near misses a catalogue may have: their places are 0 to 125, below the hints of its own. */
 export const MAX_NEAR_MISSES = 126
+
+// A journal entry's hint is a code: a near miss's place, plus UNDER_API when the request came under
+// /api (its sentence then names /api/… paths), or MISSPELT_SESSION_HINT; -1 for none.
+const UNDER_API = 128
+/** The hint of a request that named its session in a misspelt X-CHALLENGER (recorded by the journal plugin). */
+export const MISSPELT_SESSION_HINT = 127
+
+/** `hint`, a challenge's request line and headers, with its path under `base` (`GET /api/challenges`). */
+export function hintUnder (hint: string, base: string): string {
+  return base === '' ? hint : hint.replace(' /', () => ` ${base}/`)
+}
 
 /** The resource of a trigger: `/secret/note` for 'POST /secret/note no-token'. */
 export function resourceOf (trigger: Trigger): string {
   return trigger.split(' ')[1] as string
 }
 
+/** The API base of a route's URL, after `prefix`: '/api' or '' (the root). */
+export function routeBase (url: string, prefix: string): string {
+  const resource = url.slice(prefix.length)
+  return resource === API_BASE || resource.startsWith(`${API_BASE}/`) ? API_BASE : ''
+}
+
 /** The resource a route serves, as triggers name it: its URL without `prefix` and the `/api` base. */
 export function routeResource (url: string, prefix: string): string {
-  const resource = url.slice(prefix.length)
-  return resource === API_BASE || resource.startsWith(`${API_BASE}/`) ? resource.slice(API_BASE.length) : resource
+  return url.slice(prefix.length + routeBase(url, prefix).length)
 }
 
 /** The lookups over one list of challenges (the service's is below; a test can make its own). */
@@ -180,8 +197,9 @@ export function createCatalogue (list: readonly Challenge[]) {
     unreachable (emitted: ReadonlySet<string>): Challenge[] {
       return list.filter(c => !emitted.has(c.trigger))
     },
-    rows (progress: number): ChallengeRow[] {
-      return list.map(c => ({ id: c.id, name: c.name, description: c.description, hint: c.hint, status: isPassed(progress, c) }))
+    /** With each challenge's hint; its path under `base` (a prefix and /api) when the learner works there. */
+    rows (progress: number, base = ''): ChallengeRow[] {
+      return list.map(c => ({ id: c.id, name: c.name, description: c.description, hint: hintUnder(c.hint, base), status: isPassed(progress, c) }))
     },
     items (progress: number): ChallengeItem[] {
       return list.map(c => ({ id: c.id, name: c.name, description: c.description, status: isPassed(progress, c) }))
@@ -190,20 +208,23 @@ export function createCatalogue (list: readonly Challenge[]) {
     nearMissMask (resource: string): number {
       return maskOn.get(resource) ?? 0
     },
-    /** The place of the first near miss of a challenge not yet passed that recognises the request; -1 for none. */
+    /** The hint's code of the first near miss of a challenge not yet passed that recognises the request; -1 for none. */
     nearMiss (resource: string, request: RequestFacts, progress: number): number {
       const misses = missesOn.get(resource)
       if (misses === undefined) return -1
       const mask = maskOn.get(resource) as number
       if ((progress & mask) === mask) return -1
       for (const { at, challenge, rule } of misses) {
-        if (!isPassed(progress, challenge) && rule.when(request)) return at
+        if (!isPassed(progress, challenge) && rule.when(request)) return request.base === API_BASE ? at + UNDER_API : at
       }
       return -1
     },
-    /** The sentence of near miss `at` for what the journal kept of the request; null for -1. */
-    nearMissSays (at: number, request: SeenRequest): string | null {
-      return nearMisses[at]?.rule.says(request) ?? null
+    /** The sentence of hint `code` for what the journal kept of the request; null for -1. */
+    nearMissSays (code: number, request: SeenRequest): string | null {
+      if (code < 0) return null
+      const at = code % UNDER_API
+      if (at === MISSPELT_SESSION_HINT) return MISSPELT_SESSION_HEADER
+      return nearMisses[at]?.rule.says({ ...request, base: code >= UNDER_API ? API_BASE : '' }) ?? null
     },
     /** Progress as the reference's status map: every catalogue id, passed or not. */
     statusMap (progress: number): Record<string, boolean> {

@@ -1,8 +1,8 @@
 // The challenges as data: each one's trigger (the request that passes it) and fixed progress bit.
 // Adding one: its row here, its trigger in a route, its test (docs/architecture.md).
-import { headInstead, jsonNote, notAllowed, otherMethod, overrideInstead, overrideMisses, tokenCameAs, wrongBearer, type NearMiss } from './near-miss-rules.js'
+import { bareToken, headInstead, jsonNote, noToken, notAllowed, otherMethod, overrideInstead, overrideMisses, tokenCameAs, wrongBearer, type NearMiss } from './near-miss-rules.js'
 
-export type { NearMiss, RequestFacts, SeenRequest, TokenVerdict } from './near-miss-rules.js'
+export type { NearMiss, RequestFacts, SeenAt, SeenRequest, TokenVerdict } from './near-miss-rules.js'
 
 /** A challenge as its row is written below. */
 interface Row {
@@ -43,7 +43,7 @@ const rows = [
     nearMisses: [
       {
         when: r => r.method === 'POST' && r.namedSession,
-        says: () => 'Challenge 1 needs POST /challenger without an X-CHALLENGER header; this one named a session, so none was created'
+        says: r => `Challenge 1 needs POST ${r.base}/challenger without an X-CHALLENGER header; this one named a session, so none was created`
       },
       notAllowed(1, 'POST', '/challenger')
     ]
@@ -72,7 +72,7 @@ const rows = [
       overrideInstead(25, 'DELETE', 40),
       {
         when: r => r.status === 405 && r.method !== 'DELETE' && r.method !== 'POST',
-        says: r => `Challenge 25 needs DELETE /heartbeat; ${r.method} is refused too but passes nothing`
+        says: r => `Challenge 25 needs DELETE ${r.base}/heartbeat; ${r.method} is refused too but passes nothing`
       }
     ]
   },
@@ -169,7 +169,7 @@ const rows = [
     hint: `GET /secret/note\nX-CHALLENGER: ${ID}\n(and no X-AUTH-TOKEN or Authorization header)`,
     nearMisses: [
       headInstead(32, r => r.token === 'missing'),
-      otherMethod(32, 'GET', r => r.token === 'missing')
+      otherMethod(32, 'GET', noToken)
     ]
   },
   {
@@ -211,7 +211,7 @@ const rows = [
     trigger: 'POST /secret/note no-token',
     bit: 12,
     hint: `POST /secret/note\nX-CHALLENGER: ${ID}\n(and no X-AUTH-TOKEN or Authorization header; the body does not matter)`,
-    nearMisses: [otherMethod(35, 'POST', r => r.token === 'missing')]
+    nearMisses: [otherMethod(35, 'POST', noToken)]
   },
   {
     id: 36,
@@ -237,6 +237,7 @@ const rows = [
     bit: 14,
     hint: `GET /secret/note\nX-CHALLENGER: ${ID}\nAuthorization: Bearer ${TOKEN}`,
     nearMisses: [
+      bareToken(37, 'GET'),
       tokenCameAs(37, 'GET', 'bearer'),
       headInstead(37, r => r.token === 'valid'),
       otherMethod(37, 'GET', r => r.token === 'valid' && r.tokenSource === 'bearer' && r.status < 400)
@@ -253,6 +254,7 @@ const rows = [
     hint: `POST /secret/note\nX-CHALLENGER: ${ID}\nAuthorization: Bearer ${TOKEN}\nContent-Type: application/json\n\n{"note": "my secret"}`,
     nearMisses: [
       jsonNote(38, 'bearer'),
+      bareToken(38, 'POST'),
       tokenCameAs(38, 'POST', 'bearer'),
       otherMethod(38, 'POST', r => r.token === 'valid' && r.tokenSource === 'bearer')
     ]

@@ -1,4 +1,5 @@
 // Near misses: what one sees of a request, and the rules several challenges of challenge-list.ts share.
+import { isXml, NOTE_JSON, NOTE_XML } from './messages.js'
 
 /** How a request came with its token, on the routes that take one (/secret/note). */
 export type TokenVerdict = 'missing' | 'valid' | 'wrong'
@@ -13,9 +14,21 @@ export interface RequestFacts {
   contentType: string | null
   /** X-HTTP-Method-Override, trimmed and in capitals. */
   override: string | null
-  authorization: 'none' | 'basic' | 'other'
+  authorization: Authorization
   /** Whether X-CHALLENGER was sent (a session can also be named in the URL). */
   namedSession: boolean
+  /** The API base the request came under: '' (the root, the default) or '/api'. Its hint names paths under it. */
+  base?: string
+}
+
+/** What an Authorization header holds: nothing, Basic credentials, a value without a scheme
+ * (`Authorization: <token>`: one word, not a scheme's name), or anything else (Bearer included). */
+export type Authorization = 'none' | 'basic' | 'bare' | 'other'
+
+export function authorizationOf (header: string | undefined): Authorization {
+  if (header === undefined) return 'none'
+  if (/^basic /i.test(header)) return 'basic'
+  return /^\S+$/.test(header) && !/^(basic|bearer)$/i.test(header) ? 'bare' : 'other'
 }
 
 /** What the journal shows of a request, from which a near miss's sentence is made. */
@@ -25,11 +38,16 @@ export interface SeenRequest {
   tokenSource?: 'x-auth-token' | 'bearer'
 }
 
+/** A request as a sentence sees it: what the journal shows, and the base ('' or '/api') of the paths it names. */
+export interface SeenAt extends SeenRequest {
+  base: string
+}
+
 /** A request that missed a challenge by one condition: `when` recognises it (asked only on the challenge's
  * resource, while it is not passed), `says` is the sentence the learner reads. */
 export interface NearMiss {
   readonly when: (request: RequestFacts) => boolean
-  readonly says: (request: SeenRequest) => string
+  readonly says: (request: SeenAt) => string
 }
 
 /** Challenge `id` is one of GET's: the same request as HEAD passes nothing. */
@@ -40,13 +58,22 @@ export const headInstead = (id: number, when: (r: RequestFacts) => boolean = () 
 
 export const notAllowed = (id: number, method: string, resource: string): NearMiss => ({
   when: r => r.status === 405 && r.method !== method && r.override === null,
-  says: r => `Challenge ${id} needs ${method} ${resource}; ${r.method} is not allowed there`
+  says: r => `Challenge ${id} needs ${method} ${r.base}${resource}; ${r.method} is not allowed there`
 })
 
 export const otherMethod = (id: number, method: 'GET' | 'POST', when: (r: RequestFacts) => boolean): NearMiss => ({
   when: r => r.method === (method === 'GET' ? 'POST' : 'GET') && when(r),
-  says: r => `Challenge ${id} needs ${method} /secret/note; this was ${r.method}`
+  says: r => `Challenge ${id} needs ${method} ${r.base}/secret/note; this was ${r.method}`
 })
+
+/** No token, but a value without a scheme in Authorization: the token meant as a Bearer one (37, 38). */
+export const bareToken = (id: number, method: string): NearMiss => ({
+  when: r => r.method === method && r.token === 'missing' && r.authorization === 'bare',
+  says: () => `Challenge ${id} needs Authorization: Bearer <token>; this request's Authorization had no scheme (no "Bearer " before the token)`
+})
+
+/** No token, and nothing in Authorization that looks meant as one. */
+export const noToken = (r: RequestFacts): boolean => r.token === 'missing' && r.authorization !== 'bare'
 
 export const wrongBearer = (id: number, method: string): NearMiss => ({
   when: r => r.method === method && r.token === 'wrong' && r.tokenSource === 'bearer',
@@ -63,8 +90,10 @@ export const tokenCameAs = (id: number, method: string, wanted: 'x-auth-token' |
 /** The right token for a note write, but a body the service does not take as a note. */
 export const jsonNote = (id: number, source: 'x-auth-token' | 'bearer'): NearMiss => ({
   when: r => r.method === 'POST' && r.token === 'valid' && r.tokenSource === source && (r.status === 415 || r.status === 400),
-  says: r => `Challenge ${id} needs a JSON body such as {"note": "hi"}; this one ` +
-    (r.contentType === null ? 'had no Content-Type' : r.contentType === 'application/json' ? 'was not a JSON object with a string note' : `had Content-Type ${r.contentType}`)
+  says: r => r.contentType !== null && isXml(r.contentType)
+    ? `Challenge ${id} needs a note such as {"note": "hi"}; this XML body was not ${NOTE_XML}`
+    : `Challenge ${id} needs a JSON body such as {"note": "hi"}; this one ` +
+      (r.contentType === null ? 'had no Content-Type' : r.contentType === 'application/json' ? `was not ${NOTE_JSON}` : `had Content-Type ${r.contentType}`)
 })
 
 /** POST with X-HTTP-Method-Override passes 40-42; challenges 25-27 want the method itself. */
