@@ -1,11 +1,12 @@
 // Authorization: the Basic credentials that earn a token (`fastify.checkCredentials`), and the
 // session's token, judged in one place (`fastify.judgeToken`): by the preHandler that guards the
 // note (`fastify.tokenAuth`), and by the journal for a request answered before it. Secrets are
-// compared in constant time.
+// compared in constant time. A request whose session is not live is told why
+// (`fastify.whyNoSession`): it expired, and how to restore it, when it did so recently.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Trigger } from '../src/domain/challenges/catalogue.js'
-import { missingTokenMessage, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
+import { expiredMessage, missingTokenMessage, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
 import type { TokenVerdict } from '../src/domain/challenges/challenge-list.js'
 import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
 import { presentedToken, safeEqual, type TokenSource } from '../src/domain/sessions/secrets.js'
@@ -26,6 +27,12 @@ declare module 'fastify' {
      * challenge of a refusal (`missing` token, `wrong` token) for the methods named in `refusals`.
      */
     tokenAuth (refusals: Partial<Record<string, Refusals>>): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
+    /**
+     * The message for a request that names `guid` but no live session: that it expired and how to
+     * restore it (under this instance's prefix: the API's base) when it did so recently, else
+     * `otherwise`. The store is asked only here, on the way to the refusal.
+     */
+    whyNoSession (guid: string | string[] | undefined, otherwise: string): Promise<string>
   }
   interface FastifyRequest {
     /** Set by `judgeToken`: how the token came (when one did). */
@@ -45,12 +52,14 @@ export interface AuthOptions {
   username: string
   password: string
   realm: string
+  /** How long a session lasts without a request, for the message of one that expired. */
+  sessionIdleMs: number
 }
 
 const BASIC = /^basic +([a-z0-9+/]+=*) *$/i
 
 async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<void> {
-  const { username, password, realm } = options
+  const { username, password, realm, sessionIdleMs } = options
 
   fastify.decorate('basicChallenge', `Basic realm="${realm}"`)
 
@@ -81,14 +90,23 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
     return request.tokenVerdict
   })
 
-  fastify.decorate('tokenAuth', function (refusals: Partial<Record<string, Refusals>>) {
+  fastify.decorate('whyNoSession', async function (this: FastifyInstance, named: string | string[] | undefined, otherwise: string): Promise<string> {
+    // Session ids are issued in lowercase; the same UUID in capitals names the same session.
+    const guid = String(named ?? '').toLowerCase()
+    if (guid === '' || !await fastify.sessions.expiredRecently(guid)) return otherwise
+    return expiredMessage({ guid, idleMs: sessionIdleMs, base: this.prefix, page: fastify.progressPage(guid) })
+  })
+
+  fastify.decorate('tokenAuth', function (this: FastifyInstance, refusals: Partial<Record<string, Refusals>>) {
+    // The instance of the route that asked: its prefix is the API's base, for the restore command.
+    const routes = this
     // The challenge bits of each refusal, by method, worked out once.
     const bits = (outcome: keyof Refusals) => new Map(Object.entries(refusals).map(([method, triggers]) => [method, fastify.bitFor((triggers as Refusals)[outcome])]))
     const noToken = bits('missing')
     const wrongToken = bits('wrong')
     // An answer sent here is returned: the hooks and the handler after it do not run.
     return async function requireToken (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-      if (request.session === null) return reply.fail(401, NAME_A_SESSION)
+      if (request.session === null) return reply.fail(401, await routes.whyNoSession(request.headers['x-challenger'], NAME_A_SESSION))
       const verdict = fastify.judgeToken(request)
       if (verdict === 'missing') {
         await request.pass(noToken.get(request.method) ?? 0)

@@ -3,11 +3,12 @@
 // Creating sessions is rate-limited per client address (plugins/api-bases.ts: one limit for both bases).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { progressFrom, routeResource, statusMap } from '../src/domain/challenges/catalogue.js'
+import { progressFrom, routeResource } from '../src/domain/challenges/catalogue.js'
 import { drawHunt } from '../src/domain/defects/catalogue.js'
-import { huntFrom, huntJson, revealed, whyCorrect } from '../src/domain/defects/hunt.js'
+import { huntFrom, revealed, whyCorrect } from '../src/domain/defects/hunt.js'
 import { newToken } from '../src/domain/sessions/ids.js'
 import type { Hunt, Session } from '../src/domain/sessions/store.js'
+import { sessionJson } from '../src/domain/sessions/session-json.js'
 import { truncate } from '../src/domain/sessions/truncate.js'
 import { viewOf } from '../src/domain/journal/journal.js'
 import { findingXml, requestsXml, sessionXml } from '../src/domain/http/xml.js'
@@ -25,18 +26,6 @@ const Restored = header('Where the session is: /challenger/{guid}, under the bas
 const RetryAfter = header('Seconds until this address may create a session again')
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-function sessionJson (session: Session) {
-  return {
-    xChallenger: session.guid,
-    xAuthToken: session.token,
-    secretNote: session.note,
-    challengeStatus: statusMap(session.progress),
-    // Only when given: the reference's JSON has no name, and suites written for it compare it whole.
-    ...(session.name === undefined ? {} : { name: session.name }),
-    ...(session.hunt === undefined ? {} : { hunt: huntJson(session.hunt) })
-  }
-}
 
 /** How a finding names a journal entry (entryId): its time in milliseconds, and its session's first 8 digits. */
 const ENTRY_ID = /^(\d{1,16})-([0-9a-f]{8})$/
@@ -113,7 +102,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
           200: noBody('The session in X-CHALLENGER is live', { Location: Progress }),
           201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location: Progress }),
           400: failure('A JSON body whose name is not 1 to 40 characters, or has control or bidirectional-control characters, or whose hunt is not a boolean'),
-          404: failure('No live session by the id in X-CHALLENGER'),
+          404: failure('No live session by the id in X-CHALLENGER (one that expired recently is told so, with the restore command)'),
           413: failure('A body over the body limit'),
           415: failure('A Content-Type header that is not a valid media type'),
           429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
@@ -125,7 +114,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       const named = request.headers['x-challenger']
       const session = request.session
       if (named !== undefined && named !== '') {
-        if (session === null) return reply.fail(404, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`)
+        if (session === null) return reply.fail(404, await fastify.whyNoSession(named, `No session ${JSON.stringify(named)}: send POST /challenger without X-CHALLENGER to create one`))
         return reply.header('location', fastify.progressPage(session.guid)).code(200).send()
       }
       const given = askedIn(request.body)
@@ -140,6 +129,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
 
   const resource: FastifyPluginAsyncTypebox = async (fastify) => {
     fastify.acceptBodies('json')
+    /** The 404's message for a guid that names no live session (that it expired, when it did so recently). */
+    const noLiveSession = async (guid: string): Promise<string> => await fastify.whyNoSession(guid, `No live session ${JSON.stringify(guid)}`)
     // Every request that names a session in the URL counts as activity, whatever its method or fate.
     fastify.addHook('onRequest', async (request) => {
       const guid = (request.params as { guid: string }).guid.toLowerCase()
@@ -153,12 +144,12 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       schema: {
         summary: 'The whole session, to keep and PUT back later',
         params: GuidParams,
-        response: { 200: answer(SessionJson, 'The session', {}, XML.session), 404: failure('No live session by that id') }
+        response: { 200: answer(SessionJson, 'The session', {}, XML.session), 404: failure('No live session by that id (one that expired recently is told so, with the restore command)') }
       }
     }, async (request, reply) => {
       // Looked up once, by the hook above.
       const session = request.sessionInUrl
-      if (session === null) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      if (session === null) return reply.fail(404, await noLiveSession(request.params.guid))
       return sessionJson(session)
     })
 
@@ -234,7 +225,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         }
       }
     }, async (request, reply) => {
-      if (request.sessionInUrl === null) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      if (request.sessionInUrl === null) return reply.fail(404, await noLiveSession(request.params.guid))
       let name: string | undefined
       if (request.body.name !== null) {
         const checked = checkName(request.body.name)
@@ -242,7 +233,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         name = checked.name
       }
       const session = await fastify.sessions.setName(request.sessionInUrl.guid, name)
-      if (session === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      if (session === undefined) return reply.fail(404, await noLiveSession(request.params.guid))
       return sessionJson(session)
     })
 
@@ -260,7 +251,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     }, async (request, reply) => {
       const session = request.sessionInUrl
       const entries = session === null ? undefined : await fastify.sessions.journal(session.guid)
-      if (entries === undefined) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      if (entries === undefined) return reply.fail(404, await noLiveSession(request.params.guid))
       return { requests: entries.map(entry => viewOf(entry, (session as Session).guid)) }
     })
     fastify.allowOnly('/challenger/:guid/requests', ['GET', 'HEAD', 'OPTIONS'])
@@ -284,7 +275,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       }
     }, async (request, reply) => {
       const session = request.sessionInUrl
-      if (session === null) return reply.fail(404, `No live session ${JSON.stringify(request.params.guid)}`)
+      if (session === null) return reply.fail(404, await noLiveSession(request.params.guid))
       const hunt = session.hunt
       if (hunt === undefined) return reply.fail(400, 'This session is not a bug hunt: make one with POST /challenger and the body {"hunt": true}')
       const named = ENTRY_ID.exec(request.body.entry)

@@ -14,9 +14,13 @@ import { viewOf } from '../src/domain/journal/journal.js'
 import { badView, BoardQuery, boardPage, isBoardView } from '../src/domain/pages/admin-page.js'
 import { HuntState, huntView } from '../src/domain/pages/hunt.js'
 import { challengesPage, CSP_DIRECTIVES, landingPage, solutionUrls } from '../src/domain/pages/pages.js'
-import { failure, GuidParams, header } from '../src/domain/http/schemas.js'
+import { failure, GuidParams, header, SessionJson } from '../src/domain/http/schemas.js'
+import { sessionJson } from '../src/domain/sessions/session-json.js'
 
 const HTML = 'text/html; charset=utf-8'
+
+/** GET /gui/challenges/{guid}/session: the live session's JSON, or null and whether it expired recently. */
+const SessionCopy = Type.Object({ session: Type.Union([SessionJson, Type.Null()]), expired: Type.Boolean() })
 
 function text (type: string, description: string) {
   return { description, content: { [type]: { schema: { type: 'string' } } } }
@@ -43,6 +47,8 @@ export function guiFolder (moduleUrl: string): string {
 const pageHeaders = { 'Content-Security-Policy': header('Only the page\'s own stylesheet, script and icon; no framing') }
 
 export interface PagesOptions {
+  /** How long a session lasts without a request, said on the page of one that expired. */
+  sessionIdleMs: number
   username: string
   password: string
   docs: boolean
@@ -67,9 +73,13 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     return reply.type(HTML).send(html)
   })
 
+  // Multi-player mode: a page keeps its session in the browser (single-player's never expires).
+  const keep = fastify.sessionGuidFor(null) === null
   const render = async (request: FastifyRequest, asked: string | null) => {
     const guid = fastify.sessionGuidFor(asked)
     const session = guid === null ? undefined : await fastify.findSession(guid)
+    // Asked only when the session is not live.
+    const expired = guid !== null && session === undefined && await fastify.sessions.expiredRecently(guid.toLowerCase())
     const progress = session?.progress ?? 0
     const journal = session === undefined || options.journalSize === 0 ? undefined : await fastify.sessions.journal(session.guid)
     return challengesPage({
@@ -82,7 +92,9 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
       requests: session === undefined ? null : journal?.map(entry => viewOf(entry, session.guid)) ?? null,
       name: session?.name,
       board: fastify.adminEnabled,
-      hunt: session?.hunt === undefined ? null : huntView(session.hunt)
+      hunt: session?.hunt === undefined ? null : huntView(session.hunt),
+      keep,
+      expiredAfterMs: expired ? options.sessionIdleMs : undefined
     })
   }
 
@@ -124,6 +136,22 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
     return { hunt: session.hunt === undefined ? null : huntView(session.hunt) }
   })
 
+  // The progress page's restore.js keeps the session in the browser, as GET /challenger/{guid} answers it:
+  // read here so that the page's own reads stay out of the learner's journal, and a session gone is a
+  // 200 that says so (a 404 would be a console error every 2 seconds).
+  fastify.get('/gui/challenges/:guid/session', {
+    schema: {
+      summary: 'The session\'s JSON, for the progress page to keep in the browser and restore',
+      params: GuidParams,
+      response: { 200: SessionCopy }
+    }
+  }, async (request) => {
+    const guid = fastify.sessionGuidFor(request.params.guid)
+    const session = guid === null ? undefined : await fastify.findSession(guid)
+    if (session !== undefined) return { session: sessionJson(session), expired: false }
+    return { session: null, expired: guid !== null && await fastify.sessions.expiredRecently(guid.toLowerCase()) }
+  })
+
   // Each file a route of its own (no wildcard: other paths are the service's 404, other methods its 405).
   // No reply.sendFile: a host's own stays the host's.
   const folder = guiFolder(import.meta.url)
@@ -145,7 +173,7 @@ const pages: FastifyPluginAsyncTypebox<PagesOptions> = async (fastify, options) 
       res.setHeader('Cache-Control', 'max-age=300')
     }
   })
-  const urls = ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/challenges/:guid/hunt', ...files.map(file => `/gui/${file}`)]
+  const urls = ['/', '/gui/challenges', '/gui/challenges/:guid', '/gui/challenges/:guid/hunt', '/gui/challenges/:guid/session', ...files.map(file => `/gui/${file}`)]
 
   // The board's page carries no data and needs no token (it asks for one); it exists only with the board's API.
   if (fastify.adminEnabled) {

@@ -23,7 +23,7 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
       security: security.token,
       response: {
         201: noBody('The session\'s token, in X-AUTH-TOKEN', { 'X-AUTH-TOKEN': header('The token for /secret/note: 32 hex digits') }),
-        401: failure('Wrong or missing credentials (with WWW-Authenticate), or a missing or unknown session (without)', {
+        401: failure('Wrong or missing credentials (with WWW-Authenticate), or a missing or unknown session (without; one that expired recently is told so, with the restore command)', {
           'WWW-Authenticate': header('Basic realm="User Visible Realm", when the credentials were refused')
         }),
         413: failure('A body (which this route ignores) over the body limit'),
@@ -40,7 +40,7 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     const session = request.session
     if (session === null) {
-      return reply.fail(401, NAME_A_SESSION)
+      return reply.fail(401, await fastify.whyNoSession(request.headers['x-challenger'], NAME_A_SESSION))
     }
     await request.pass(issued)
     return reply.header('x-auth-token', session.token).code(201).send()
@@ -65,7 +65,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   }))
 
   const refused = {
-    401: failure('A missing or unknown session, or no token'),
+    401: failure('A missing or unknown session (one that expired recently is told so, with the restore command), or no token'),
     403: failure('A token that is not this session\'s')
   }
 
@@ -104,7 +104,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
     const note = truncate(request.body.note, options.noteMaxLength)
     const bit = written[request.tokenSource as TokenSource]
     // The note and its challenge in one write; the bit is this request's when the session had not passed it.
-    if (!await fastify.sessions.update(session.guid, { note, passed: bit })) return reply.fail(401, NAME_A_SESSION)
+    if (!await fastify.sessions.update(session.guid, { note, passed: bit })) return reply.fail(401, await fastify.whyNoSession(session.guid, NAME_A_SESSION))
     if ((session.progress & bit) === 0) request.passedBits |= bit
     return { note }
   })

@@ -69,7 +69,7 @@ chromiumTest('the pages and /docs work under their Content-Security-Policy, and 
     await page.locator('#name-form button').click()
     await page.waitForFunction(() => document.getElementById('name-result')?.textContent === 'Saved.')
     t.equal(await page.locator('#current-name').textContent(), 'Ada', 'the name script ran beside the refresh script')
-    await checkFiles(t, files, ['/gui/style.css', '/gui/refresh.js', '/gui/name.js'])
+    await checkFiles(t, files, ['/gui/style.css', '/gui/restore.js', '/gui/refresh.js', '/gui/name.js'])
     t.same(problems, [], 'nothing refused, no console error')
   })
 

@@ -453,7 +453,7 @@ t.test('with an admin token, GET /admin is the board\'s page: no token needed, n
 
 t.test('the board\'s script and the refresh script insert text, never markup, and send the token only as a header', async t => {
   const scripts = readdirSync(GUI).filter(name => name.endsWith('.js'))
-  t.same(scripts.sort(), ['admin.js', 'name.js', 'projector.js', 'refresh.js'])
+  t.same(scripts.sort(), ['admin.js', 'name.js', 'projector.js', 'refresh.js', 'restore.js'])
   for (const name of scripts) {
     t.notMatch(guiFile(name), /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/, `${name} builds no markup from text`)
     t.match(guiFile(name), /^\/\/ @ts-check\n/, `${name} is type-checked (tsconfig.web.json)`)
@@ -487,7 +487,7 @@ t.test('under a prefix the board\'s page, script and stylesheet are under it', a
 
 t.test('every file of public/gui/ answers as it is, with its type, the pages\' CSP and five minutes\' caching; the board\'s only with a class board', async t => {
   const files = readdirSync(GUI).sort()
-  t.same(files, ['admin.css', 'admin.js', 'icon.svg', 'name.js', 'projector.css', 'projector.js', 'refresh.js', 'style.css'])
+  t.same(files, ['admin.css', 'admin.js', 'icon.svg', 'name.js', 'projector.css', 'projector.js', 'refresh.js', 'restore.js', 'style.css'])
   const app = await build(t, { adminToken: 'a-board-token-for-the-test' })
   const without = await build(t)
   for (const name of files) {

@@ -9,6 +9,7 @@ import { HUNT_SIZE } from '../src/domain/defects/catalogue.js'
 import { huntCode } from '../src/domain/defects/hunt.js'
 import { entryId, type JournalEntry } from '../src/domain/journal/journal.js'
 import { guidOf, JOURNAL_SPARE_MS, RedisStore, sessionId, StoreUnavailableError } from '../src/domain/sessions/redis-store.js'
+import { EXPIRED_KEPT } from '../src/domain/sessions/store.js'
 import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
 import { redisMissing, redisServer, type RedisServer } from './redis-server.js'
@@ -82,6 +83,8 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(await s.client.hexists('ttl:sessions', id), 0, 'removed at that lookup')
       t.equal(await s.client.exists(`ttl:j:${id}`), 0, 'its journal with it')
       t.equal(await s.client.zscore('ttl:lru', id), null)
+      t.equal(await s.expiredRecently(a.guid), true, 'and remembered as ended')
+      t.ok(Math.abs(Number(await s.client.zscore('ttl:ended', id)) - await redisNow(s)) < 1000, 'by when it ended, in ms by Redis\'s clock')
       // Expired and never looked up again: a creation sweeps two, the oldest first; a probe the rest.
       const idle = [await s.create(), await s.create(), await s.create()]
       await idleFor(6000, ...idle.map(r => r.guid))
@@ -89,6 +92,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(await Promise.all(idle.map(async r => await s.client.hexists('ttl:sessions', sessionId(r.guid)))), [0, 0, 1], 'a creation sweeps two')
       await s.probe()
       t.equal(await s.client.hexists('ttl:sessions', sessionId((idle[2] as { guid: string }).guid)), 0, 'a probe sweeps the rest')
+      t.same(await Promise.all(idle.map(async r => await s.expiredRecently(r.guid))), [true, true, true], 'each remembered as ended')
       t.same([await s.client.zcard('ttl:lru'), await s.client.zcard('ttl:new')], [0, 1], 'the one made last is left, unused')
       // Pinned: not in the index, so never expired; its journal has no TTL.
       await s.restore({ guid: a.guid, token: a.token, note: '', progress: 0 }, { pinned: true })
@@ -101,7 +105,55 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal((await s.get(a.guid))?.token, a.token)
       const keys = await s.client.keys('*')
       t.same(keys.filter(key => !key.startsWith('ttl:') && !key.startsWith('test')), [], 'every key carries a prefix')
-      t.same(keys.filter(key => key.startsWith('ttl:')).sort(), ['ttl:j:' + id, 'ttl:new', 'ttl:sessions'], 'one hash for every session, not a key each')
+      t.same(keys.filter(key => key.startsWith('ttl:')).sort(), ['ttl:ended', 'ttl:j:' + id, 'ttl:new', 'ttl:sessions'], 'one hash for every session, not a key each')
+      t.equal(await s.expiredRecently(a.guid), true, 'restored, a session is still remembered as having ended: it is asked only of sessions not found')
+    })
+
+    t.test(`<prefix>ended keeps the last EXPIRED_KEPT (${EXPIRED_KEPT}) sessions to end, the oldest dropped as each is added; lookups of other ids add nothing`, async t => {
+      const s = await ready(new RedisStore({ url: redis.url, prefix: 'bound:', maxSessions: 100, idleMs: 5000, probeIntervalMs: 3_600_000 }))
+      t.teardown(() => s.close())
+      // Full already: EXPIRED_KEPT ids that ended long ago, scored 1, 2, ….
+      const old = Array.from({ length: EXPIRED_KEPT }, (_, i) => `=old-${String(i).padStart(5, '0')}`)
+      for (let i = 0; i < old.length; i += 1000) await s.client.zadd('bound:ended', ...old.slice(i, i + 1000).flatMap((id, j) => [i + j + 1, id]))
+      t.equal(await s.expiredRecently('old-00000'), true)
+      for (const stranger of ['11111111-2222-4333-8444-555555555555', 'not-a-guid']) {
+        t.equal(await s.get(stranger), undefined)
+        await s.update(stranger, { note: 'x' })
+        t.equal(await s.journal(stranger), undefined)
+      }
+      t.equal(await s.client.zcard('bound:ended'), EXPIRED_KEPT, 'asking for sessions that never were adds nothing')
+      const a = await s.create()
+      const b = await s.create()
+      await s.get(b.guid)
+      const at = (await redisNow(s) - 6000) * 1024
+      await s.client.zadd('bound:new', at, sessionId(a.guid))
+      await s.client.zadd('bound:lru', at, sessionId(b.guid))
+      t.equal(await s.get(a.guid), undefined)
+      t.equal(await s.get(b.guid), undefined)
+      t.equal(await s.client.zcard('bound:ended'), EXPIRED_KEPT, 'still EXPIRED_KEPT')
+      t.same([await s.expiredRecently(a.guid), await s.expiredRecently(b.guid)], [true, true], 'the two that ended now are in')
+      t.same([await s.expiredRecently('old-00000'), await s.expiredRecently('old-00001'), await s.expiredRecently('old-00002')], [false, false, true], 'the two oldest are out')
+    })
+
+    t.test('over HTTP with Redis, a request naming an expired session is told it expired and how to restore it; the restore brings it back', async t => {
+      const keyPrefix = prefix()
+      const s = await ready(store(100, 5000, keyPrefix))
+      const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: s, sessionIdleMs: 5000, creationRateLimit: 0 } })
+      t.teardown(() => app.close())
+      const guid = (await app.inject({ method: 'POST', url: '/api/challenger' })).headers['x-challenger'] as string
+      const token = (await app.inject({ method: 'POST', url: '/api/secret/token', headers: { 'x-challenger': guid, authorization: basic('admin', 'password') } })).headers['x-auth-token'] as string
+      const saved = (await app.inject({ method: 'GET', url: `/api/challenger/${guid}` })).json()
+      await s.client.zadd(`${keyPrefix}lru`, (await redisNow(s) - 6000) * 1024, sessionId(guid))
+      const note = await app.inject({ method: 'GET', url: '/api/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })
+      t.equal(note.statusCode, 401)
+      t.same(note.json().errorMessages, [`Session "${guid}" has expired: a session ends after 5 seconds without a request (sooner, when the server is full). ` +
+        `Restore it with PUT /api/challenger/${guid} and the JSON saved from GET /api/challenger/${guid} ` +
+        `(its progress page, /gui/challenges/${guid}, keeps that JSON in the browser and restores it with one click), or create a new session with POST /api/challenger`])
+      const json = (await app.inject({ method: 'GET', url: `/challenger/${guid}` })).json()
+      t.match(json.errorMessages, [/^Session ".*" has expired: .* Restore it with PUT \/challenger\//], '404 at the root, with the root\'s command')
+      t.equal((await app.inject({ method: 'PUT', url: `/api/challenger/${guid}`, headers: { 'content-type': 'application/json' }, payload: saved })).statusCode, 201)
+      t.equal((await app.inject({ method: 'GET', url: '/api/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })).statusCode, 200, 'restored, with its token')
+      t.match((await app.inject({ method: 'GET', url: `/gui/challenges/${guid}/session` })).json(), { session: { xChallenger: guid, xAuthToken: token }, expired: false }, 'the page\'s copy')
     })
 
     t.test('concurrent calls go out together, each with its own result, in the order they were made', async t => {
@@ -224,8 +276,8 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.teardown(() => s.close())
       const guid = '00000000-0000-4000-8000-000000000000'
       const entry: JournalEntry = { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null }
-      const outcomes = await Promise.all([s.record(guid, entry), s.get(guid), s.update(guid, { note: 'lost', passed: 1 })].map(async call => await call.then(() => 'answered', (error: unknown) => error)))
-      t.ok(outcomes.every(outcome => outcome instanceof StoreUnavailableError), 'the entry, the lookup and the write')
+      const outcomes = await Promise.all([s.record(guid, entry), s.get(guid), s.update(guid, { note: 'lost', passed: 1 }), s.expiredRecently(guid)].map(async call => await call.then(() => 'answered', (error: unknown) => error)))
+      t.ok(outcomes.every(outcome => outcome instanceof StoreUnavailableError), 'the entry, the lookup, the write and the question')
     })
 
     t.test('at maxmemory no script writes past it: creations are refused (503), and so is every call that writes; reads and sweeps go on', async t => {

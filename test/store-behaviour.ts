@@ -126,6 +126,27 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     t.equal((await send(learner, port, 'GET', '/secret/note', auth)).status, 200, 'the learner\'s next request is answered')
   })
 
+  t.test('a session that made room is remembered as ended (expiredRecently); one never made, or live, or only asked for, is not', async t => {
+    const store = await make(2)
+    t.teardown(() => store.close())
+    const a = await store.create()
+    const b = await store.create()
+    await store.get(b.guid)
+    const c = await store.create()
+    t.equal(await store.get(a.guid), undefined, 'a, never used, made room')
+    t.equal(await store.expiredRecently(a.guid), true, 'and is remembered')
+    t.equal(await store.expiredRecently(b.guid), false, 'a live session has not ended')
+    t.equal(await store.expiredRecently(c.guid), false)
+    const stranger = '11111111-2222-4333-8444-555555555555'
+    t.equal(await store.get(stranger), undefined)
+    await store.update(stranger, { note: 'x' })
+    await store.record(stranger, { at: 1, method: 'GET', path: '/heartbeat', status: 204, contentType: null, passed: 0, hint: -1, suggestion: null })
+    t.equal(await store.expiredRecently(stranger), false, 'asking for a session that never was does not make it one that ended')
+    t.equal(await store.expiredRecently('not a guid'), false)
+    t.equal(await store.restore({ guid: a.guid, token: a.token, note: 'back', progress: 1 }), 'created', 'restored')
+    t.equal((await store.get(a.guid))?.note, 'back')
+  })
+
   t.test('countCreation counts per client in a window that its first count opens; with add 0 it only reads', async t => {
     const store = await make(10)
     t.teardown(() => store.close())

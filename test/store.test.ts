@@ -2,6 +2,7 @@
 import t from 'tap'
 import { MAX_COUNTED, WindowCounts } from '../src/domain/sessions/counts.js'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
+import { EXPIRED_KEPT } from '../src/domain/sessions/store.js'
 import { fakeTime } from './clock.js'
 import { storeBehaviour } from './store-behaviour.js'
 
@@ -279,4 +280,51 @@ t.test('WindowCounts keeps at most MAX_COUNTED clients: the closed windows go fi
   counts.sweep()
   t.equal(counts.size, 1, 'the sweep forgets every closed window')
   t.equal(counts.count('another', 5000, 0).count, 1, 'and keeps the open ones')
+})
+
+t.test('expiredRecently in memory: a session that expired, found on sight or swept by the timer, is remembered; a pinned or replaced one never ends', async t => {
+  const time = fakeTime()
+  const store = new MemoryStore({ idleMs: IDLE, now: time.now, every: time.every })
+  t.teardown(() => store.close())
+  const seen = await store.create()
+  const swept = await store.create()
+  const pinned = { guid: '00000000-0000-4000-8000-000000000001', token: 'a'.repeat(32), note: '', progress: 0 }
+  await store.restore(pinned, { pinned: true })
+  await store.restore({ ...seen, note: 'replaced' })
+  t.equal(await store.expiredRecently(seen.guid), false, 'replaced by a restore: not ended')
+  time.advance(IDLE - 1)
+  t.equal(await store.expiredRecently(seen.guid), false, 'idle for less than the idle time: not ended')
+  time.advance(1)
+  t.equal(await store.expiredRecently(seen.guid), false, 'past the idle time, not yet removed: nothing says it ended')
+  t.equal(await store.get(seen.guid), undefined)
+  t.equal(await store.expiredRecently(seen.guid), true, 'removed on sight: remembered')
+  time.tick()
+  t.equal(await store.expiredRecently(swept.guid), true, 'removed by the timer: remembered')
+  t.equal(await store.expiredRecently(pinned.guid), false, 'a pinned session never expires')
+  await store.close()
+  t.equal(await store.expiredRecently(seen.guid), false, 'closed: forgotten')
+})
+
+t.test(`expiredRecently in memory remembers the last EXPIRED_KEPT (${EXPIRED_KEPT}) sessions to end, the oldest forgotten first`, async t => {
+  const time = fakeTime()
+  const store = new MemoryStore({ idleMs: IDLE, now: time.now, every: time.every })
+  t.teardown(() => store.close())
+  const guids: string[] = []
+  for (let i = 0; i < EXPIRED_KEPT + 2; i++) guids.push((await store.create()).guid)
+  time.advance(IDLE)
+  time.tick()
+  t.equal(store.size, 0)
+  const remembered = async (): Promise<boolean[]> => await Promise.all(guids.map(async guid => await store.expiredRecently(guid)))
+  const first = await remembered()
+  t.equal(first.filter(Boolean).length, EXPIRED_KEPT, 'no more than EXPIRED_KEPT')
+  t.same(first.slice(0, 4), [false, false, true, true], 'the two that ended first are forgotten')
+  t.equal(first[guids.length - 1], true, 'the last to end is remembered')
+  // Ended again, an id is the newest: the next to end pushes out the oldest other one.
+  await store.restore({ guid: guids[2] as string, token: 'b'.repeat(32), note: '', progress: 0 })
+  time.advance(IDLE)
+  time.tick()
+  await store.create()
+  time.advance(IDLE)
+  time.tick()
+  t.same((await remembered()).slice(0, 5), [false, false, true, false, true], 'restored and expired again, the third is kept; the fourth made room')
 })

@@ -24,7 +24,8 @@ const { base = '', guid = '' } = table.dataset
 async function refresh () {
   try {
     const res = await fetch(base + '/challenges', { headers: { 'X-CHALLENGER': guid, 'X-Challenges-Page': '1', Accept: 'application/json' } })
-    if (!res.ok) return
+    // No Location: the session is gone (expired). The ticks and the journal stay as they were; restore.js offers it back.
+    if (!res.ok || !res.headers.has('Location')) return
     /** @type {{ challenges: ChallengeStatus[] }} */
     const { challenges } = await res.json()
     let done = 0

@@ -1,6 +1,7 @@
 // The landing and challenges pages as plain strings, every value escaped; their stylesheet, icon and
 // scripts are files in public/gui/ (no front-end build).
 import type { Challenge, ChallengeRow } from '../challenges/catalogue.js'
+import { duration } from '../challenges/messages.js'
 import type { JournalView } from '../journal/journal.js'
 import { huntTitle, type HuntView } from './hunt.js'
 
@@ -194,6 +195,31 @@ export interface ChallengesPageOptions {
   board: boolean
   /** A live session's bug hunt, or null when it is none. */
   hunt: HuntView | null
+  /** Multi-player mode: the page keeps the session in the browser, to restore it (public/gui/restore.js). */
+  keep?: boolean
+  /** Set when the session is not live because it expired recently: how long a session lasts without a request. */
+  expiredAfterMs?: number | undefined
+}
+
+/** What restore.js shows: that the browser keeps the session, the restore offer, and the word that it was restored. */
+function restoreSection (): string {
+  return `
+<p id="kept" hidden>Your progress is also kept in this browser (this session's id, token, note and passed challenges, in its
+local storage), so that you can restore it here should the session expire.</p>
+<div id="restore" hidden>
+<p id="restore-text"></p>
+<p class="field"><button id="restore-button" type="button">Restore my session</button> <span id="restore-result" role="status"></span></p>
+</div>
+<p id="restored" role="status" hidden></p>`
+}
+
+/** Why the page shows no live session: it expired (and how to get it back), or there is none by this id. */
+function goneLine (options: ChallengesPageOptions): string {
+  if (options.expiredAfterMs === undefined) return ' (no live session by this id: create one with POST /challenger)</p>'
+  return '</p>\n<p id="session-gone" class="warning"><strong>This session has expired</strong>: a session ends after ' +
+    `${duration(options.expiredAfterMs)} ` +
+    'without a request. Restore it with the button below when this browser kept it, or with <code>PUT /challenger/&lt;id&gt;</code> and the JSON ' +
+    'saved from <code>GET /challenger/&lt;id&gt;</code>; or start a new session with <code>POST /challenger</code>.</p>'
 }
 
 /** The catalogue as a table with the session's statuses and how to pass each, and its last requests when it has a journal. */
@@ -203,7 +229,7 @@ export function challengesPage (options: ChallengesPageOptions): string {
   const nameForm = live && options.board
   const who = guid === null
     ? '<p>No session chosen: every challenge shows as not done.</p>'
-    : `<p>Session <code class="guid">${escapeHtml(guid)}</code>${live ? '' : ' (no live session by this id: create one with POST /challenger)'}</p>\n${bearerWarning}${nameForm ? nameSection(options.name) : ''}`
+    : `<p>Session <code class="guid">${escapeHtml(guid)}</code>${live ? '</p>' : goneLine(options)}\n${bearerWarning}${nameForm ? nameSection(options.name) : ''}`
   const address = `${options.origin}${base}`
   const known = live ? guid : null
   const hunt = known !== null && options.hunt !== null ? huntSection(options.hunt, address, known) : ''
@@ -211,12 +237,13 @@ export function challengesPage (options: ChallengesPageOptions): string {
     `<td>${String(row.id).padStart(2, '0')}</td><td>${escapeHtml(row.name)}</td><td>${unbroken(escapeHtml(row.description))}` +
     `<details><summary>How to pass it</summary>${command(filledHint(row.hint, address, known))}</details>${solutionLink(row)}</td>` +
     `<td class="status">${row.status ? 'done' : 'not done'}</td></tr>`).join('\n')
-  const scripts = guid === null ? [] : nameForm ? ['/gui/refresh.js', '/gui/name.js'] : ['/gui/refresh.js']
+  const keep = guid !== null && options.keep === true
+  const scripts = guid === null ? [] : [...keep ? ['/gui/restore.js'] : [], '/gui/refresh.js', ...nameForm ? ['/gui/name.js'] : []]
   return page(base, 'Challenges', `
 <h1>Challenges</h1>
 ${who}
-<p><progress id="progress" value="${done}" max="${rows.length}"></progress> <span id="progress-text">${progressText(rows)}</span></p>${hunt}
-<div class="scroll"><table id="challenges" data-base="${escapeHtml(base)}" data-guid="${escapeHtml(guid ?? '')}" data-journal="${requests === null ? '' : '1'}" data-hunt="${live ? hunt === '' ? '0' : '1' : ''}">
+<p><progress id="progress" value="${done}" max="${rows.length}"></progress> <span id="progress-text">${progressText(rows)}</span></p>${keep ? restoreSection() : ''}${hunt}
+<div class="scroll"><table id="challenges" data-base="${escapeHtml(base)}" data-guid="${escapeHtml(guid ?? '')}" data-journal="${requests === null ? '' : '1'}" data-hunt="${live ? hunt === '' ? '0' : '1' : ''}" data-live="${live ? '1' : ''}">
 <thead><tr><th>id</th><th>challenge</th><th>how to pass it</th><th>status</th></tr></thead>
 <tbody>
 ${body}

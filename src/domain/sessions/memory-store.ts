@@ -4,7 +4,7 @@ import { WindowCounts } from './counts.js'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { Journal, type JournalEntry } from '../journal/journal.js'
 import { Marks } from './marks.js'
-import { BadCursorError, type ClassSummary, type CreationCount, type Hunt, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary } from './store.js'
+import { BadCursorError, EXPIRED_KEPT, type ClassSummary, type CreationCount, type Hunt, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary } from './store.js'
 
 export interface MemoryStoreOptions {
   /** A session untouched for this long is gone. Default 10 minutes. */
@@ -87,6 +87,8 @@ export class MemoryStore implements SessionStore {
   readonly #counts: WindowCounts
   #seq = 0
   readonly #marks = new Marks<SessionState>()
+  /** The ids of the last EXPIRED_KEPT sessions to end, the oldest first (a Set keeps insertion order). */
+  readonly #ended = new Set<string>()
 
   constructor (options: MemoryStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60 * 1000
@@ -146,11 +148,19 @@ export class MemoryStore implements SessionStore {
     this.#sessions.delete(session.guid)
   }
 
+  /** Removes a session that expired or makes room, and remembers that it ended. */
+  #end (session: SessionState): void {
+    this.#remove(session)
+    this.#ended.delete(session.guid)
+    this.#ended.add(session.guid)
+    if (this.#ended.size > EXPIRED_KEPT) this.#ended.delete(this.#ended.values().next().value as string)
+  }
+
   /** Removes up to `limit` expired sessions, oldest first. */
   #expire (limit: number): void {
     const now = this.#clock()
     while (limit-- > 0 && this.#oldest !== null && now - this.#oldest.seen >= this.#idleMs) {
-      this.#remove(this.#oldest)
+      this.#end(this.#oldest)
     }
   }
 
@@ -162,7 +172,7 @@ export class MemoryStore implements SessionStore {
     if (session === undefined) return undefined
     const now = this.#clock()
     if (now - session.seen >= this.#idleMs) {
-      this.#remove(session)
+      this.#end(session)
       return undefined
     }
     session.seen = now
@@ -180,7 +190,7 @@ export class MemoryStore implements SessionStore {
   #add (session: SessionState): void {
     // Expired sessions go first: when four are removed here, the store is no longer full.
     this.#expire(4)
-    if (this.#sessions.size >= this.#maxSessions) this.#remove(this.#evictable())
+    if (this.#sessions.size >= this.#maxSessions) this.#end(this.#evictable())
     this.#sessions.set(session.guid, session)
     this.#append(session)
     this.#freshFrom ??= session
@@ -335,6 +345,10 @@ export class MemoryStore implements SessionStore {
     return { live, active, passedBy }
   }
 
+  async expiredRecently (guid: string): Promise<boolean> {
+    return this.#ended.has(guid)
+  }
+
   async countCreation (client: string, windowMs: number, add: 0 | 1 = 1): Promise<CreationCount> {
     return this.#counts.count(client, windowMs, add)
   }
@@ -343,6 +357,7 @@ export class MemoryStore implements SessionStore {
     this.#stopSweeping()
     this.#sessions.clear()
     this.#pinned.clear()
+    this.#ended.clear()
     this.#oldest = null
     this.#newest = null
     this.#freshFrom = null

@@ -12,6 +12,8 @@
 //   <prefix>hunts     hash: a hunt's session id -> its defects, hidden and found (see huntText)
 //   <prefix>j:<id>    list: the session's journal, newest first, trimmed once a quarter over its
 //                     size; it lives up to a minute longer than its session (JOURNAL_SPARE_MS)
+//   <prefix>ended     sorted set: the ids of the last EXPIRED_KEPT sessions to end (expired, or made
+//                     room), by when they ended; the oldest are trimmed as each is added (drop)
 //   <prefix>rate:<client>  a client's count in its current window (countCreation), with the
 //                     window's TTL; wrong admin tokens are counted as <prefix>rate:admin:<client>
 import { Redis } from 'ioredis'
@@ -276,6 +278,10 @@ export class RedisStore implements SessionStore {
       }
     }
     return { live, active, passedBy }
+  }
+
+  async expiredRecently (guid: string): Promise<boolean> {
+    return await this.#read(() => this.client.zscore(`${this.#prefix}ended`, sessionId(guid))) !== null
   }
 
   async countCreation (client: string, windowMs: number, add: 0 | 1 = 1): Promise<CreationCount> {

@@ -3,6 +3,12 @@
 import type { JournalEntry } from '../journal/journal.js'
 export { BadCursorError, StoreUnavailableError } from '../http/errors.js'
 
+/**
+ * How many ended sessions a store remembers (expiredRecently): the ids of the last sessions to end,
+ * the oldest forgotten first. Only ids of the store's own sessions go in, so no request can grow it.
+ */
+export const EXPIRED_KEPT = 10_000
+
 /** One learner's session, as the store hands it out. Change it only through the store. */
 export interface Session {
   readonly guid: string
@@ -102,6 +108,11 @@ export interface SessionStore extends ClassBoard {
   record (guid: string, entry: JournalEntry): Promise<void>
   /** The session's journal, newest first; undefined when the session is gone. Not activity. */
   journal (guid: string): Promise<JournalEntry[] | undefined>
+  /**
+   * Whether `guid` names a session that ended (expired, or made room at capacity) among the last
+   * EXPIRED_KEPT to end: asked only for a request whose session was not found, to say why.
+   */
+  expiredRecently (guid: string): Promise<boolean>
   /** Counts one more event of `client` (a session made, a wrong admin token) in its window; `add` 0 only reads. */
   countCreation (client: string, windowMs: number, add?: 0 | 1): Promise<CreationCount>
   /** Whether the store can be reached now (the heartbeat answers 503 while it cannot). */

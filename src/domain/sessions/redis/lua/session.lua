@@ -35,8 +35,13 @@ end
 local function found (id, s)
   return { s.t, s.n, s.p, s.k, s.a ~= '' and s.a or false, redis.call('HGET', hunts, id) }
 end
--- A session gone: its entry, its hunt and its journal.
+-- A session gone (expired, or making room): its entry, its hunt and its journal; its id is kept
+-- among the last EXPIRED_KEPT to end (<prefix>ended, by when it ended), so that a request naming it
+-- can be told it expired.
 local function drop (id)
+  local ended = prefix .. 'ended'
+  redis.call('ZADD', ended, score(now), id)
+  redis.call('ZREMRANGEBYRANK', ended, 0, -EXPIRED_KEPT - 1)
   redis.call('HDEL', sessions, id)
   redis.call('HDEL', hunts, id)
   redis.call('ZREM', lru, id)
