@@ -293,17 +293,19 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
   config.prettyLogs = process.stdout.isTTY === true
   // SIGTERM aborts it (closeGracefully), and the app, which knows it as an option, drains.
   const drain = new AbortController()
-  // The process makes the store, as the app would, so that the start-up message can say how it is; the app closes it.
-  const store = createStore(resolveOptions(config.app))
-  const fastify = createServer({ ...config, app: { ...config.app, store, drainSignal: drain.signal } })
+  let store: SessionStore | undefined
+  let fastify: FastifyInstance | undefined
   let address: string
   try {
+    // The process makes the store, as the app would, so that the start-up message can say how it is; the app closes it.
+    store = createStore(resolveOptions(config.app))
+    fastify = createServer({ ...config, app: { ...config.app, store, drainSignal: drain.signal } })
     address = await fastify.listen({ port: config.port, host: config.host })
   } catch (error) {
     process.stderr.write(`api-challenges: ${listenFailure(error, config)}\n`)
-    await fastify.close()
+    await fastify?.close()
     // The app may have failed before it took the store over.
-    await store.close()
+    await store?.close()
     return undefined
   }
   closeGracefully(fastify, drain, config.shutdownDrainMs ?? serverDefaults.shutdownDrainMs, env)

@@ -144,3 +144,12 @@ t.test('CLASS=1 at a log level that would hide the token it makes does not start
   t.equal(app, undefined)
   t.equal(said, 'api-challenges: CLASS=1 makes the admin token and says it in the start-up message, which LOG_LEVEL=silent hides; set ADMIN_TOKEN yourself, or LOG_LEVEL=info\n')
 })
+
+t.test('a store that cannot be made stops start-up with one line, as a listen that fails does', async t => {
+  const { main: mocked } = await t.mockImport<typeof import('../src/server.js')>('../src/server.js', {
+    '../src/domain/sessions/stores.js': { createStore: () => { throw new Error('the Redis scripts are not in dist/') } }
+  })
+  const [app, said] = await stderrOf(() => mocked({ PORT: '0', LOG_LEVEL: 'silent' }))
+  t.equal(app, undefined)
+  t.equal(said, 'api-challenges: could not start on 127.0.0.1:0: the Redis scripts are not in dist/\n')
+})
