@@ -4,16 +4,21 @@
 import closeWithGrace from 'close-with-grace'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyLoggerOptions, type FastifyReply, type FastifyRequest } from 'fastify'
 import { realpathSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 import pinoPretty from 'pino-pretty'
+import QRCode from 'qrcode'
 import app from './app.js'
 import { configFromEnv, ConfigError, serverDefaults, SETTINGS, type ServerConfig, type TrustProxy } from './domain/config/config.js'
+import { learnerUrls, loopbackOnly } from './domain/http/addresses.js'
 import { limitedServer, type ConnectionLimits } from './domain/http/connection-table.js'
 import { defaultMaxConnections, openFileLimit } from './domain/http/connections.js'
 import { misspeltSettings } from './domain/config/misspelt.js'
-import { defaults as appDefaults } from './domain/config/options.js'
+import { defaults as appDefaults, resolveOptions } from './domain/config/options.js'
 import { sentinelsAddress } from './domain/sessions/redis/connection.js'
+import type { SessionStore } from './domain/sessions/store.js'
+import { createStore } from './domain/sessions/stores.js'
 import { clientErrorHandler, frameworkErrors, supportEveryMethod } from './server-options.js'
 
 /** At debug and trace, one line per request once it is answered (Fastify's own two lines say it twice). */
@@ -120,28 +125,74 @@ export function listenFailure (error: unknown, config: Pick<ServerConfig, 'host'
   }
 }
 
+/** The store as found at start: whether it answers, and how many live sessions a store across the network holds. */
+export interface StoreAtStart {
+  reachable: boolean
+  live?: number
+}
+
+/** What the process found once it listened, for the start-up message. */
+export interface StartupFacts {
+  /** Bound to every interface: the URL of each address learners can use (addresses.ts). */
+  addresses?: string[]
+  store?: StoreAtStart
+}
+
+/** The store line: where, and, when known, whether it answers and what it holds. Never a password. */
+function storeSaid (config: ServerConfig, found: StoreAtStart | undefined): string {
+  const prefix = config.app.redisKeyPrefix ?? appDefaults.redisKeyPrefix
+  let store = 'memory (sessions end with the process)'
+  // The host, never the password.
+  if (config.app.redisUrl !== undefined) store = `Redis at ${new URL(config.app.redisUrl).host}, keys ${prefix}*`
+  if (config.app.redisSentinels !== undefined) {
+    store = `Redis (${sentinelsAddress({ sentinelMaster: config.app.redisSentinelMaster, sentinels: config.app.redisSentinels })}), keys ${prefix}*`
+  }
+  if (found?.reachable === false) return `${store}: not reachable yet; requests that need a session, and GET /heartbeat, answer 503 until it is (the log says when)`
+  if (found?.live === undefined) return store
+  return `${store}; ${found.live === 0 ? 'no live session' : found.live === 1 ? '1 live session' : `${found.live} live sessions`} there at start`
+}
+
+/** The class preset's line: what CLASS=1 set, and what the environment kept. */
+function presetSaid (preset: NonNullable<ServerConfig['preset']>): string {
+  const set = [...preset.set, ...(preset.adminTokenMade ? ['a new ADMIN_TOKEN (adminToken, below)'] : [])]
+  const kept = preset.kept.length === 0 ? '' : `; kept as given: ${preset.kept.join(', ')}`
+  return `on (CLASS=1): ${set.length === 0 ? 'nothing to set' : `set ${set.join(', ')}`}${kept}`
+}
+
 /** What a person needs once the server listens: where, in which mode, with which store, and the first request. */
-export function startupMessage (address: string, config: ServerConfig): [Record<string, unknown>, string] {
+export function startupMessage (address: string, config: ServerConfig, facts: StartupFacts = {}): [Record<string, unknown>, string] {
   const docs = config.app.docs ?? appDefaults.docs
   const mode = config.app.mode ?? appDefaults.mode
-  let store = 'memory (sessions end with the process)'
-  if (config.app.redisUrl !== undefined) {
-    // The host, never the password.
-    const url = new URL(config.app.redisUrl)
-    store = `Redis at ${url.host}, keys ${config.app.redisKeyPrefix ?? appDefaults.redisKeyPrefix}*`
-  }
-  if (config.app.redisSentinels !== undefined) {
-    store = `Redis (${sentinelsAddress({ sentinelMaster: config.app.redisSentinelMaster, sentinels: config.app.redisSentinels })}), keys ${config.app.redisKeyPrefix ?? appDefaults.redisKeyPrefix}*`
-  }
+  // Bound to every interface: the first address learners can use, when there is one, rather than 127.0.0.1.
+  const primary = facts.addresses?.[0] ?? address
+  const { preset } = config
   return [{
-    address,
-    landingPage: `${address}/`,
-    docs: docs ? `${address}/docs` : 'off (DOCS=false)',
+    address: primary,
+    ...(facts.addresses === undefined ? {} : { addresses: facts.addresses.length === 0 ? 'none but this machine\'s: no network interface is up' : facts.addresses }),
+    landingPage: `${primary}/`,
+    docs: docs ? `${primary}/docs` : 'off (DOCS=false)',
     mode: mode === 'single' ? 'single-player (one session for every request)' : 'multi-player (a session per learner)',
-    store,
-    // The instructor's way in: the page, never the token.
-    board: config.app.adminToken === undefined ? 'off (no ADMIN_TOKEN)' : `${address}/admin`
-  }, `API Challenges practice target ready: curl -i -X POST ${address}/challenger`]
+    store: storeSaid(config, facts.store),
+    // The instructor's way in: the page, never the token...
+    board: config.app.adminToken === undefined ? 'off (no ADMIN_TOKEN)' : `${primary}/admin`,
+    ...(preset === undefined ? {} : { class: presetSaid(preset) }),
+    // ...but for the one CLASS=1 made, said here once: nobody else knows it.
+    ...(preset?.adminTokenMade === true ? { adminToken: config.app.adminToken } : {})
+  }, `API Challenges practice target ready: curl -i -X POST ${primary}/challenger`]
+}
+
+/** The store at start: a store across the network says whether it answers, and its live sessions (one count, once). */
+export async function storeAtStart (store: SessionStore): Promise<StoreAtStart> {
+  if (store.description === undefined) return { reachable: true }
+  if (!store.available()) return { reachable: false }
+  const live = await store.counts(0).then(counts => counts.live, () => undefined)
+  return live === undefined ? { reachable: false } : { reachable: true, live }
+}
+
+/** The landing page as a QR code for a terminal, with the line that says what it is. No network. */
+export async function landingQr (landingPage: string): Promise<string> {
+  const code = await QRCode.toString(landingPage, { type: 'terminal', small: true })
+  return `\nThe landing page, ${landingPage}, for a phone's camera:\n${code}`
 }
 
 /** A repeat this soon is the same signal: Ctrl-C under `npm start` arrives twice, from the terminal and from npm. */
@@ -212,6 +263,7 @@ function closeGracefully (fastify: FastifyInstance, drain: AbortController, drai
     // Begun by an error or another signal: from here on a SIGINT or SIGTERM exits at once.
     signals.began(signal)
     await fastify.close()
+    fastify.log.info('server closed: listener, connections and session store; the process exits')
   })
   process.on('SIGINT', signals.onSignal)
   process.on('SIGTERM', signals.onSignal)
@@ -241,18 +293,30 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
   config.prettyLogs = process.stdout.isTTY === true
   // SIGTERM aborts it (closeGracefully), and the app, which knows it as an option, drains.
   const drain = new AbortController()
-  const fastify = createServer({ ...config, app: { ...config.app, drainSignal: drain.signal } })
+  let store: SessionStore | undefined
+  let fastify: FastifyInstance | undefined
   let address: string
   try {
+    // The process makes the store, as the app would, so that the start-up message can say how it is; the app closes it.
+    store = createStore(resolveOptions(config.app))
+    fastify = createServer({ ...config, app: { ...config.app, store, drainSignal: drain.signal } })
     address = await fastify.listen({ port: config.port, host: config.host })
   } catch (error) {
     process.stderr.write(`api-challenges: ${listenFailure(error, config)}\n`)
-    await fastify.close()
+    await fastify?.close()
+    // The app may have failed before it took the store over.
+    await store?.close()
     return undefined
   }
   closeGracefully(fastify, drain, config.shutdownDrainMs ?? serverDefaults.shutdownDrainMs, env)
-  const [fields, message] = startupMessage(address, config)
+  const addresses = learnerUrls(config.host, (fastify.server.address() as AddressInfo).port)
+  const [fields, message] = startupMessage(address, config, { addresses, store: await storeAtStart(store) })
   fastify.log.info(fields, message)
+  // For learners' phones, at a terminal, when learners are meant to reach this machine.
+  const shown = ['info', 'debug', 'trace'].includes(config.logLevel)
+  if (config.prettyLogs === true && shown && (config.preset !== undefined || !loopbackOnly(config.host))) {
+    process.stdout.write(await landingQr(fields.landingPage as string))
+  }
   // A misspelt setting is otherwise ignored without a word (PROT=41020 listens on 3000).
   for (const line of misspeltSettings(Object.keys(env), SETTINGS)) fastify.log.warn(line)
   return fastify

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { configFromEnv, SETTINGS as VARIABLES } from '../src/domain/config/config.js'
 import { edits, misspeltSettings } from '../src/domain/config/misspelt.js'
-import { appSettings, serverSettings } from '../src/domain/config/settings.js'
+import { appSettings, CLASS_PRESET, serverSettings } from '../src/domain/config/settings.js'
 
 function refused (t: Test, env: Record<string, string>, message: string | RegExp): void {
   t.throws(() => configFromEnv(env), { name: 'ConfigError', message }, JSON.stringify(env))
@@ -220,4 +220,68 @@ t.test('the settings themselves, and the rest of a usual environment, are not ju
   const usual = ['NODE', 'PATH', 'HOME', 'HOSTNAME', 'USER', 'SHELL', 'TERM', 'LANG', 'PWD', 'OLDPWD', 'SHLVL', 'LOGNAME', 'TMPDIR', 'TZ', 'EDITOR', 'NODE_ENV',
     'NODE_OPTIONS', 'CI', 'npm_command', 'npm_config_cache', 'npm_lifecycle_event', 'COLORTERM', 'DISPLAY', 'SSH_AUTH_SOCK', 'MAIL', 'XDG_RUNTIME_DIR', 'LS_COLORS']
   t.same(misspeltSettings([...SETTINGS, ...usual], SETTINGS), [])
+})
+
+// The class preset (CLASS=1): CLASS_PRESET's values and a made admin token, wherever the environment leaves them unset.
+
+const TOKEN = 'made-for-the-test-0123456789abcdef'
+
+t.test('CLASS=1 sets the idle time, the creation and connection limits, HOST and a made admin token, and says so', async t => {
+  const config = configFromEnv({ CLASS: '1' }, () => TOKEN)
+  t.equal(config.host, '0.0.0.0', 'learners\' machines reach it')
+  t.equal(config.maxConnectionsPerClient, 512, '16 connections for each of 30 learners behind one address')
+  t.same(config.app, { sessionIdleMs: 3 * 60 * 60 * 1000, creationRateLimit: 600, adminToken: TOKEN })
+  t.same(config.preset, {
+    set: ['SESSION_IDLE_MS=10800000', 'CREATION_RATE_LIMIT=600', 'MAX_CONNECTIONS_PER_CLIENT=512', 'HOST=0.0.0.0'],
+    kept: [],
+    adminTokenMade: true
+  })
+  t.equal(configFromEnv({ CLASS: 'true' }, () => TOKEN).preset?.adminTokenMade, true, 'true is on too')
+})
+
+t.test('each variable CLASS=1 would set is kept as the environment gives it, and a given ADMIN_TOKEN is not replaced', async t => {
+  const given = { CLASS: '1', SESSION_IDLE_MS: '60000', CREATION_RATE_LIMIT: '0', MAX_CONNECTIONS_PER_CLIENT: '0', HOST: '127.0.0.1', ADMIN_TOKEN: 'the-instructors-own-token' }
+  const config = configFromEnv(given, () => { throw new Error('no token is made') })
+  t.equal(config.host, '127.0.0.1')
+  t.equal(config.maxConnectionsPerClient, 0)
+  t.same(config.app, { sessionIdleMs: 60_000, creationRateLimit: 0, adminToken: 'the-instructors-own-token' })
+  t.same(config.preset, { set: [], kept: ['SESSION_IDLE_MS', 'CREATION_RATE_LIMIT', 'MAX_CONNECTIONS_PER_CLIENT', 'HOST', 'ADMIN_TOKEN'], adminTokenMade: false })
+  // Set but empty is unset, as for the variables themselves; an empty token is refused as ever.
+  t.same(configFromEnv({ CLASS: '1', HOST: '', ADMIN_TOKEN: 'the-instructors-own-token' }).preset?.set, ['SESSION_IDLE_MS=10800000', 'CREATION_RATE_LIMIT=600', 'MAX_CONNECTIONS_PER_CLIENT=512', 'HOST=0.0.0.0'])
+  refused(t, { CLASS: '1', ADMIN_TOKEN: '' }, 'ADMIN_TOKEN must be 16 to 1,000 visible ASCII characters (no spaces), got 0 characters')
+  // A value of the preset's variables is judged as ever.
+  refused(t, { CLASS: '1', SESSION_IDLE_MS: 'three hours' }, 'SESSION_IDLE_MS must be a whole number from 1 to 2147483647, got "three hours"')
+})
+
+t.test('without CLASS, or with CLASS=0, nothing is preset; another value is refused', async t => {
+  for (const env of [{}, { CLASS: '0' }, { CLASS: 'false' }, { CLASS: '' }]) {
+    const config = configFromEnv(env, () => { throw new Error('no token is made') })
+    t.equal(config.host, '127.0.0.1', JSON.stringify(env))
+    t.same(config.app, {})
+    t.notOk('preset' in config)
+  }
+  for (const bad of ['yes', 'on', '2', 'TRUE']) refused(t, { CLASS: bad }, `CLASS must be 1 (on) or 0 (off), got ${JSON.stringify(bad)}`)
+})
+
+t.test('CLASS=1 with a log level that hides the start-up message needs a token of the instructor\'s own: the made one would go unsaid', async t => {
+  for (const level of ['warn', 'error', 'fatal', 'silent']) {
+    refused(t, { CLASS: '1', LOG_LEVEL: level }, `CLASS=1 makes the admin token and says it in the start-up message, which LOG_LEVEL=${level} hides; set ADMIN_TOKEN yourself, or LOG_LEVEL=info`)
+  }
+  t.equal(configFromEnv({ CLASS: '1', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'the-instructors-own-token' }).logLevel, 'silent')
+  for (const level of ['info', 'debug', 'trace']) t.equal(configFromEnv({ CLASS: '1', LOG_LEVEL: level }, () => TOKEN).app.adminToken, TOKEN, level)
+  refused(t, { CLASS: '1', LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"')
+})
+
+t.test('the made admin token is 48 random hex digits, as openssl rand -hex 24 makes, and new each time', async t => {
+  const [first, second] = [configFromEnv({ CLASS: '1' }).app.adminToken, configFromEnv({ CLASS: '1' }).app.adminToken]
+  t.match(first, /^[0-9a-f]{48}$/)
+  t.match(second, /^[0-9a-f]{48}$/)
+  t.not(first, second)
+})
+
+t.test('CLASS_PRESET holds only variables of the settings, each a value they take', async t => {
+  for (const [name, value] of Object.entries(CLASS_PRESET)) {
+    t.ok(VARIABLES.includes(name), name)
+    t.doesNotThrow(() => configFromEnv({ [name]: value }), `${name}=${value}`)
+  }
 })

@@ -1,11 +1,12 @@
 // The published shape, not the source tree: `npm pack`, install the tarball into a fresh Fastify
-// project with the dependencies our lockfile resolved (offline, from the npm cache), mount it under
-// a prefix beside a host route, drive the secret-note flow, run the docs' embed example and a
-// CommonJS require(), and start its bin.
+// project with docs/embedding.md's commands as written (offline: the versions our lockfile resolved,
+// from the npm cache), mount it under a prefix beside a host route, drive the secret-note flow, run
+// the docs' examples (JavaScript; TypeScript with its tsconfig.json and commands) and a CommonJS
+// require(), and start its bin.
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -56,46 +57,81 @@ function closure (packages: Record<string, LockEntry>, names: string[]): Record<
 // npx and the TypeScript example, took over 180 s.
 t.setTimeout(540_000)
 
-t.test('the packed tarball installs offline, runs the examples of docs/embedding.md (ESM and CommonJS), mounts under a prefix and runs as a bin', async t => {
-  const dir = await mkdtemp(join(tmpdir(), 'api-challenges-pack-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
+/** A block of `kind` (sh, js, ts, json) in `markdown`: the first after `heading`. */
+function block (markdown: string, heading: string, kind: string): string {
+  const found = new RegExp('```' + kind + '\\n([\\s\\S]*?)```').exec(markdown.slice(markdown.indexOf(`\n${heading}\n`)))?.[1]
+  if (found === undefined) throw new Error(`no ${kind} block under ${heading}`)
+  return found
+}
 
-  const packed = await run('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
+/** A shell block's commands: its lines without comments. */
+const commands = (sh: string): string[] => sh.split('\n').map(line => line.replace(/(^|\s)#.*$/, '').trim()).filter(line => line !== '')
+
+t.test('the packed tarball installs offline as docs/embedding.md says, runs its examples (ESM, TypeScript and CommonJS), mounts under a prefix and runs as a bin', async t => {
+  const base = await mkdtemp(join(tmpdir(), 'api-challenges-pack-'))
+  t.teardown(() => rm(base, { recursive: true, force: true }))
+  // The tarball where npm pack makes it, in the folder of a clone; the host project is made beside it.
+  const clone = join(base, 'api-challenges-fastify')
+  await mkdir(clone)
+  const packed = await run('npm', ['pack', '--silent', '--pack-destination', clone], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
   const tarball = packed.stdout.trim().split('\n').at(-1) as string
   const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))
   const lock = JSON.parse(await readFile(join(root, 'package-lock.json'), 'utf8'))
-  const fastify = (lock.packages['node_modules/fastify'] as LockEntry).version
-  const integrity = 'sha512-' + createHash('sha512').update(await readFile(join(dir, tarball))).digest('base64')
+  const versionOf = (name: string): string => (lock.packages[`node_modules/${name}`] as LockEntry).version
+  const integrity = 'sha512-' + createHash('sha512').update(await readFile(join(clone, tarball))).digest('base64')
+  const embedding = await readFile(new URL('../docs/embedding.md', import.meta.url), 'utf8')
 
-  // The host is a fresh project made as docs/embedding.md says (npm init -y, then "type": "module"), with the
-  // tarball and fastify as its dependencies, and a lockfile of exactly the versions ours resolved.
-  await run('npm', ['init', '-y'], { cwd: dir })
-  await run('npm', ['pkg', 'set', 'type=module'], { cwd: dir })
-  const host = { ...JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')), dependencies: { [pkg.name]: `file:${tarball}`, fastify } }
-  t.equal(host.type, 'module')
-  const hostLock = {
-    name: host.name,
-    version: host.version,
-    lockfileVersion: 3,
-    requires: true,
-    packages: {
-      '': { name: host.name, version: host.version, dependencies: host.dependencies },
-      [`node_modules/${pkg.name}`]: {
-        version: pkg.version,
-        resolved: `file:${tarball}`,
-        integrity,
-        license: pkg.license,
-        dependencies: pkg.dependencies,
-        peerDependencies: pkg.peerDependencies,
-        bin: pkg.bin,
-        engines: pkg.engines
-      },
-      ...closure(lock.packages, [...Object.keys(pkg.dependencies), 'fastify'])
+  // A lockfile of exactly the versions ours resolved, written before each npm install of the docs, lets
+  // npm take every package from its cache (each with the URL it was fetched from, which npm needs then).
+  const seedLock = async (project: string): Promise<void> => {
+    const host = JSON.parse(await readFile(join(project, 'package.json'), 'utf8'))
+    const packages = closure(lock.packages, [...Object.keys(pkg.dependencies), 'fastify', 'typescript'])
+    for (const [path, entry] of Object.entries(packages)) {
+      const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)
+      entry.resolved ??= `https://registry.npmjs.org/${name}/-/${name.split('/').at(-1) as string}-${entry.version}.tgz`
     }
+    const dependencies = { ...host.dependencies, [pkg.name]: `file:../api-challenges-fastify/${tarball}`, fastify: `^${versionOf('fastify')}` }
+    const devDependencies = { ...host.devDependencies, typescript: `^${versionOf('typescript')}` }
+    await writeFile(join(project, 'package-lock.json'), JSON.stringify({
+      name: host.name,
+      version: host.version,
+      lockfileVersion: 3,
+      requires: true,
+      packages: {
+        '': { name: host.name, version: host.version, dependencies, devDependencies },
+        [`node_modules/${pkg.name}`]: {
+          version: pkg.version,
+          resolved: `file:../api-challenges-fastify/${tarball}`,
+          integrity,
+          license: pkg.license,
+          dependencies: pkg.dependencies,
+          peerDependencies: pkg.peerDependencies,
+          bin: pkg.bin,
+          engines: pkg.engines
+        },
+        ...packages
+      }
+    }, null, 2))
   }
-  await writeFile(join(dir, 'package.json'), JSON.stringify(host, null, 2))
-  await writeFile(join(dir, 'package-lock.json'), JSON.stringify(hostLock, null, 2))
-  await run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 })
+  // Its cache first: all it may fetch is the list of TypeScript's versions, which an install that names it asks for.
+  const offline = { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' }
+  // One command of the docs, as written, in the folder the one before ended in (a `cd` carries over); that folder.
+  const shell = async (command: string, cwd: string): Promise<{ cwd: string, stdout: string }> => {
+    if (/^npm install\b/.test(command)) await seedLock(cwd)
+    const { stdout } = await run('sh', ['-c', `${command} && pwd`], { cwd, env: offline, maxBuffer: 16 * 1024 * 1024 })
+    const lines = stdout.trimEnd().split('\n')
+    return { cwd: lines.at(-1) as string, stdout: lines.slice(0, -1).join('\n') }
+  }
+
+  // The docs' install: a project beside the clone, the tarball named by its path.
+  const install = commands(block(embedding, '## Install', 'sh'))
+  t.same(install, ['mkdir my-course && cd my-course', 'npm init -y && npm pkg set type=module', `npm install fastify ../api-challenges-fastify/${tarball}`], 'the docs\' install, found')
+  let dir = base
+  for (const command of install) dir = (await shell(command, dir)).cwd
+  t.equal(dir, join(base, 'my-course'))
+  const host = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'))
+  t.equal(host.type, 'module')
+  t.same(host.dependencies, { fastify: `^${versionOf('fastify')}`, [pkg.name]: `file:../api-challenges-fastify/${tarball}` }, 'the tarball by its path')
 
   await writeFile(join(dir, 'host.ts'), `
 import Fastify from 'fastify'
@@ -151,18 +187,15 @@ await app.close()
 `)
   t.equal((await run(process.execPath, ['redis.mjs'], { cwd: dir })).stdout.trim(), '503', 'the Redis store\'s scripts are in the package')
 
-  // The docs' plain-JavaScript embed example, read from docs/embedding.md (its first js block under
-  // "In JavaScript"), verbatim but for a free port.
-  const embedding = await readFile(new URL('../docs/embedding.md', import.meta.url), 'utf8')
-  const embed = embedding.slice(embedding.indexOf('## In JavaScript'))
-  const readmeExample = /```js\n([\s\S]*?)```/.exec(embed)?.[1] as string
+  // The docs' plain-JavaScript embed example (its first js block under "In JavaScript"), verbatim but for a free port.
+  const readmeExample = block(embedding, '## In JavaScript', 'js')
   t.match(readmeExample, /^import Fastify from 'fastify'\nimport apiChallenges from 'api-challenges-fastify'\n/, 'the docs\' example, found')
   t.equal(readmeExample.split('{ port: 3000 }').length, 2, 'the one change: port 0, not 3000')
   await writeFile(join(dir, 'index.js'), readmeExample.replace('{ port: 3000 }', '{ port: 0 }'))
   const example = spawn(process.execPath, ['index.js'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
   t.teardown(() => { example.kill() })
   let logged = ''
-  const base = await new Promise<string>((resolve, reject) => {
+  const served = await new Promise<string>((resolve, reject) => {
     example.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       logged += chunk
       const found = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(logged)
@@ -171,26 +204,36 @@ await app.close()
     example.stderr.setEncoding('utf8').on('data', (chunk: string) => { logged += chunk })
     example.on('exit', code => reject(new Error(`the docs' example exited with ${code}: ${logged}`)))
   })
-  t.same(await (await fetch(`${base}/`)).json(), { course: 'API testing 101' }, "the host's own route")
-  const session = await fetch(`${base}/practice/challenger`, { method: 'POST' })
+  t.same(await (await fetch(`${served}/`)).json(), { course: 'API testing 101' }, "the host's own route")
+  const session = await fetch(`${served}/practice/challenger`, { method: 'POST' })
   t.equal(session.status, 201)
-  const issued = await fetch(`${base}/practice/secret/token`, {
+  const issued = await fetch(`${served}/practice/secret/token`, {
     method: 'POST',
     headers: { 'x-challenger': session.headers.get('x-challenger') as string, authorization: 'Basic ' + Buffer.from('admin:course-secret').toString('base64') }
   })
   t.equal(issued.status, 201, "the example's password is the one that works")
-  t.equal((await fetch(`${base}/practice/docs/json`)).status, 200)
+  t.equal((await fetch(`${served}/practice/docs/json`)).status, 200)
   example.kill('SIGTERM')
   await once(example, 'exit')
 
-  // The docs' TypeScript example (the ts block under "In TypeScript"), compiled as the docs say, and
-  // run as it is where Node strips types (22.18 and later, 24).
-  const typed = /```ts\n([\s\S]*?)```/.exec(embedding.slice(embedding.indexOf('## In TypeScript')))?.[1] as string
+  // The docs' TypeScript example (the ts block under "In TypeScript"), with the docs' tsconfig.json and
+  // commands as written: TypeScript installed, the types checked, the example compiled and run; and run
+  // as it is where Node strips types (22.18 and later, 24).
+  const typed = block(embedding, '## In TypeScript', 'ts')
   t.match(typed, /^import Fastify from 'fastify'\nimport apiChallenges, \{ type ApiChallengesOptions \} from 'api-challenges-fastify'\n/, 'the docs\' TypeScript example, found')
   t.equal(typed.split('{ port: 3000 }').length, 2, 'the one change: port 0, not 3000')
   await writeFile(join(dir, 'index.ts'), typed.replace('{ port: 3000 }', '{ port: 0 }'))
-  await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--module', 'nodenext', '--target', 'es2022', '--strict', '--skipLibCheck', 'index.ts'], { cwd: dir })
-  const ways: Array<[string, string]> = [['compiled by tsc', 'index.js']]
+  await writeFile(join(dir, 'tsconfig.json'), block(embedding, '## In TypeScript', 'json'))
+  const steps = commands(block(embedding, '## In TypeScript', 'sh'))
+  t.same(steps, ['npm install --save-dev typescript@6', 'npx tsc --noEmit', 'npx tsc', 'node index.js'], 'the docs\' TypeScript commands, found')
+  t.same(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).devDependencies, undefined, 'no TypeScript before its install')
+  await shell(steps[0] as string, dir)
+  t.equal(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).devDependencies?.typescript, `^${versionOf('typescript')}`)
+  t.same(await shell(steps[1] as string, dir), { cwd: dir, stdout: '' }, 'npx tsc --noEmit: the types are right, and it says nothing')
+  t.match(await readFile(join(dir, 'index.js'), 'utf8'), /^import Fastify from 'fastify'\nimport apiChallenges from 'api-challenges-fastify'\n/, 'and writes nothing')
+  await shell(steps[2] as string, dir)
+  t.match(await readFile(join(dir, 'index.js'), 'utf8'), /const options = \{ password: 'course-secret', mode: 'multi' \}/, 'npx tsc: index.js compiled from index.ts')
+  const ways: Array<[string, string]> = [['compiled by tsc, run as the docs say', 'index.js']]
   if ((process.features as { typescript?: unknown }).typescript !== undefined) ways.push(['as it is', 'index.ts'])
   for (const [way, file] of ways) {
     const typedExample = spawn(process.execPath, [file], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -210,6 +253,10 @@ await app.close()
     typedExample.kill('SIGTERM')
     await once(typedExample, 'exit')
   }
+  // A wrong type is not silent: npx tsc --noEmit fails, naming it.
+  await writeFile(join(dir, 'index.ts'), typed.replace("mode: 'multi'", "mode: 'many'"))
+  const wrong = await shell(steps[1] as string, dir).then(() => ({ stdout: 'no error' }), (error: { stdout: string }) => error)
+  t.match(wrong.stdout, /^index\.ts\(7,\d+\): error TS2322: Type '"many"' is not assignable to type '"multi" \| "single" \| undefined'/m, 'npx tsc --noEmit finds a wrong option')
 
   // CommonJS: require() loads the ES module (require(esm), Node 20.19+, 22.12+ and 24). Fastify takes
   // what require() returns as it is (it unwraps a module's default export) or its .default, and the
@@ -237,10 +284,10 @@ async function heartbeat (plugin) {
   // The types come with it: the host's TypeScript compiles against the package's declarations, and
   // a wrong option type does not. One compiler run for both files (each run loads Fastify's and
   // Node's types anew): its errors must all be bad.ts's.
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['host.ts', 'bad.ts'] }))
+  await writeFile(join(dir, 'tsconfig.check.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['host.ts', 'bad.ts'] }))
   await writeFile(join(dir, 'bad.ts'), `import apiChallenges from '${pkg.name}'\nimport Fastify from 'fastify'\nawait Fastify().register(apiChallenges, { noteMaxLength: 'long' })\n`)
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
-  const checked = await run(process.execPath, [tsc, '-p', '.'], { cwd: dir }).then(() => ({ stdout: '' }), (error: { stdout: string }) => error)
+  const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.check.json'], { cwd: dir }).then(() => ({ stdout: '' }), (error: { stdout: string }) => error)
   t.same([...new Set(checked.stdout.match(/^[^\s(]+(?=\(\d+,\d+\): error)/gm))], ['bad.ts'], 'the host compiles: every error is in bad.ts')
   t.match(checked.stdout, /^bad\.ts\(3,\d+\): error TS2769[^]*ApiChallengesOptions[^]*Type 'string' is not assignable to type 'number'/m, 'a wrong option type does not')
 
@@ -261,7 +308,7 @@ async function heartbeat (plugin) {
   t.equal(code, 0)
 
   // Through npx, as docs/embedding.md shows it: a SIGTERM to npx stops the server, as for npm start.
-  const npx = spawn('npx', ['--yes', '--prefer-offline', '--package', `./${tarball}`, pkg.name as string], {
+  const npx = spawn('npx', ['--yes', '--prefer-offline', '--package', `../api-challenges-fastify/${tarball}`, pkg.name as string], {
     cwd: dir, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0' }, stdio: ['ignore', 'pipe', 'pipe']
   })
   let npxOut = ''

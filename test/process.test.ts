@@ -1,12 +1,19 @@
 // The server as a process of its own, as an operator meets it: start-up output and failures,
 // signals and graceful shutdown, npm start, a terminal.
 import t from 'tap'
-import { spawn } from 'node:child_process'
+import { execFile, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises'
 import { connect, createServer as createNetServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { RedisStore } from '../src/domain/sessions/redis-store.js'
 import { root, serverFile, startProcess, waitForReady } from './processes.js'
+import { freePort, redisMissing, redisServer } from './redis-server.js'
 import { begun, listenerClosed } from './sockets.js'
 
 // A dozen server processes and two npm start, the first of which builds the TypeScript (15 s or
@@ -20,6 +27,8 @@ t.jobs = 4
 
 // SIGTERM drains first (5 s by default): where the close itself is tested, without the drain.
 const NO_DRAIN = { SHUTDOWN_DRAIN_MS: '0' }
+// The last line of a graceful close.
+const CLOSED = 'server closed: listener, connections and session store; the process exits'
 
 t.test('the process listens, says where, and closes gracefully on SIGTERM', async t => {
   const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN })
@@ -50,7 +59,11 @@ t.test('the process listens, says where, and closes gracefully on SIGTERM', asyn
   child.kill('SIGTERM')
   const [code] = await once(child, 'exit')
   t.equal(code, 0)
-  t.match(output().stdout, /"signal":"SIGTERM"/)
+  const said = output().stdout.trim().split('\n').map(line => JSON.parse(line) as { msg: string, signal?: string })
+  t.same(said.slice(-2).map(({ msg, signal }) => ({ msg, signal })), [
+    { msg: 'closing', signal: 'SIGTERM' },
+    { msg: CLOSED, signal: undefined }
+  ], 'one line once it has closed, the last')
 })
 
 t.test('LOG_LEVEL=debug logs one line per request, at debug, once it is answered', async t => {
@@ -186,6 +199,8 @@ t.test('SIGTERM lets a request in flight finish, then the process exits 0; the s
 // One at a time: the first builds dist/, the second starts what it built.
 t.test('npm start builds, then starts the server', async t => {
   t.test('Ctrl-C on npm start (the whole process group) is one graceful shutdown', { timeout: 300_000 }, async t => {
+    // Without the record of the last build, it builds (tsc's own record keeps that short).
+    await rm(join(root, 'dist', '.server-sources'), { force: true })
     const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     let out = ''
     npm.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
@@ -201,15 +216,17 @@ t.test('npm start builds, then starts the server', async t => {
     t.ok(code === 0 || signal === 'SIGINT', `npm ended with ${code} ${signal}`)
     t.equal(out.match(/"msg":"closing"/g)?.length, 1, 'one close')
     t.notMatch(out, /second SIGINT|killed by timeout/)
+    t.notMatch(out, /the build is current/)
   })
 
-  t.test('SIGTERM to npm alone (npm start) closes the server gracefully', { timeout: 300_000 }, async t => {
-    // detached: a group of its own, so that nothing but the kill below reaches it. Without the
-    // prestart build: the test before built dist/ (a build costs seconds; this is about the signal).
-    const npm = spawn('npm', ['start', '--ignore-scripts'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  t.test('SIGTERM to npm alone (npm start) closes the server gracefully; the build the test before made is current, and not made again', { timeout: 300_000 }, async t => {
+    // detached: a group of its own, so that nothing but the kill below reaches it.
+    const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     let out = ''
     npm.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
     const port = Number(await waitForReady(npm))
+    t.match(out, /^[^]*the build is current \(dist\/ was built from these very sources\): no tsc\n[^]*"msg":"Server listening/)
+    t.notMatch(out, /building the server/)
     const server = Number(/"pid":(\d+)/.exec(out)?.[1])
     t.not(server, npm.pid, 'the server is a process of its own')
     t.teardown(() => { try { process.kill(server, 'SIGKILL') } catch {} })
@@ -339,6 +356,8 @@ t.test('SIGTERM drains: a note write on each of 32 idle keep-alive connections i
   // Load only makes it later; a timer may fire a millisecond early.
   const took = performance.now() - sent
   t.ok(took >= DRAIN_MS - 50, `closed after the drain: ${Math.round(took)} ms after SIGTERM`)
+  const said = output().stdout.trim().split('\n').map(line => (JSON.parse(line) as { msg: string }).msg)
+  t.same(said.slice(-2), ['draining for 3000 ms: every answer says Connection: close, the heartbeat 503; then the server closes', CLOSED], 'the close said once done, after the drain')
 })
 
 t.test('started by npx, whose shell passes no signal on, the server closes once that shell is gone, as for SIGTERM', async t => {
@@ -376,4 +395,156 @@ t.test('a variable that looks like a setting and is not one is named in one warn
     'PROT is not a setting; did you mean PORT?',
     'redis_url is not a setting; did you mean REDIS_URL?'
   ], 'one line each, and nothing about the rest of the environment')
+})
+
+const runFile = promisify(execFile)
+
+t.test('npm start\'s build (scripts/build-server.mjs) compiles only when the sources changed since the last build, and says which', async t => {
+  // A project of one source and one Lua script, with this project's compiler.
+  const dir = await mkdtemp(join(tmpdir(), 'api-challenges-build-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await symlink(join(root, 'node_modules'), join(dir, 'node_modules'))
+  await mkdir(join(dir, 'src', 'lua'), { recursive: true })
+  const settings = { compilerOptions: { outDir: 'dist', rootDir: '.', module: 'nodenext', target: 'es2022', strict: true, types: [] }, include: ['src'] }
+  await writeFile(join(dir, 'tsconfig.server.json'), JSON.stringify(settings))
+  await writeFile(join(dir, 'src', 'a.ts'), "export const a: number = 'not a number'\n")
+  await writeFile(join(dir, 'src', 'lua', 'x.lua'), 'return 1\n')
+  const build = async (...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> =>
+    await runFile(process.execPath, [join(root, 'scripts', 'build-server.mjs'), ...args], { cwd: dir })
+      .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (error: { code: number, stdout: string, stderr: string }) => error)
+  const BUILDING = 'building the server (tsc)…\n'
+  const CURRENT = 'the build is current (dist/ was built from these very sources): no tsc\n'
+  const record = join(dir, 'dist', '.server-sources')
+
+  const failed = await build()
+  t.equal(failed.code, 1, 'a build that fails fails npm start')
+  t.match(failed.stdout, /^building the server \(tsc\)…\nsrc\/a\.ts\(1,14\): error TS2322/)
+  t.notOk(existsSync(record), 'and is not taken for a build')
+
+  await writeFile(join(dir, 'src', 'a.ts'), 'export const a: number = 1\n')
+  t.same(await build(), { code: 0, stdout: BUILDING, stderr: '' })
+  t.match(await readFile(join(dir, 'dist', 'src', 'a.js'), 'utf8'), /a = 1/)
+  t.equal(await readFile(join(dir, 'dist', 'src', 'lua', 'x.lua'), 'utf8'), 'return 1\n', 'what tsc does not compile is copied')
+  t.same(await build(), { code: 0, stdout: CURRENT, stderr: '' }, 'nothing changed: no tsc')
+  t.same(await build('--stderr'), { code: 0, stdout: '', stderr: CURRENT }, 'said on stderr for npm run grade')
+  // Contents count, not times: a file touched, or restored with an old time, is judged by what it holds.
+  await utimes(join(dir, 'src', 'a.ts'), new Date(), new Date())
+  t.same(await build(), { code: 0, stdout: CURRENT, stderr: '' }, 'touched: still current')
+  await writeFile(join(dir, 'src', 'lua', 'x.lua'), 'return 2\n')
+  await utimes(join(dir, 'src', 'lua', 'x.lua'), new Date(0), new Date(0))
+  t.same(await build(), { code: 0, stdout: BUILDING, stderr: '' }, 'changed, with an old time: built')
+  t.equal(await readFile(join(dir, 'dist', 'src', 'lua', 'x.lua'), 'utf8'), 'return 2\n')
+  await rm(join(dir, 'dist', 'src', 'a.js'))
+  t.same(await build(), { code: 0, stdout: BUILDING, stderr: '' }, 'an output deleted: built')
+  t.ok(existsSync(join(dir, 'dist', 'src', 'a.js')))
+  await writeFile(join(dir, 'tsconfig.server.json'), JSON.stringify({ ...settings, compilerOptions: { ...settings.compilerOptions, target: 'es2023' } }))
+  t.same(await build(), { code: 0, stdout: BUILDING, stderr: '' }, 'the compiler\'s settings changed: built')
+  await rm(join(dir, 'dist'), { recursive: true })
+  t.same(await build(), { code: 0, stdout: BUILDING, stderr: '' }, 'dist/ deleted: built afresh')
+})
+
+t.test('CLASS=1 at a terminal: what the preset set, the admin token it made (once, and it opens the board), and the landing page as a QR code', async t => {
+  // HOST given, as the test must listen on loopback alone: the preset keeps it, and says so.
+  const { child, output } = inTerminal([process.execPath, ...process.execArgv, serverFile], { CLASS: '1', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN })
+  t.teardown(() => child.kill('SIGKILL'))
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', () => { if (/for a phone's camera:\n(.*\n){13}/.test(output())) resolve() })
+    child.on('exit', () => reject(new Error(`exited early: ${output()}`)))
+  })
+  const base = /ready: curl -i -X POST (http:\/\/127\.0\.0\.1:\d+)\/challenger/.exec(output())?.[1] as string
+  t.match(output(), /^ {4}board: "http:\/\/127\.0\.0\.1:\d+\/admin"$/m)
+  t.match(output(), /^ {4}class: "on \(CLASS=1\): set SESSION_IDLE_MS=10800000, CREATION_RATE_LIMIT=600, MAX_CONNECTIONS_PER_CLIENT=512, a new ADMIN_TOKEN \(adminToken, below\); kept as given: HOST"$/m)
+  const token = /^ {4}adminToken: "([0-9a-f]{48})"$/m.exec(output())?.[1] as string
+  t.ok(token, 'the token, right below')
+  // The QR code: its header, then rows of half blocks (two rows of modules a line), as wide as each other.
+  const qr = output().split(`The landing page, ${base}/, for a phone's camera:\n`)[1]?.split('\n').slice(0, 13) ?? []
+  t.equal(qr.length, 13)
+  t.ok(qr.every(line => /^[ ▀▄█]+$/.test(line) && line.length === qr[0]?.length), 'a square of half blocks')
+
+  t.equal((await fetch(`${base}/admin/summary`, { headers: { authorization: `Bearer ${token}` } })).status, 200, 'the token opens the board')
+  t.equal((await fetch(`${base}/admin/summary`, { headers: { authorization: `Bearer ${'0'.repeat(48)}` } })).status, 403)
+  child.stdin.write('\x03')
+  const [code] = await once(child, 'exit')
+  t.equal(code, 0)
+  t.equal(output().split(token).length, 2, 'said once in the whole run')
+  t.match(output(), /INFO: server closed: listener, connections and session store; the process exits\n/)
+})
+
+t.test('a Redis not reachable at start: the ready block says so, the heartbeat is 503, and the server still closes cleanly', async t => {
+  const redisPort = await freePort()
+  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info', REDIS_URL: `redis://127.0.0.1:${redisPort}`, ...NO_DRAIN })
+  t.teardown(() => child.kill('SIGKILL'))
+  const port = Number(await waitForReady(child))
+  const lines = output().stdout.trim().split('\n').map(line => JSON.parse(line) as { level: number, msg: string, store?: string })
+  const ready = lines.find(line => line.msg.includes('ready: curl'))
+  t.equal(ready?.store, `Redis at 127.0.0.1:${redisPort}, keys api-challenges:*: not reachable yet; requests that need a session, and GET /heartbeat, answer 503 until it is (the log says when)`)
+  t.match(lines.find(line => line.level === 40)?.msg, new RegExp(`^Redis at 127\\.0\\.0\\.1:${redisPort} cannot be reached`), 'the warning before it says why')
+  t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 503)
+  child.kill('SIGTERM')
+  const [code] = await once(child, 'exit')
+  t.equal(code, 0)
+  t.match(output().stdout, new RegExp(`"msg":"${CLOSED}"`))
+})
+
+if (redisMissing !== false && process.env.CI === 'true') {
+  t.fail(redisMissing)
+} else {
+  t.test('with Redis, the ready block says how many live sessions it holds under the prefix, and only those', { skip: redisMissing }, async t => {
+    const redis = await redisServer()
+    t.teardown(() => redis.remove())
+    // Another class's sessions under its own prefix, and three under this one's, made before the start.
+    for (const [prefix, sessions] of [['class-a:', 3], ['class-b:', 2]] as const) {
+      const store = new RedisStore({ url: redis.url, prefix, idleMs: 600_000, maxSessions: 100 })
+      await store.connected()
+      for (let i = 0; i < sessions; i++) await store.create()
+      await store.close()
+    }
+    const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info', REDIS_URL: redis.url, REDIS_PREFIX: 'class-a:', ...NO_DRAIN })
+    t.teardown(() => child.kill('SIGKILL'))
+    const port = Number(await waitForReady(child))
+    const ready = JSON.parse(output().stdout.split('\n').find(line => line.includes('ready: curl')) as string)
+    t.equal(ready.store, `Redis at 127.0.0.1:${redis.port}, keys class-a:*; 3 live sessions there at start`)
+    t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
+    child.kill('SIGTERM')
+    t.equal((await once(child, 'exit'))[0], 0)
+  })
+}
+
+// A network of its own (a user and network namespace, with a veth pair): the server may listen on
+// every interface there and reach nothing else. Where namespaces are not allowed, this test cannot run.
+const namespaces = spawnSync('unshare', ['-rn', 'ip', 'link', 'add', 'v0', 'type', 'veth', 'peer', 'name', 'v1']).status === 0
+  ? false
+  : 'needs unprivileged user and network namespaces (unshare -rn) and ip(8) with veth'
+
+t.test('bound to every interface (CLASS=1 sets HOST=0.0.0.0), the start-up block names the addresses learners can use, not 127.0.0.1', { skip: namespaces }, async t => {
+  const network = 'ip link set lo up && ip link add v0 type veth peer name v1 && ip addr add 192.0.2.10/24 dev v0 && ' +
+    'ip -6 addr add 2001:db8::10/64 dev v0 nodad && ip link set v0 up && ip link set v1 up'
+  for (const [host, addresses] of [[undefined, ['192.0.2.10']], ['::', ['192.0.2.10', '[2001:db8::10]']]] as const) {
+    const env: Record<string, string> = { ...process.env as Record<string, string>, CLASS: '1', PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN }
+    if (host !== undefined) env.HOST = host
+    const quoted = [process.execPath, ...process.execArgv, serverFile].map(word => `'${word.replaceAll("'", "'\\''")}'`).join(' ')
+    const child = spawn('unshare', ['-rn', 'sh', '-c', `${network} && exec ${quoted}`], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    t.teardown(() => child.kill('SIGKILL'))
+    let out = ''
+    const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk
+        const line = out.split('\n').find(line => line.includes('ready: curl'))
+        if (line !== undefined) resolve(JSON.parse(line))
+      })
+      child.on('exit', code => reject(new Error(`exited with ${code}: ${out}`)))
+    })
+    const port = /:(\d+)$/.exec(ready.address as string)?.[1]
+    const urls = addresses.map(address => `http://${address}:${port}`)
+    t.match(ready, {
+      address: urls[0],
+      addresses: urls,
+      landingPage: `${urls[0]}/`,
+      board: `${urls[0]}/admin`,
+      msg: `API Challenges practice target ready: curl -i -X POST ${urls[0]}/challenger`
+    }, `HOST=${host ?? '0.0.0.0 (the preset)'}`)
+    t.notMatch(JSON.stringify(ready), /127\.0\.0\.1|fe80/, 'nothing only this machine can use, and no link-local address')
+    child.kill('SIGTERM')
+    t.equal((await once(child, 'exit'))[0], 0)
+  }
 })

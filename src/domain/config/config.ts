@@ -1,10 +1,11 @@
 // The environment of `npm start`, read by the table of settings.ts and turned into server and app
-// options. A bad value stops start-up with one line that names the variable.
+// options. A bad value stops start-up with one line that names the variable. CLASS=1 fills in a class's values first.
+import { randomBytes } from 'node:crypto'
 import { ConfigError } from '../http/errors.js'
 import { settingsProblem, type SettingNames } from '../sessions/redis/connection.js'
 import type { Setting, ValueOf } from './kinds.js'
 import { defaults, heapLimit, inRedis, journalMemory, megabytes, REDIS_OPTION_NAMES, redisSettings, type ApiChallengesOptions } from './options.js'
-import { appSettings, serverSettings } from './settings.js'
+import { appSettings, CLASS_PRESET, serverSettings } from './settings.js'
 
 /** An environment variable the server cannot use (APICH_CONFIG): src/server.ts says so and does not start. */
 export { ConfigError }
@@ -14,7 +15,17 @@ type ServerSettings = typeof serverSettings
 
 /** What npm start passes createServer: the server's settings, its tuning, and the app's options. */
 export type ServerConfig = { [K in keyof ServerSettings]?: ValueOf<ServerSettings[K]> } &
-  { [K in 'port' | 'host' | 'logLevel']: ValueOf<ServerSettings[K]> } & ServerTuning & { app: ApiChallengesOptions }
+  { [K in 'port' | 'host' | 'logLevel']: ValueOf<ServerSettings[K]> } & ServerTuning & { app: ApiChallengesOptions, preset?: ClassPreset }
+
+/** What CLASS=1 did, for the start-up message. */
+export interface ClassPreset {
+  /** The variables it set, as `NAME=value`. */
+  set: string[]
+  /** The variables of the preset that the environment set itself. */
+  kept: string[]
+  /** It made the admin token (ADMIN_TOKEN was unset): the start-up message says it, once. */
+  adminTokenMade: boolean
+}
 
 /** What the environment does not set: tests and hosts of createServer may. */
 export interface ServerTuning {
@@ -90,7 +101,39 @@ function journalFits (app: ApiChallengesOptions): void {
     'lower MAX_SESSIONS, or raise the limit (NODE_OPTIONS=--max-old-space-size=<MiB>)')
 }
 
-export function configFromEnv (env: Env): ServerConfig {
+/** The log levels that show the start-up message. */
+const SAYS_INFO: ReadonlyArray<string | undefined> = ['info', 'debug', 'trace', undefined]
+
+/** `env` with CLASS_PRESET's values where it leaves them unset (set but empty too), and a made admin token where it has none. */
+function withClassPreset (env: Env, makeToken: () => string): { env: Env, preset: ClassPreset } {
+  const filled: Env = { ...env }
+  const preset: ClassPreset = { set: [], kept: [], adminTokenMade: false }
+  for (const [name, value] of Object.entries(CLASS_PRESET)) {
+    if (env[name] !== undefined && env[name] !== '') {
+      preset.kept.push(name)
+      continue
+    }
+    filled[name] = value
+    preset.set.push(`${name}=${value}`)
+  }
+  // A token set but empty is refused as ever, not replaced.
+  if (env.ADMIN_TOKEN !== undefined) preset.kept.push('ADMIN_TOKEN')
+  else {
+    // Said once, in the start-up message: a level that hides it would leave the board locked.
+    const level = serverSettings.logLevel.read?.('LOG_LEVEL', env.LOG_LEVEL)
+    if (!SAYS_INFO.includes(level)) {
+      throw new ConfigError(`CLASS=1 makes the admin token and says it in the start-up message, which LOG_LEVEL=${level as string} hides; set ADMIN_TOKEN yourself, or LOG_LEVEL=info`)
+    }
+    filled.ADMIN_TOKEN = makeToken()
+    preset.adminTokenMade = true
+  }
+  return { env: filled, preset }
+}
+
+/** npm start's configuration from `env`; `makeToken` makes CLASS=1's admin token (48 hex digits, as `openssl rand -hex 24`). */
+export function configFromEnv (env: Env, makeToken = (): string => randomBytes(24).toString('hex')): ServerConfig {
+  let preset: ClassPreset | undefined
+  if (readAll(serverSettings, env).classPreset === true) ({ env, preset } = withClassPreset(env, makeToken))
   const server = readAll(serverSettings, env)
   // Unset variables stay out, and leave the app's own defaults in force.
   const app: ApiChallengesOptions = readAll(appSettings, env)
@@ -104,6 +147,7 @@ export function configFromEnv (env: Env): ServerConfig {
     logLevel: serverSettings.logLevel.default,
     trustProxy: serverSettings.trustProxy.default,
     ...server,
-    app
+    app,
+    ...(preset === undefined ? {} : { preset })
   }
 }

@@ -100,6 +100,21 @@ export function choice<const V extends ReadonlyArray<string | boolean>, D extend
   }
 }
 
+/** On or off: in the environment `1` or `true`, `0` or `false`; unset (or empty) is off. */
+export function flag (spec: { env: string }): Setting<boolean, undefined> {
+  return {
+    schema: Type.Boolean(),
+    default: undefined,
+    env: spec.env,
+    read: (name, raw) => {
+      if (blank(raw)) return undefined
+      if (raw === '1' || raw === 'true') return true
+      if (raw === '0' || raw === 'false') return false
+      throw new ConfigError(`${name} must be 1 (on) or 0 (off), got ${JSON.stringify(raw)}`)
+    }
+  }
+}
+
 /**
  * A non-empty string without the characters `without` lists (each with the words a message says).
  * In the environment, set but empty is refused: an empty password is a mistake, not a wish for the default.

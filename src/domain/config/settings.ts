@@ -4,7 +4,7 @@
 // test/options.test.ts and test/config.test.ts hold the docs' tables to it.
 import { MAX_JOURNAL_SIZE } from '../journal/journal.js'
 import type { SessionStore } from '../sessions/store.js'
-import { abortSignal, choice, credential, defectIds, given, pemFile, redisUrl, sentinels, text, whole } from './kinds.js'
+import { abortSignal, choice, credential, defectIds, flag, given, pemFile, redisUrl, sentinels, text, whole } from './kinds.js'
 import { trustProxy } from './trust-proxy.js'
 
 /** The shortest admin token accepted. */
@@ -87,5 +87,22 @@ export const serverSettings = {
   /** Most open connections in all; 0: no limit. Unset: 10,000, or fewer under a lower open-file limit. */
   maxConnections: whole({ env: 'MAX_CONNECTIONS', minimum: 0, maximum: 1_000_000 }),
   /** Milliseconds SIGTERM drains before the close (Connection: close, the heartbeat 503); 0: none. At most setTimeout's limit. */
-  shutdownDrainMs: whole({ env: 'SHUTDOWN_DRAIN_MS', default: 5_000, minimum: 0, maximum: 2 ** 31 - 1 })
+  shutdownDrainMs: whole({ env: 'SHUTDOWN_DRAIN_MS', default: 5_000, minimum: 0, maximum: 2 ** 31 - 1 }),
+  /** The class preset: CLASS_PRESET's values, and a made admin token, wherever the environment leaves them unset. */
+  classPreset: flag({ env: 'CLASS' })
 }
+
+/**
+ * What CLASS=1 sets where the environment leaves a variable unset, written as the variable would be:
+ * a lesson of a few hours, for a room of 30 learners behind one NAT address. An unset ADMIN_TOKEN is made.
+ */
+export const CLASS_PRESET: Readonly<Record<string, string>> = Object.freeze({
+  /** Outlasts a lesson, its long explanations and its coffee break: 3 hours. */
+  SESSION_IDLE_MS: String(3 * 60 * 60 * 1000),
+  /** 20 sessions a minute for each of 30 learners sharing one address (a restore counts too). */
+  CREATION_RATE_LIMIT: '600',
+  /** 16 connections for each of 30 learners sharing one address (browsers, Postman, test runners). */
+  MAX_CONNECTIONS_PER_CLIENT: '512',
+  /** Every interface: the learners' machines reach this one. */
+  HOST: '0.0.0.0'
+})
