@@ -20,14 +20,19 @@ export const JOURNAL_TEXT_BYTES = 16
 /** How a route's path names its session (routes/challenger.ts). */
 const GUID_PARAM = ':guid'
 
+/** What a request sent beyond its method and texts, for a replay: a few kinds each, so entries share one of each. */
+const SENT = ['accept', 'override', 'authorization', 'body', 'challengerHeader'] as const
+type Sent = Readonly<Pick<JournalEntry, typeof SENT[number]>>
+const sents = new Map<string, Sent>()
+
 /**
- * How a request went: an entry but for its time and texts, and whether its path named the session
- * (the entry then keeps :guid for the id). Few combinations occur, so entries share one of each.
+ * How a request went: an entry but for its time, texts and what it sent, and whether its path named
+ * the session (the entry then keeps :guid for the id). Few combinations occur, so entries share one of each.
  */
-type Outcome = Readonly<Omit<JournalEntry, 'at' | 'path' | 'contentType'> & { ownGuid: boolean }>
+type Outcome = Readonly<Omit<JournalEntry, 'at' | 'path' | 'query' | 'contentType' | typeof SENT[number]> & { ownGuid: boolean }>
 const outcomes = new Map<string, Outcome>()
 /** An outcome's fields that the view shows as they are (a text of the client's belongs beside the path instead). */
-const SHOWN = [...Object.keys(RequestView.properties).filter(field => !['id', 'at', 'path', 'contentType'].includes(field)), 'defect']
+const SHOWN = [...Object.keys(RequestView.properties).filter(field => !['id', 'at', 'path', 'query', 'contentType', ...SENT].includes(field)), 'defect']
 
 /** Whether `outcome` is how `entry` went. */
 function isOutcomeOf (outcome: Outcome, entry: JournalEntry, suggestion: string | null, ownGuid: boolean): boolean {
@@ -52,13 +57,31 @@ function outcomeOf (entry: JournalEntry, ownGuid: boolean, newest: Outcome | und
   return outcome
 }
 
-/** An entry as its journal keeps it: four fields, 56 bytes. */
+/**
+ * The shared record of what `entry` sent: the journal's newest one when it is the same, else the pool's.
+ * Bounded: the plugin records kinds (at most 4 × 36 × 6 × 9 × 2 combinations); past 65,536 an entry keeps its own.
+ */
+function sentOf (entry: JournalEntry, newest: Sent | undefined): Sent {
+  if (newest !== undefined && SENT.every(field => newest[field] === entry[field])) return newest
+  const key = SENT.map(field => String(entry[field])).join(' ')
+  let sent = sents.get(key)
+  if (sent === undefined) {
+    sent = Object.fromEntries(SENT.filter(field => entry[field] !== undefined).map(field => [field, entry[field]])) as Sent
+    if (sents.size < 65_536) sents.set(key, sent)
+  }
+  return sent
+}
+
+/** An entry as its journal keeps it: six fields, 72 bytes. */
 interface Kept {
   /** Milliseconds since the journal's start: a small integer, which V8 keeps in the object itself. */
   at: number
   path: string
+  /** The query string, without "?"; null when there was none. */
+  query: string | null
   contentType: string | null
   readonly outcome: Outcome
+  readonly sent: Sent
 }
 
 /** Twelve days: a time since a journal's start stays a small integer (below 2^31). */
@@ -69,7 +92,7 @@ function bytesOf (length: number): number {
   return 16 + Math.ceil(length / 8) * 8
 }
 
-/** A journal's room for its texts: at least its newest entry's two, whole. */
+/** A journal's room for its texts: at least its newest entry's path and Content-Type, whole (its query goes last). */
 function textRoom (size: number): number {
   return Math.max(size * JOURNAL_TEXT_BYTES, 2 * bytesOf(MAX_JOURNAL_TEXT + 1))
 }
@@ -106,22 +129,26 @@ export class Journal {
       // `| 0`: a 32-bit integer, where the difference of two times would be a number object of its own.
       at: (at - this.#start) | 0,
       path: isKnown(route) ? sharedText(route) : keptText(entry.path),
+      query: entry.query === undefined ? null : keptText(entry.query),
       contentType: entry.contentType === null ? null : keptText(entry.contentType),
-      outcome: outcomeOf(entry, ownGuid, this.#newest === -1 ? undefined : this.#entries[this.#newest]?.outcome)
+      outcome: outcomeOf(entry, ownGuid, newest?.outcome),
+      sent: sentOf(entry, newest?.sent)
     }
     this.#newest = (this.#newest + 1) % this.#entries.length
     this.#entries[this.#newest] = kept
-    if (!isKnown(kept.path) || (kept.contentType !== null && !isKnown(kept.contentType))) this.#fitTexts()
+    if ([kept.path, kept.query, kept.contentType].some(text => text !== null && !isKnown(text))) this.#fitTexts()
   }
 
   /** The entries, newest first. */
   entries (): JournalEntry[] {
-    return [...this.#newestFirst()].map(({ at, path, contentType, outcome: { ownGuid, ...outcome } }) => {
+    return [...this.#newestFirst()].map(({ at, path, query, contentType, outcome: { ownGuid, ...outcome }, sent }) => {
       const own = (text: string): string => ownGuid ? text.replace(GUID_PARAM, this.#guid) : text
       return {
         ...outcome,
+        ...sent,
         at: this.#start + at,
         path: own(journalText(path)),
+        ...(query === null ? {} : { query: journalText(query) }),
         contentType: contentType === null ? null : journalText(contentType),
         suggestion: outcome.suggestion === null ? null : own(outcome.suggestion)
       }
@@ -164,6 +191,7 @@ export class Journal {
     for (const entry of this.#newestFirst()) {
       entry.path = fit(entry.path)
       if (entry.contentType !== null) entry.contentType = fit(entry.contentType)
+      if (entry.query !== null) entry.query = fit(entry.query)
     }
   }
 }
@@ -171,11 +199,11 @@ export class Journal {
 /** An idle session of the memory store (npm run bench measures 237 to 258 bytes); a journal and its array, but their slots; an entry and its slot. */
 const SESSION_BYTES = 300
 const JOURNAL_BYTES = 120
-const ENTRY_BYTES = 64
+const ENTRY_BYTES = 80
 
 /**
  * The most memory a session of the memory store takes with a full journal of `size` entries: the
- * session, the journal, its entries and its texts. 2,020 bytes at the default 20 (a stranger's
+ * session, the journal, its entries and its texts. 2,340 bytes at the default 20 (a stranger's
  * session, measured: bench/journal-memory.ts and bench/hostile-journals.ts).
  */
 export function worstSessionBytes (size: number): number {

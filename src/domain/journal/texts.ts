@@ -1,5 +1,5 @@
 // The texts a journal's entries keep: the ones the service knows in advance (its routes' paths, the
-// usual media types), one shared copy each for every entry; and the client's own, kept short.
+// usual media types, ?hints=true), one shared copy each for every entry; and the client's own, kept short.
 
 /** A path or a Content-Type longer than this is shown cut, with … at the end: both are the client's. */
 export const MAX_JOURNAL_TEXT = 100
@@ -19,6 +19,8 @@ export function knownText (text: string): void {
 
 for (const type of ['application/json', 'application/xml', 'text/xml', 'text/plain', 'text/html',
   'application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream']) knownText(type)
+// The one query string a challenge's hint names (GET /challenges?hints=true).
+knownText('hints=true')
 
 export function isKnown (text: string): boolean {
   return known.has(text)
