@@ -72,12 +72,12 @@ function requestRow (r, command) {
   const request = cell(row, '')
   request.className = 'request'
   const code = request.appendChild(document.createElement('code'))
-  // A line may break only before a "/" (but the first), "?" or "&", never inside a segment.
+  // Each segment unbreakable, a line break allowed only before a "/" (but the first), "?" or "&".
   code.append(r.method + ' ')
   const target = r.query === undefined ? r.path : r.path + '?' + r.query
-  target.split(/(?=[/?&])/).forEach((part, i) => {
+  target.split(/(?=[/?&])/).forEach((segment, i) => {
     if (i > 0) code.appendChild(document.createElement('wbr'))
-    code.append(part)
+    code.appendChild(document.createElement('span')).textContent = segment
   })
   cell(row, String(r.status))
   cell(row, r.passed.join(', '))

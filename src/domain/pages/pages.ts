@@ -124,10 +124,10 @@ function solutionLink (row: PageRow): string {
   return ` <a class="solution" href="${escapeHtml(row.solution)}" rel="external noopener noreferrer" aria-label="${escapeHtml(label)}">solution ↗</a>`
 }
 
-/** A request as the journal column shows it: a line may break only before a "/" (but the first), "?" or "&" (<wbr>), never inside a segment. */
+/** A request as the journal column shows it: each segment an unbreakable <span>, a line break allowed only before a "/" (but the first), "?" or "&" (<wbr>). */
 export function requestHtml (entry: Pick<JournalView, 'method' | 'path' | 'query'>): string {
   const target = entry.query === undefined ? entry.path : `${entry.path}?${entry.query}`
-  return `${escapeHtml(entry.method)} ${target.split(/(?=[/?&])/).map(escapeHtml).join('<wbr>')}`
+  return `${escapeHtml(entry.method)} ${target.split(/(?=[/?&])/).map(segment => `<span>${escapeHtml(segment)}</span>`).join('<wbr>')}`
 }
 
 /** One journal entry as a row of "Your last requests" (public/gui/refresh.js builds the same, and puts a copy button in the last cell). */
