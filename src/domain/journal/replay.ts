@@ -242,9 +242,10 @@ export function curlScript (views: readonly JournalView[], context: ReplayContex
     `BASE=\${BASE:-${singleQuoted(context.base)}}`
   ]
   if (all.length === 0) return [...lines, comment('No requests in the journal yet.'), ''].join('\n')
+  // The password first: nothing is sent before the script has all it needs.
+  if (uses(all, 'PASSWORD')) lines.push(PASSWORD_SETUP)
   lines.push(...SETUP)
   if (uses(all, 'TOKEN')) lines.push(...TOKEN_SETUP)
-  if (uses(all, 'PASSWORD')) lines.push(PASSWORD_SETUP)
   for (const plan of all) {
     const restore = plan.body !== null && 'sessionAt' in plan.body ? ['The session restored was not kept (it holds the token): this sends the session as it is, read first.'] : []
     lines.push('', ...[...plan.notes, ...restore].map(note => comment(note)), curlCommand(plan), 'echo')
