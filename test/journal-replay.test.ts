@@ -3,7 +3,7 @@
 // them. Running the script back against a fresh service, and the .http file: journal-replay-run.test.ts.
 import { request as httpRequest } from 'node:http'
 import t from 'tap'
-import { decodeEntry, encodeEntry, Journal, journalText, MAX_JOURNAL_TEXT, type JournalEntry, type JournalView } from '../src/domain/journal/journal.js'
+import { decodeEntry, encodeEntry, Journal, journalText, knownText, MAX_JOURNAL_TEXT, type JournalEntry, type JournalView } from '../src/domain/journal/journal.js'
 import { curlScript, httpFile, type ReplayContext } from '../src/domain/journal/replay.js'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
 import { basic, build, newSession } from './helper.js'
@@ -282,6 +282,8 @@ t.test('what an entry keeps for a replay: kinds, never values', async t => {
 })
 
 t.test('the journal shares what a request sent, keeps its query in its text room, and Redis reads it back', async t => {
+  // The journal plugin makes every route's path a known text, as it is registered.
+  for (const route of ['/heartbeat', '/challenges', '/challenger/:guid']) knownText(route)
   const at = Date.UTC(2026, 10, 22, 10, 15, 30, 123)
   const base: JournalEntry = { at, method: 'POST', path: '/heartbeat', status: 405, contentType: null, passed: 0, hint: -1, suggestion: null }
   const full: JournalEntry = { ...base, query: 'a=1', accept: 'text/xml', override: 'DELETE', authorization: 'bearer', body: 'ignored', challengerHeader: false }
@@ -301,7 +303,18 @@ t.test('the journal shares what a request sent, keeps its query in its text room
   t.equal(queries[0], journalText(`19-${'q'.repeat(300)}`))
   t.equal(queries[0]?.length, MAX_JOURNAL_TEXT)
   t.equal(queries[19], '…')
+  t.equal(hostile.entries()[19]?.path, '/heartbeat', 'a route\'s path stays whole when its query is dropped')
   t.same(new Journal(1, GUID).entries(), [])
+  // A route's path with ?hints=true takes no room; a path of the client's own loses its query with it; the session's id reads back.
+  const mixed = new Journal(20, GUID)
+  mixed.add({ ...base, path: '/heartbeatX' })
+  mixed.add({ ...base, path: '/nowhere', query: 'x=1' })
+  mixed.add({ ...base, path: `/challenger/${GUID}`, query: 'y=2' })
+  mixed.add({ ...base, path: '/challenges', query: 'hints=true' })
+  for (let n = 0; n < 16; n++) mixed.add({ ...base, path: `/p${n}-${'z'.repeat(150)}`, query: `${'q'.repeat(150)}` })
+  t.same(mixed.entries().slice(16).map(e => [e.path, e.query]), [['/challenges', 'hints=true'], [`/challenger/${GUID}`, '…'], ['…', undefined], ['…', undefined]],
+    'shared, then the route with its query dropped, then nothing of a path of its own (not a route it starts like)')
+  t.same(journalWith([{ ...base, path: `/challenger/${GUID}`, query: 'y=2' }]).map(e => [e.path, e.query]), [[`/challenger/${GUID}`, 'y=2']])
 
   // The form for Redis: the new fields at the end, an ordinary entry as short as before, older entries read.
   t.same(decodeEntry(encodeEntry(full)), full)
@@ -310,6 +323,13 @@ t.test('the journal shares what a request sent, keeps its query in its text room
   t.equal(encodeEntry({ ...base, query: 'x'.repeat(300) }), `[${at},"POST","/heartbeat",405,0,null,0,-1,null,null,"${journalText('x'.repeat(300))}"]`)
   t.same(decodeEntry(`[${at},"GET","/x",404,0,null,0,-1,null,"heartbeat-200"]`), { ...base, method: 'GET', path: '/x', status: 404, defect: 'heartbeat-200' })
 })
+
+/** The entries of a journal of 20 for GUID, `entries` added oldest first. */
+function journalWith (entries: JournalEntry[]): JournalEntry[] {
+  const journal = new Journal(20, GUID)
+  for (const one of entries) journal.add(one)
+  return journal.entries()
+}
 
 // Last: this fills the module's shared table of what requests sent.
 t.test('the shared table of what requests sent is bounded: past it, an entry keeps its own', async t => {

@@ -3,7 +3,7 @@
 // the facts, GET /challenger/{guid}/requests shows them.
 import { RequestView } from '../http/schemas.js'
 import type { JournalEntry } from './entry.js'
-import { ELLIPSIS, isKnown, journalText, keptText, MAX_JOURNAL_TEXT, routeOf, sharedText } from './texts.js'
+import { droppedTarget, ELLIPSIS, isKnown, journalText, keptText, MAX_JOURNAL_TEXT, MAX_TARGET, routeOf, targetParts, targetText } from './texts.js'
 
 // The journal's other rooms: its entry and view (entry.ts), its texts (texts.ts), its form for Redis (wire.ts).
 export { entryId, viewOf, type JournalEntry, type JournalView } from './entry.js'
@@ -72,13 +72,12 @@ function sentOf (entry: JournalEntry, newest: Sent | undefined): Sent {
   return sent
 }
 
-/** An entry as its journal keeps it: six fields, 72 bytes. */
+/** An entry as its journal keeps it: five fields, 64 bytes. */
 interface Kept {
   /** Milliseconds since the journal's start: a small integer, which V8 keeps in the object itself. */
   at: number
-  path: string
-  /** The query string, without "?"; null when there was none. */
-  query: string | null
+  /** The path, and "?" and the query when there was one (texts.ts's targetText). */
+  target: string
   contentType: string | null
   readonly outcome: Outcome
   readonly sent: Sent
@@ -92,9 +91,9 @@ function bytesOf (length: number): number {
   return 16 + Math.ceil(length / 8) * 8
 }
 
-/** A journal's room for its texts: at least its newest entry's path and Content-Type, whole (its query goes last). */
+/** A journal's room for its texts: at least its newest entry's, whole (its path and query, its Content-Type). */
 function textRoom (size: number): number {
-  return Math.max(size * JOURNAL_TEXT_BYTES, 2 * bytesOf(MAX_JOURNAL_TEXT + 1))
+  return Math.max(size * JOURNAL_TEXT_BYTES, bytesOf(MAX_TARGET) + bytesOf(MAX_JOURNAL_TEXT + 1))
 }
 
 /**
@@ -128,27 +127,27 @@ export class Journal {
     const kept: Kept = {
       // `| 0`: a 32-bit integer, where the difference of two times would be a number object of its own.
       at: (at - this.#start) | 0,
-      path: isKnown(route) ? sharedText(route) : keptText(entry.path),
-      query: entry.query === undefined ? null : keptText(entry.query),
+      target: targetText(route, entry.path, entry.query),
       contentType: entry.contentType === null ? null : keptText(entry.contentType),
       outcome: outcomeOf(entry, ownGuid, newest?.outcome),
       sent: sentOf(entry, newest?.sent)
     }
     this.#newest = (this.#newest + 1) % this.#entries.length
     this.#entries[this.#newest] = kept
-    if ([kept.path, kept.query, kept.contentType].some(text => text !== null && !isKnown(text))) this.#fitTexts()
+    if (!isKnown(kept.target) || (kept.contentType !== null && !isKnown(kept.contentType))) this.#fitTexts()
   }
 
   /** The entries, newest first. */
   entries (): JournalEntry[] {
-    return [...this.#newestFirst()].map(({ at, path, query, contentType, outcome: { ownGuid, ...outcome }, sent }) => {
+    return [...this.#newestFirst()].map(({ at, target, contentType, outcome: { ownGuid, ...outcome }, sent }) => {
       const own = (text: string): string => ownGuid ? text.replace(GUID_PARAM, this.#guid) : text
+      const [path, query] = targetParts(target)
       return {
         ...outcome,
         ...sent,
         at: this.#start + at,
-        path: own(journalText(path)),
-        ...(query === null ? {} : { query: journalText(query) }),
+        path: own(path),
+        ...(query === undefined ? {} : { query }),
         contentType: contentType === null ? null : journalText(contentType),
         suggestion: outcome.suggestion === null ? null : own(outcome.suggestion)
       }
@@ -179,19 +178,18 @@ export class Journal {
   #fitTexts (): void {
     const kept = new Map<string, string>()
     let room = textRoom(this.#entries.length)
-    const fit = (text: string): string => {
+    const fit = (text: string, dropped: (text: string) => string): string => {
       if (isKnown(text) || text === ELLIPSIS) return text
       const same = kept.get(text)
       if (same !== undefined) return same
       room -= bytesOf(text.length)
-      if (room < 0) return ELLIPSIS
+      if (room < 0) return dropped(text)
       kept.set(text, text)
       return text
     }
     for (const entry of this.#newestFirst()) {
-      entry.path = fit(entry.path)
-      if (entry.contentType !== null) entry.contentType = fit(entry.contentType)
-      if (entry.query !== null) entry.query = fit(entry.query)
+      entry.target = fit(entry.target, droppedTarget)
+      if (entry.contentType !== null) entry.contentType = fit(entry.contentType, () => ELLIPSIS)
     }
   }
 }
@@ -199,11 +197,11 @@ export class Journal {
 /** An idle session of the memory store (npm run bench measures 237 to 258 bytes); a journal and its array, but their slots; an entry and its slot. */
 const SESSION_BYTES = 300
 const JOURNAL_BYTES = 120
-const ENTRY_BYTES = 80
+const ENTRY_BYTES = 72
 
 /**
  * The most memory a session of the memory store takes with a full journal of `size` entries: the
- * session, the journal, its entries and its texts. 2,340 bytes at the default 20 (a stranger's
+ * session, the journal, its entries and its texts. 2,204 bytes at the default 20 (a stranger's
  * session, measured: bench/journal-memory.ts and bench/hostile-journals.ts).
  */
 export function worstSessionBytes (size: number): number {
