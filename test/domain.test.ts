@@ -157,20 +157,20 @@ t.test('configFromEnv reads the environment and names a bad variable', async t =
 })
 
 t.test('in memory, MAX_SESSIONS full journals of a stranger\'s requests must fit in the heap limit', async t => {
-  // The session, the journal and its array, 72 bytes an entry, and the journal's room for texts (test/journal-entries.test.ts).
-  t.equal(worstSessionBytes(20), 2_204)
+  // The session, the journal and its array, 64 bytes an entry, and the journal's room for texts (test/journal-entries.test.ts).
+  t.equal(worstSessionBytes(20), 2_020)
   t.equal(worstSessionBytes(0), 300)
   t.equal(journalMemory(100_000, 20, 2 ** 30), undefined, 'the defaults fit in 1 GiB')
   t.equal(journalMemory(100_000, 100, 2 ** 30), undefined, 'so does the largest journal')
-  t.same(journalMemory(1_000_000, 100, 4 * 2 ** 30), { largest: 44, bytes: 1_000_000 * worstSessionBytes(100) })
-  t.ok(1_000_000 * worstSessionBytes(44) <= 4 * 2 ** 30 && 1_000_000 * worstSessionBytes(45) > 4 * 2 ** 30, '44 is the largest that fits')
-  t.same(journalMemory(10, 20, 1000), { largest: 0, bytes: 22_040 })
+  t.same(journalMemory(1_000_000, 100, 4 * 2 ** 30), { largest: 48, bytes: 1_000_000 * worstSessionBytes(100) })
+  t.ok(1_000_000 * worstSessionBytes(48) <= 4 * 2 ** 30 && 1_000_000 * worstSessionBytes(49) > 4 * 2 ** 30, '48 is the largest that fits')
+  t.same(journalMemory(10, 20, 1000), { largest: 0, bytes: 20_200 })
   t.equal(journalMemory(100_000_000, 0, 1), undefined, 'no journal: nothing for a stranger to fill')
 
-  // A hundred million sessions with journals of 20 would need 206 GiB: more than any heap limit.
+  // A hundred million sessions with journals of 20 would need 188 GiB: more than any heap limit.
   t.throws(() => configFromEnv({ MAX_SESSIONS: '100000000' }), {
     name: 'ConfigError',
-    message: /^JOURNAL_SIZE=20 with MAX_SESSIONS=100000000: full journals of a stranger's requests could take 210,190 MiB, more than this process's heap limit of [\d,]+ MiB; set JOURNAL_SIZE to at most 0 \(0: no journal\), lower MAX_SESSIONS, or raise the limit \(NODE_OPTIONS=--max-old-space-size=<MiB>\)$/
+    message: /^JOURNAL_SIZE=20 with MAX_SESSIONS=100000000: full journals of a stranger's requests could take 192,643 MiB, more than this process's heap limit of [\d,]+ MiB; set JOURNAL_SIZE to at most 0 \(0: no journal\), lower MAX_SESSIONS, or raise the limit \(NODE_OPTIONS=--max-old-space-size=<MiB>\)$/
   })
   t.throws(() => configFromEnv({ MAX_SESSIONS: '10000000', JOURNAL_SIZE: '100' }), { name: 'ConfigError', message: /^JOURNAL_SIZE=100 with MAX_SESSIONS=10000000: / })
   t.equal(configFromEnv({ MAX_SESSIONS: '100000000', JOURNAL_SIZE: '0' }).app.maxSessions, 100_000_000, 'without a journal')
@@ -178,7 +178,7 @@ t.test('in memory, MAX_SESSIONS full journals of a stranger\'s requests must fit
   t.equal(configFromEnv({ MAX_SESSIONS: '1000000' }).app.maxSessions, 1_000_000, 'a million sessions with journals of 20: 2 GB')
   t.throws(() => resolveOptions({ maxSessions: 100_000_000 }), {
     name: 'TypeError',
-    message: /^api-challenges: option journalSize 20 with maxSessions 100000000: full journals of a stranger's requests could take 210,190 MiB, more than the heap limit of [\d,]+ MiB; journalSize may be at most \d+ with that many sessions$/
+    message: /^api-challenges: option journalSize 20 with maxSessions 100000000: full journals of a stranger's requests could take 192,643 MiB, more than the heap limit of [\d,]+ MiB; journalSize may be at most \d+ with that many sessions$/
   })
   t.equal(resolveOptions({ maxSessions: 100_000_000, journalSize: 0 }).maxSessions, 100_000_000)
   t.equal(resolveOptions({ maxSessions: 100_000_000, redisUrl: 'redis://127.0.0.1:6379' }).maxSessions, 100_000_000)

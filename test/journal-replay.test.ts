@@ -331,10 +331,16 @@ function journalWith (entries: JournalEntry[]): JournalEntry[] {
   return journal.entries()
 }
 
-// Last: this fills the module's shared table of what requests sent.
-t.test('the shared table of what requests sent is bounded: past it, an entry keeps its own', async t => {
-  const journal = new Journal(1, GUID)
+// Last: this fills the module's shared outcomes.
+t.test('past the pool of outcomes, what a request sent is dropped rather than kept at a cost', async t => {
+  const journal = new Journal(2, GUID)
   const at = Date.UTC(2026, 10, 22)
-  for (let n = 0; n < 66_000; n++) journal.add({ at, method: 'POST', path: '/heartbeat', status: 405, contentType: null, passed: 0, hint: -1, suggestion: null, override: `M${n}` })
-  t.same(journal.entries().map(e => e.override), ['M65999'])
+  const entry = (override: string): JournalEntry => ({ at, method: 'POST', path: '/heartbeat', status: 405, contentType: null, passed: 0, hint: -1, suggestion: null, override })
+  for (let n = 0; n < 66_000; n++) journal.add(entry(`M${n}`))
+  t.same(journal.entries().map(e => e.override), [undefined, undefined], 'new combinations, once the pool is full: the plain outcome')
+  journal.add(entry('M5'))
+  t.same(journal.entries().map(e => [e.method, e.status, e.override]), [['POST', 405, 'M5'], ['POST', 405, undefined]], 'one pooled before: whole')
+  // The plain pool fills too: past it, an entry keeps its own, and reads the same.
+  for (let n = 0; n < 66_000; n++) journal.add({ ...entry('x'), passed: n + 1 })
+  t.same(journal.entries().map(e => e.passed), [66_000, 65_999])
 })

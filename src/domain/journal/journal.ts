@@ -3,7 +3,7 @@
 // the facts, GET /challenger/{guid}/requests shows them.
 import { RequestView } from '../http/schemas.js'
 import type { JournalEntry } from './entry.js'
-import { droppedTarget, ELLIPSIS, isKnown, journalText, keptText, MAX_JOURNAL_TEXT, MAX_TARGET, routeOf, targetParts, targetText } from './texts.js'
+import { droppedTarget, ELLIPSIS, isKnown, journalText, keptText, MAX_JOURNAL_TEXT, routeOf, targetParts, targetText } from './texts.js'
 
 // The journal's other rooms: its entry and view (entry.ts), its texts (texts.ts), its form for Redis (wire.ts).
 export { entryId, viewOf, type JournalEntry, type JournalView } from './entry.js'
@@ -20,19 +20,21 @@ export const JOURNAL_TEXT_BYTES = 16
 /** How a route's path names its session (routes/challenger.ts). */
 const GUID_PARAM = ':guid'
 
-/** What a request sent beyond its method and texts, for a replay: a few kinds each, so entries share one of each. */
-const SENT = ['accept', 'override', 'authorization', 'body', 'challengerHeader'] as const
-type Sent = Readonly<Pick<JournalEntry, typeof SENT[number]>>
-const sents = new Map<string, Sent>()
+/** What a request sent for a replay (accept, override, …): kinds, part of an outcome while the pool has room (see outcomeOf). */
+const SENT = ['accept', 'override', 'authorization', 'body', 'challengerHeader']
 
 /**
- * How a request went: an entry but for its time, texts and what it sent, and whether its path named
- * the session (the entry then keeps :guid for the id). Few combinations occur, so entries share one of each.
+ * How a request went: an entry but for its time and texts, and whether its path named the session
+ * (the entry then keeps :guid for the id). Few combinations occur, so entries share one of each.
  */
-type Outcome = Readonly<Omit<JournalEntry, 'at' | 'path' | 'query' | 'contentType' | typeof SENT[number]> & { ownGuid: boolean }>
+type Outcome = Readonly<Omit<JournalEntry, 'at' | 'path' | 'query' | 'contentType'> & { ownGuid: boolean }>
+/** The outcomes with what their requests sent, and (once that pool is full) without it. */
 const outcomes = new Map<string, Outcome>()
+const plainOutcomes = new Map<string, Outcome>()
+const POOL = 65_536
 /** An outcome's fields that the view shows as they are (a text of the client's belongs beside the path instead). */
-const SHOWN = [...Object.keys(RequestView.properties).filter(field => !['id', 'at', 'path', 'query', 'contentType', ...SENT].includes(field)), 'defect']
+const SHOWN = [...Object.keys(RequestView.properties).filter(field => !['id', 'at', 'path', 'query', 'contentType'].includes(field)), 'defect']
+const PLAIN = SHOWN.filter(field => !SENT.includes(field))
 
 /** Whether `outcome` is how `entry` went. */
 function isOutcomeOf (outcome: Outcome, entry: JournalEntry, suggestion: string | null, ownGuid: boolean): boolean {
@@ -41,38 +43,44 @@ function isOutcomeOf (outcome: Outcome, entry: JournalEntry, suggestion: string 
   return true
 }
 
-/** The shared outcome of `entry`: the journal's newest one when it is the same (most requests repeat one), else the pool's. */
-function outcomeOf (entry: JournalEntry, ownGuid: boolean, newest: Outcome | undefined): Outcome {
-  const suggestion = routeOf(entry.suggestion)
-  if (newest !== undefined && isOutcomeOf(newest, entry, suggestion, ownGuid)) return newest
+/** The key of `entry`'s outcome with `fields` in a pool. */
+function keyOf (fields: readonly string[], entry: JournalEntry, suggestion: string | null, ownGuid: boolean): string {
   let key = `${suggestion} ${ownGuid}`
-  for (const field of SHOWN) key += ` ${String(entry[field as keyof JournalEntry])}`
-  let outcome = outcomes.get(key)
-  if (outcome === undefined) {
-    const shown = Object.fromEntries(SHOWN.filter(field => entry[field as keyof JournalEntry] !== undefined).map(field => [field, entry[field as keyof JournalEntry]]))
-    outcome = { ...shown as Omit<Outcome, 'suggestion' | 'ownGuid'>, suggestion, ownGuid }
-    // Bounded: past 65,536, an entry keeps its outcome to itself.
-    if (outcomes.size < 65_536) outcomes.set(key, outcome)
-  }
-  return outcome
+  for (const field of fields) key += ` ${String(entry[field as keyof JournalEntry])}`
+  return key
+}
+
+/** A new outcome of `entry`, with `fields`. */
+function outcomeWith (fields: readonly string[], entry: JournalEntry, suggestion: string | null, ownGuid: boolean): Outcome {
+  const shown = Object.fromEntries(fields.filter(field => entry[field as keyof JournalEntry] !== undefined).map(field => [field, entry[field as keyof JournalEntry]]))
+  return { ...shown as Omit<Outcome, 'suggestion' | 'ownGuid'>, suggestion, ownGuid }
 }
 
 /**
- * The shared record of what `entry` sent: the journal's newest one when it is the same, else the pool's.
- * Bounded: the plugin records kinds (at most 4 × 36 × 6 × 9 × 2 combinations); past 65,536 an entry keeps its own.
+ * The shared outcome of `entry`: the journal's newest one when it is the same (most requests repeat one), else the pool's.
+ * Bounded: past POOL outcomes, an entry gets the plain one, without what its request sent (its replay sends less), so a
+ * stranger's combinations of kinds cost no memory; past POOL plain ones too, an entry keeps its outcome to itself.
  */
-function sentOf (entry: JournalEntry, newest: Sent | undefined): Sent {
-  if (newest !== undefined && SENT.every(field => newest[field] === entry[field])) return newest
-  const key = SENT.map(field => String(entry[field])).join(' ')
-  let sent = sents.get(key)
-  if (sent === undefined) {
-    sent = Object.fromEntries(SENT.filter(field => entry[field] !== undefined).map(field => [field, entry[field]])) as Sent
-    if (sents.size < 65_536) sents.set(key, sent)
+function outcomeOf (entry: JournalEntry, ownGuid: boolean, newest: Outcome | undefined): Outcome {
+  const suggestion = routeOf(entry.suggestion)
+  if (newest !== undefined && isOutcomeOf(newest, entry, suggestion, ownGuid)) return newest
+  const key = keyOf(SHOWN, entry, suggestion, ownGuid)
+  let outcome = outcomes.get(key)
+  if (outcome !== undefined) return outcome
+  if (outcomes.size < POOL) {
+    outcome = outcomeWith(SHOWN, entry, suggestion, ownGuid)
+    outcomes.set(key, outcome)
+    return outcome
   }
-  return sent
+  const plainKey = keyOf(PLAIN, entry, suggestion, ownGuid)
+  outcome = plainOutcomes.get(plainKey)
+  if (outcome !== undefined) return outcome
+  outcome = outcomeWith(PLAIN, entry, suggestion, ownGuid)
+  if (plainOutcomes.size < POOL) plainOutcomes.set(plainKey, outcome)
+  return outcome
 }
 
-/** An entry as its journal keeps it: five fields, 64 bytes. */
+/** An entry as its journal keeps it: four fields, 56 bytes. */
 interface Kept {
   /** Milliseconds since the journal's start: a small integer, which V8 keeps in the object itself. */
   at: number
@@ -80,7 +88,6 @@ interface Kept {
   target: string
   contentType: string | null
   readonly outcome: Outcome
-  readonly sent: Sent
 }
 
 /** Twelve days: a time since a journal's start stays a small integer (below 2^31). */
@@ -91,16 +98,17 @@ function bytesOf (length: number): number {
   return 16 + Math.ceil(length / 8) * 8
 }
 
-/** A journal's room for its texts: at least its newest entry's, whole (its path and query, its Content-Type). */
+/** A journal's room for its texts: at least its newest entry's path and Content-Type, whole (and its query, unless all three are long). */
 function textRoom (size: number): number {
-  return Math.max(size * JOURNAL_TEXT_BYTES, bytesOf(MAX_TARGET) + bytesOf(MAX_JOURNAL_TEXT + 1))
+  return Math.max(size * JOURNAL_TEXT_BYTES, 2 * bytesOf(MAX_JOURNAL_TEXT + 1))
 }
 
 /**
  * A session's last `size` requests, newest first. Texts the service does not know (a 404's path,
- * an unusual Content-Type) are the journal's own: equal ones share a string, together they take
- * at most its room, the newest keep theirs and older ones read "…". So a stranger's requests
- * cannot make a journal larger. A route's path with the session's id takes no room.
+ * a query string, an unusual Content-Type) are the journal's own: equal ones share a string, together
+ * they take at most its room, the newest keep theirs and older ones read "…" (a route's path keeps
+ * itself, its query "…"). So a stranger's requests cannot make a journal larger. A route's path with
+ * the session's id takes no room, nor with ?hints=true.
  */
 export class Journal {
   readonly #entries: Array<Kept | undefined>
@@ -129,8 +137,7 @@ export class Journal {
       at: (at - this.#start) | 0,
       target: targetText(route, entry.path, entry.query),
       contentType: entry.contentType === null ? null : keptText(entry.contentType),
-      outcome: outcomeOf(entry, ownGuid, newest?.outcome),
-      sent: sentOf(entry, newest?.sent)
+      outcome: outcomeOf(entry, ownGuid, newest?.outcome)
     }
     this.#newest = (this.#newest + 1) % this.#entries.length
     this.#entries[this.#newest] = kept
@@ -139,12 +146,11 @@ export class Journal {
 
   /** The entries, newest first. */
   entries (): JournalEntry[] {
-    return [...this.#newestFirst()].map(({ at, target, contentType, outcome: { ownGuid, ...outcome }, sent }) => {
+    return [...this.#newestFirst()].map(({ at, target, contentType, outcome: { ownGuid, ...outcome } }) => {
       const own = (text: string): string => ownGuid ? text.replace(GUID_PARAM, this.#guid) : text
       const [path, query] = targetParts(target)
       return {
         ...outcome,
-        ...sent,
         at: this.#start + at,
         path: own(path),
         ...(query === undefined ? {} : { query }),
@@ -197,11 +203,11 @@ export class Journal {
 /** An idle session of the memory store (npm run bench measures 237 to 258 bytes); a journal and its array, but their slots; an entry and its slot. */
 const SESSION_BYTES = 300
 const JOURNAL_BYTES = 120
-const ENTRY_BYTES = 72
+const ENTRY_BYTES = 64
 
 /**
  * The most memory a session of the memory store takes with a full journal of `size` entries: the
- * session, the journal, its entries and its texts. 2,204 bytes at the default 20 (a stranger's
+ * session, the journal, its entries and its texts. 2,020 bytes at the default 20 (a stranger's
  * session, measured: bench/journal-memory.ts and bench/hostile-journals.ts).
  */
 export function worstSessionBytes (size: number): number {
