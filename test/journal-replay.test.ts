@@ -5,6 +5,7 @@ import { request as httpRequest } from 'node:http'
 import t from 'tap'
 import { decodeEntry, encodeEntry, Journal, journalText, knownText, MAX_JOURNAL_TEXT, type JournalEntry, type JournalView } from '../src/domain/journal/journal.js'
 import { curlScript, httpFile, type ReplayContext } from '../src/domain/journal/replay.js'
+import { requestHtml } from '../src/domain/pages/pages.js'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
 import { basic, build, newSession } from './helper.js'
 
@@ -212,6 +213,12 @@ t.test('under a host\'s prefix, the script goes to that prefix and each path aft
   t.match(script, /^BASE=\$\{BASE:-http:\/\/localhost:80\/practice\}$/m)
   t.match(script, /^curl -i "\$\{BASE\}\/api\/heartbeat" -H "X-CHALLENGER: \$\{CHALLENGER\}"$/m)
   t.match(script, /^curl -i -X POST "\$\{BASE\}\/challenger"$/m)
+})
+
+t.test('the progress page\'s request column: a segment a span, a break only before a "/", "?" or "&"', async t => {
+  t.equal(requestHtml({ method: 'GET', path: '/challenger/<x>/requests', query: 'a=1&b=<2>' }),
+    'GET <span>/challenger</span><wbr><span>/&lt;x&gt;</span><wbr><span>/requests</span><wbr><span>?a=1</span><wbr><span>&amp;b=&lt;2&gt;</span>')
+  t.equal(requestHtml({ method: 'HEAD', path: '/heartbeat' }), 'HEAD <span>/heartbeat</span>')
 })
 
 /** The newest entry of the session's journal. */
