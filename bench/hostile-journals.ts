@@ -2,8 +2,8 @@
 // a stranger's requests costs the service's process (issue 34). The built server runs in its own
 // process (in memory, the creation limit off); HOSTILE_SESSIONS sessions (default 8,000) are
 // created, and each is sent JOURNAL_SIZE (default 20) requests with a unique 200-character unknown
-// path and a unique 200-character Content-Type, so every journal is full of texts the service
-// cannot know in advance. The process's RSS is read from /proc before the sessions and after, each
+// path, a unique 200-character query string (issue 49: the journal keeps it for a replay) and a
+// unique 200-character Content-Type, so every journal is full of texts the service cannot know in advance. The process's RSS is read from /proc before the sessions and after, each
 // time after a full gc (gc-signal.js, preloaded), and also after without that gc; the figure is
 // bytes per session, the session itself included, beside the bound the service's start-up check
 // counts with (worstSessionBytes). BENCH_AGAINST: another build's dist/src/server.js to measure instead.
@@ -70,7 +70,8 @@ async function hostileSession (server: Server, s: number): Promise<void> {
   const created = await send(server, 'POST', '/challenger', {})
   if (created.status !== 201 || created.guid === undefined) throw new Error(`POST /challenger answered ${created.status}`)
   for (let n = 0; n < REQUESTS; n++) {
-    const answer = await send(server, 'GET', unique('/', s, n, TEXT), { 'x-challenger': created.guid, 'content-type': unique('application/x-', s, n, TEXT) })
+    const path = `${unique('/', s, n, TEXT)}?${unique('q=', s, n, TEXT)}`
+    const answer = await send(server, 'GET', path, { 'x-challenger': created.guid, 'content-type': unique('application/x-', s, n, TEXT) })
     if (answer.status !== 404) throw new Error(`an unknown path answered ${answer.status}`)
   }
 }

@@ -7,13 +7,16 @@
 // that says so. Never recorded: the token's value,
 // credentials, bodies, the journal's own reads (config.journal false) and requests a route leaves
 // out (request.journaled false: the challenges page's refresh).
+import { METHODS } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { MISSPELT_SESSION_HINT, nearMiss, nearMissMask, routeBase, routeResource } from '../src/domain/challenges/catalogue.js'
 import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
 import { MAX_CHALLENGER_LENGTH } from '../src/domain/http/common-headers.js'
 import { keptText, knownText, sharedText, type JournalEntry } from '../src/domain/journal/journal.js'
+import { bearerToken } from '../src/domain/sessions/secrets.js'
 import type { Session } from '../src/domain/sessions/store.js'
+import { truncate } from '../src/domain/sessions/truncate.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,6 +34,33 @@ declare module 'fastify' {
 export interface JournalOptions {
   /** Entries kept per session; 0 turns the journal off. */
   journalSize: number
+  /** A note longer than this is stored cut: its entry's body is a long-note. */
+  noteMaxLength: number
+}
+
+/** The methods an X-HTTP-Method-Override is kept as (any other is "other"): a few dozen, so entries share them. */
+const OVERRIDES = new Set(METHODS)
+
+/** X-HTTP-Method-Override as an entry keeps it: the method it names, or other. */
+function overrideOf (header: string | string[] | undefined): string | undefined {
+  if (typeof header !== 'string') return undefined
+  const method = header.trim().toUpperCase()
+  return OVERRIDES.has(method) ? method : 'other'
+}
+
+/** What a body was, by what the route made of it; undefined when none came. */
+function bodyOf (request: FastifyRequest, status: number, noteMaxLength: number): JournalEntry['body'] {
+  const length = request.headers['content-length']
+  if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return undefined
+  if (status === 413) return 'too-large'
+  const error = request.bodyError
+  if (error !== null) return error.statusCode === 415 ? 'unsupported' : 'malformed'
+  if (request.validationError !== undefined && request.validationError !== null) return 'refused'
+  const body = request.body as { note?: unknown } | null | undefined
+  if (body === undefined) return 'ignored'
+  const note = body?.note
+  if (typeof note === 'string') return truncate(note, noteMaxLength) === note ? 'note' : 'long-note'
+  return status === 400 ? 'refused' : 'other'
 }
 
 /** The media type of a Content-Type header, without parameters, in lowercase; null for none. */
@@ -101,6 +131,18 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     if (token !== undefined) entry.token = token
     if (tokenSource !== undefined) entry.tokenSource = tokenSource
     if (request.defectHit !== null) entry.defect = request.defectHit
+    // What a replay needs (src/domain/journal/replay.ts): kinds, never a value.
+    if (query !== -1 && query < url.length - 1) entry.query = keptText(url.slice(query + 1))
+    const format = request.format
+    if (format !== 'json') entry.accept = format === null ? 'other' : request.xmlType as 'application/xml' | 'text/xml'
+    const override = overrideOf(headers['x-http-method-override'])
+    if (override !== undefined) entry.override = override
+    const authorization = authorizationKind(headers.authorization)
+    if (authorization !== undefined) entry.authorization = authorization
+    const body = bodyOf(request, status, options.noteMaxLength)
+    if (body !== undefined) entry.body = body
+    const named = headers['x-challenger']
+    if (typeof named !== 'string' || named.toLowerCase() !== session.guid) entry.challengerHeader = false
     return entry
   }
 
@@ -109,6 +151,14 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     const value = request.misspeltChallenger?.value
     if (value === undefined || value === '' || value.length > MAX_CHALLENGER_LENGTH) return null
     return await fastify.findSession(value) ?? null
+  }
+
+  /** The kind of an Authorization header: Basic with this server's credentials or not, Bearer, a bare token, other. */
+  const authorizationKind = (header: string | undefined): JournalEntry['authorization'] => {
+    if (header === undefined) return undefined
+    if (/^basic(?: |$)/i.test(header)) return fastify.checkCredentials(header) ? 'basic' : 'basic-wrong'
+    if (bearerToken(header) !== undefined) return 'bearer'
+    return /^(?!bearer$)\S+$/i.test(header) ? 'token' : 'other'
   }
 
   const record = async (request: FastifyRequest, reply: FastifyReply, route: RouteFacts): Promise<void> => {

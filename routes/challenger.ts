@@ -11,19 +11,27 @@ import type { Hunt, Session } from '../src/domain/sessions/store.js'
 import { sessionJson } from '../src/domain/sessions/session-json.js'
 import { truncate } from '../src/domain/sessions/truncate.js'
 import { viewOf } from '../src/domain/journal/journal.js'
+import { curlScript, httpFile, type ReplayContext } from '../src/domain/journal/replay.js'
 import { findingXml, requestsXml, sessionXml } from '../src/domain/http/xml.js'
 import { checkName } from '../src/domain/sessions/names.js'
-import { answer, failure, FindingAnswer, FindingBody, GuidParams, header, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/http/schemas.js'
+import { answer, failure, FindingAnswer, FindingBody, GuidParams, header, JournalQuery, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/http/schemas.js'
 
 export interface ChallengerOptions {
   noteMaxLength: number
   /** Sessions one client address may create per minute; 0: no limit. */
   creationRateLimit: number
+  /** For the journal's replays: the Basic credentials (the password only when it is the default) and the body limit. */
+  username: string
+  password: string
+  bodyLimit: number
 }
 
 const Progress = header('Your progress page: /gui/challenges/{guid} (in single-player mode /gui/challenges)')
 const Restored = header('Where the session is: /challenger/{guid}, under the base the PUT was sent to')
 const RetryAfter = header('Seconds until this address may create a session again')
+
+/** The documented default password (a replay writes it out; any other is a variable the learner sets). */
+const DEFAULT_PASSWORD = 'password'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -239,20 +247,49 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
 
     fastify.allowOnly('/challenger/:guid', ['GET', 'HEAD', 'PUT', 'PATCH', 'OPTIONS'])
 
+    // The journal as requests to send again: text, whatever Accept says of JSON and XML.
+    const replays = { curl: { render: curlScript, extension: 'sh' }, http: { render: httpFile, extension: 'http' } }
+    const replayAsked = (request: FastifyRequest): boolean => Object.hasOwn(replays, (request.query as { format?: unknown }).format as string)
     fastify.get('/challenger/:guid/requests', {
-      onRequest: fastify.requireAcceptable,
+      onRequest: (request, reply, done) => { if (replayAsked(request)) done(); else fastify.requireAcceptable(request, reply, done) },
       // Reading the journal is not a request the journal keeps.
       config: { xml: requestsXml, journal: false },
       schema: {
         summary: 'What the server saw: the session\'s last requests, what each passed, and why a near miss missed',
+        description: 'With `?format=curl`, the same requests oldest first as a shell script of curl commands; with `?format=http`, as a .http file ' +
+          '(VS Code\'s REST Client, JetBrains\' HTTP Client): text/plain, the token as a variable, never the secret itself (docs/api.md).',
         params: GuidParams,
-        response: { 200: answer(RequestList, 'The session\'s last requests, newest first', {}, XML.requests), 404: failure('No live session by that id') }
+        querystring: JournalQuery,
+        response: {
+          200: answer(RequestList, 'The session\'s last requests, newest first (with ?format, text/plain: the requests to send again)', {}, XML.requests),
+          400: failure('A format other than curl or http'),
+          404: failure('No live session by that id')
+        }
       }
     }, async (request, reply) => {
+      const format = request.query.format
+      if (format !== undefined && !replayAsked(request)) return reply.fail(400, `format must be curl or http (or left out, for JSON or XML), got ${JSON.stringify(format)}`)
       const session = request.sessionInUrl
       const entries = session === null ? undefined : await fastify.sessions.journal(session.guid)
       if (entries === undefined) return reply.fail(404, await noLiveSession(request.params.guid))
-      return { requests: entries.map(entry => viewOf(entry, (session as Session).guid)) }
+      const guid = (session as Session).guid
+      const requests = entries.map(entry => viewOf(entry, guid))
+      if (format === undefined) return { requests }
+      const replay = replays[format as keyof typeof replays]
+      // The mount prefix: this base's, without the API's /api.
+      const prefix = fastify.prefix.replace(/\/api$/, '')
+      const context: ReplayContext = {
+        base: `${request.protocol}://${request.host}${prefix}`,
+        prefix,
+        guid,
+        username: options.username,
+        password: options.password === DEFAULT_PASSWORD ? options.password : null,
+        noteMaxLength: options.noteMaxLength,
+        bodyLimit: options.bodyLimit
+      }
+      // Text goes out as it is: the 200's schema is the JSON answer's.
+      const text = replay.render(requests, context) as never
+      return reply.type('text/plain; charset=utf-8').header('content-disposition', `inline; filename="requests-${guid.slice(0, 8)}.${replay.extension}"`).send(text)
     })
     fastify.allowOnly('/challenger/:guid/requests', ['GET', 'HEAD', 'OPTIONS'])
 

@@ -291,7 +291,7 @@ t.test('GET /challenger/{guid}/requests over the app', async t => {
     const xml = await requests({ accept: 'application/xml' })
     t.equal(xml.statusCode, 200)
     t.match(xml.headers['content-type'], /^application\/xml/)
-    t.match(xml.body, /^<\?xml version="1.0" encoding="UTF-8"\?><requests><request><id>\d+-[0-9a-f]{8}<\/id><at>[^<]+<\/at><method>POST<\/method><path>\/secret\/note<\/path><status>403<\/status><token>wrong<\/token><tokenSource>x-auth-token<\/tokenSource><contentType>application\/json<\/contentType><passed><id>36<\/id><\/passed><\/request>/)
+    t.match(xml.body, /^<\?xml version="1.0" encoding="UTF-8"\?><requests><request><id>\d+-[0-9a-f]{8}<\/id><at>[^<]+<\/at><method>POST<\/method><path>\/secret\/note<\/path><status>403<\/status><token>wrong<\/token><tokenSource>x-auth-token<\/tokenSource><contentType>application\/json<\/contentType><passed><id>36<\/id><\/passed><body>note<\/body><\/request>/)
     t.match(xml.body, /<passed\/>/)
     const head = await app.inject({ method: 'HEAD', url: `/challenger/${guid}/requests` })
     t.equal(head.statusCode, 200)

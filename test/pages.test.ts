@@ -67,11 +67,11 @@ t.test('rendering escapes every value and shows status as text', async t => {
   ]
   const withJournal = challengesOf({ guid: 'g', live: true, requests })
   t.match(withJournal, /data-journal="1" data-hunt="0"/, 'a live session that is no hunt')
-  t.match(withJournal, /<tr class="near"><td><time datetime="2026-11-22T10:15:30.123Z">10:15:30<\/time><\/td><td><code>POST \/secret\/&lt;b&gt;<\/code><\/td><td>415<\/td><td><\/td><td>Challenge 34 needs &lt;json&gt;<\/td>/)
-  t.match(withJournal, '<td class="entry-id"><code>1763806530123-&lt;g&gt;</code></td></tr>', 'each entry\'s id, escaped, in a column of its own')
-  t.match(withJournal, '<table id="requests">\n<thead><tr><th>time (UTC)</th><th>request</th><th>status</th><th>passed</th><th>hint</th><th class="entry-id">entry id</th></tr></thead>',
+  t.match(withJournal, /<tr class="near"><td><time datetime="2026-11-22T10:15:30.123Z">10:15:30<\/time><\/td><td class="request"><code>POST <span>\/secret<\/span><wbr><span>\/&lt;b&gt;<\/span><\/code><\/td><td>415<\/td><td><\/td><td>Challenge 34 needs &lt;json&gt;<\/td>/)
+  t.match(withJournal, '<td class="entry-id"><code>1763806530123-&lt;g&gt;</code></td><td class="copy"></td></tr>', 'each entry\'s id, escaped, in a column of its own')
+  t.match(withJournal, '<table id="requests">\n<thead><tr><th>time (UTC)</th><th>request</th><th>status</th><th>passed</th><th>hint</th><th class="entry-id">entry id</th><th class="copy">replay</th></tr></thead>',
     'which style.css shows only in a hunt (the table\'s class hunt)')
-  t.match(withJournal, /<tr class="passed">[^]*<td>28<\/td><td><\/td><td class="entry-id"><code>1763806529000-g<\/code><\/td><\/tr>/)
+  t.match(withJournal, /<tr class="passed">[^]*<td>28<\/td><td><\/td><td class="entry-id"><code>1763806529000-g<\/code><\/td><td class="copy"><\/td><\/tr>/)
   t.notMatch(withJournal, /id="hunt"|Bug hunt/, 'no hunt section for a session that is no hunt')
   t.match(challengesOf({ guid: 'g', live: false }), 'data-hunt=""', 'no live session: nothing for the refresh to ask of a hunt')
   t.match(withJournal, /<p id="requests-empty" hidden>/)

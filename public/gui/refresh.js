@@ -9,7 +9,7 @@
 // A module: its names are its own, not the page's (name.js runs beside it).
 
 /** @typedef {{ id: number, status: boolean }} ChallengeStatus */
-/** @typedef {{ id: string, at: string, method: string, path: string, status: number, passed: number[], hint: string | null }} RequestView */
+/** @typedef {{ id: string, at: string, method: string, path: string, query?: string, status: number, passed: number[], hint: string | null }} RequestView */
 /** @typedef {{ id: string, name: string, breaks: string, why: string }} FoundDefect */
 /** @typedef {{ hidden: number, found: FoundDefect[] }} HuntView */
 
@@ -58,26 +58,97 @@ function cell (row, text) {
 }
 
 /**
- * One request as a row of "Your last requests", as the server renders it.
+ * One request as a row of "Your last requests", as the server renders it, with a button that copies
+ * its curl command when there is one.
  * @param {RequestView} r
+ * @param {string | undefined} command
  */
-function requestRow (r) {
+function requestRow (r, command) {
   const row = document.createElement('tr')
   row.className = r.passed.length > 0 ? 'passed' : r.hint === null ? '' : 'near'
   const time = document.createElement('time')
   time.dateTime = r.at
   time.textContent = String(r.at).slice(11, 19)
   cell(row, '').appendChild(time)
-  const code = document.createElement('code')
-  code.textContent = r.method + ' ' + r.path
-  cell(row, '').appendChild(code)
+  const request = cell(row, '')
+  request.className = 'request'
+  const code = request.appendChild(document.createElement('code'))
+  // Each segment unbreakable, a line break allowed only before a "/" (but the first), "?" or "&".
+  code.append(r.method + ' ')
+  const target = r.query === undefined ? r.path : r.path + '?' + r.query
+  target.split(/(?=[/?&])/).forEach((segment, i) => {
+    if (i > 0) code.appendChild(document.createElement('wbr'))
+    code.appendChild(document.createElement('span')).textContent = segment
+  })
   cell(row, String(r.status))
   cell(row, r.passed.join(', '))
   cell(row, r.hint === null ? '' : r.hint)
   const id = cell(row, '')
   id.className = 'entry-id'
   id.appendChild(document.createElement('code')).textContent = r.id
+  const copy = cell(row, '')
+  copy.className = 'copy'
+  if (command !== undefined) {
+    const button = copy.appendChild(document.createElement('button'))
+    button.type = 'button'
+    button.textContent = COPY
+    button.title = 'Copy this request as a curl command'
+    button.addEventListener('click', () => { copyCommand(button, command) })
+  }
   return row
+}
+
+const COPY = 'copy curl'
+// The script's variables for this server and this session: shell's ${…}, not JavaScript's.
+const BASE = '${BASE}' // eslint-disable-line no-template-curly-in-string
+const CHALLENGER = '${CHALLENGER}' // eslint-disable-line no-template-curly-in-string
+
+/**
+ * The journal's requests as curl commands (GET …/requests?format=curl), by entry id, with this
+ * server and the session filled in; the token stays $TOKEN.
+ * @returns {Promise<Map<string, string>>}
+ */
+async function replayCommands () {
+  /** @type {Map<string, string>} */
+  const commands = new Map()
+  try {
+    const res = await fetch(base + '/challenger/' + encodeURIComponent(guid) + '/requests?format=curl', { headers: { 'X-Challenges-Page': '1' } })
+    if (!res.ok) return commands
+    // Each entry is a comment "# N. entry <id>, …", maybe more comment lines, then its command on one line.
+    let id = ''
+    for (const line of (await res.text()).split('\n')) {
+      const entry = /^# \d+\. entry (\S+),/.exec(line)
+      if (entry !== null) id = String(entry[1])
+      else if (id !== '' && !line.startsWith('#')) {
+        commands.set(id, line.replaceAll(BASE, location.origin + base).replaceAll(CHALLENGER, guid))
+        id = ''
+      }
+    }
+  } catch {}
+  return commands
+}
+
+/**
+ * Puts `command` on the clipboard, and says so on the button for a moment.
+ * @param {HTMLButtonElement} button
+ * @param {string} command
+ */
+async function copyCommand (button, command) {
+  let copied = false
+  try {
+    await navigator.clipboard.writeText(command)
+    copied = true
+  } catch {
+    // No clipboard API (a page over plain http from another machine is not a secure context): a selection, copied.
+    const area = document.body.appendChild(document.createElement('textarea'))
+    area.className = 'offscreen'
+    area.value = command
+    area.select()
+    copied = document.execCommand('copy')
+    area.remove()
+  }
+  button.textContent = copied ? 'copied' : 'copy failed: use the curl link below'
+  setTimeout(() => { button.textContent = COPY }, 2000)
 }
 
 /** The last requests and hunt drawn, as JSON ('': none yet). */
@@ -94,7 +165,8 @@ async function refreshRequests () {
     const drawn = JSON.stringify(requests)
     if (drawn === drawnRequests) return
     drawnRequests = drawn
-    const rows = requests.map(requestRow)
+    const commands = await replayCommands()
+    const rows = requests.map(r => requestRow(r, commands.get(r.id)))
     const body = /** @type {HTMLTableSectionElement} */ (document.querySelector('#requests tbody'))
     body.replaceChildren(...rows)
     byId('requests-empty').hidden = rows.length > 0

@@ -133,6 +133,11 @@ function nullableString (description: string) {
   return Type.Unsafe<string | null>({ type: 'string', nullable: true, description })
 }
 
+/** The kinds of Authorization header a journal entry tells apart (RequestView's authorization). */
+export const AUTHORIZATIONS = ['basic', 'basic-wrong', 'bearer', 'token', 'other'] as const
+/** The kinds of body a journal entry tells apart (RequestView's body). */
+export const BODIES = ['note', 'long-note', 'other', 'refused', 'malformed', 'unsupported', 'too-large', 'ignored'] as const
+
 /**
  * One request of a session's journal as GET /challenger/{guid}/requests shows it, its elements in
  * this order in XML too. The journal's entry and view types are derived from it: a field is added here.
@@ -141,7 +146,8 @@ export const RequestView = Type.Object({
   id: Type.String({ description: 'Names this entry in a bug hunt\'s finding (POST /challenger/{guid}/findings)' }),
   at: Type.String({ format: 'date-time', description: 'When it was answered' }),
   method: Type.String(),
-  path: Type.String({ description: 'Without the query string; cut at 200 characters' }),
+  path: Type.String({ description: 'Without the query string; cut at 100 characters' }),
+  query: Type.Optional(Type.String({ description: 'The query string, without its "?", when there was one; cut at 100 characters' })),
   status: Type.Integer({ description: 'The status it was answered with' }),
   token: Type.Optional(Type.Union([Type.Literal('missing'), Type.Literal('valid'), Type.Literal('wrong')], {
     description: 'On /secret/note only: whether a token came, and whether it was the session\'s (its value is never kept)'
@@ -149,7 +155,29 @@ export const RequestView = Type.Object({
   tokenSource: Type.Optional(Type.Union([Type.Literal('x-auth-token'), Type.Literal('bearer')], { description: 'How the token came, when one did' })),
   contentType: nullableString('The media type of Content-Type, without parameters; null when there was none'),
   passed: Type.Array(Type.Integer(), { description: 'The ids of the challenges this request passed' }),
-  hint: nullableString('For a near miss: which challenge it missed, and what was different')
+  hint: nullableString('For a near miss: which challenge it missed, and what was different'),
+  // What a replay needs beyond the above (?format=curl, ?format=http): kinds, never values.
+  accept: Type.Optional(Type.Union([Type.Literal('application/xml'), Type.Literal('text/xml'), Type.Literal('other')], {
+    description: 'When Accept asked for something other than JSON: the XML type it was answered in, or other (neither JSON nor XML: 406 where an answer has a body)'
+  })),
+  override: Type.Optional(Type.String({ description: 'X-HTTP-Method-Override, when sent: the method it named (trimmed, in capitals), or other when it named none' })),
+  authorization: Type.Optional(Type.Union(AUTHORIZATIONS.map(kind => Type.Literal(kind)), {
+    description: 'The kind of Authorization header, when one came (its value is never kept): basic (the credentials this server takes), ' +
+      'basic-wrong (any other Basic), bearer, token (one word without a scheme), other'
+  })),
+  body: Type.Optional(Type.Union(BODIES.map(kind => Type.Literal(kind)), {
+    description: 'What the body was, when one came (its text is never kept): note (a note the route could store whole), long-note (one longer than the note length), ' +
+      'other (a body the route took: a name, a session, a finding), refused (well-formed, not what the route takes: 400), malformed (not JSON or XML as its type said: 400), ' +
+      'unsupported (a type the route does not take: 415), too-large (over the body limit: 413), ignored (a body the route does not read)'
+  })),
+  challengerHeader: Type.Optional(Type.Literal(false, { description: 'Present, false, when X-CHALLENGER did not name this session: the request named it in its URL only' }))
+})
+
+/** GET /challenger/{guid}/requests's query: JSON or XML by Accept, or the requests to send again. */
+export const JournalQuery = Type.Object({
+  format: Type.Optional(Type.String({
+    description: 'curl: a shell script of curl commands; http: a .http file (VS Code\'s REST Client, JetBrains\' HTTP Client). Both text/plain, oldest first. Left out: JSON or XML'
+  }))
 })
 
 /** GET /challenger/{guid}/requests: the session's journal, newest first. */

@@ -4,8 +4,9 @@
 //   <errorMessages><errorMessage>…</errorMessage></errorMessages>
 //   <challenges><challenge><id>25</id><name>…</name><description>…</description><status>false</status></challenge>…</challenges>
 //     (with ?hints=true, <hint>…</hint> after <status> in each)
-//   <requests><request><at>…</at><method>…</method><path>…</path><status>401</status><token>missing</token>
-//     <contentType>…</contentType><passed><id>35</id></passed><hint>…</hint></request>…</requests>
+//   <requests><request><id>…</id><at>…</at><method>…</method><path>…</path><query>…</query><status>401</status><token>missing</token>
+//     <contentType>…</contentType><passed><id>35</id></passed><hint>…</hint><accept>…</accept><override>…</override>
+//     <authorization>…</authorization><body>…</body><challengerHeader>false</challengerHeader></request>…</requests>
 //   <challenger><xChallenger>…</xChallenger><xAuthToken>…</xAuthToken><secretNote>…</secretNote>
 //     <challengeStatus><challenge id="01">true</challenge>…</challengeStatus></challenger>
 import type { Static } from '@sinclair/typebox'
@@ -62,7 +63,7 @@ export function findingXml (body: { verdict: string, defect?: { id: string, name
 /** A journal: an element per field of RequestView, in its order; a null or absent one is left out, `passed` as its ids. */
 export function requestsXml (body: { requests: Array<Static<typeof RequestView>> }): string {
   const fields = Object.keys(RequestView.properties) as Array<keyof Static<typeof RequestView>>
-  const field = (name: string, value: string | number | number[] | null | undefined): string => {
+  const field = (name: string, value: string | number | boolean | number[] | null | undefined): string => {
     if (value === null || value === undefined) return ''
     if (!Array.isArray(value)) return element(name, String(value))
     return value.length === 0 ? `<${name}/>` : `<${name}>${value.map(id => `<id>${id}</id>`).join('')}</${name}>`

@@ -3,7 +3,7 @@
 // the facts, GET /challenger/{guid}/requests shows them.
 import { RequestView } from '../http/schemas.js'
 import type { JournalEntry } from './entry.js'
-import { ELLIPSIS, isKnown, journalText, keptText, MAX_JOURNAL_TEXT, routeOf, sharedText } from './texts.js'
+import { droppedTarget, ELLIPSIS, isKnown, journalText, keptText, MAX_JOURNAL_TEXT, routeOf, targetParts, targetText } from './texts.js'
 
 // The journal's other rooms: its entry and view (entry.ts), its texts (texts.ts), its form for Redis (wire.ts).
 export { entryId, viewOf, type JournalEntry, type JournalView } from './entry.js'
@@ -20,14 +20,21 @@ export const JOURNAL_TEXT_BYTES = 16
 /** How a route's path names its session (routes/challenger.ts). */
 const GUID_PARAM = ':guid'
 
+/** What a request sent for a replay (accept, override, …): kinds, part of an outcome while the pool has room (see outcomeOf). */
+const SENT = ['accept', 'override', 'authorization', 'body', 'challengerHeader']
+
 /**
  * How a request went: an entry but for its time and texts, and whether its path named the session
  * (the entry then keeps :guid for the id). Few combinations occur, so entries share one of each.
  */
-type Outcome = Readonly<Omit<JournalEntry, 'at' | 'path' | 'contentType'> & { ownGuid: boolean }>
+type Outcome = Readonly<Omit<JournalEntry, 'at' | 'path' | 'query' | 'contentType'> & { ownGuid: boolean }>
+/** The outcomes with what their requests sent, and (once that pool is full) without it. */
 const outcomes = new Map<string, Outcome>()
+const plainOutcomes = new Map<string, Outcome>()
+const POOL = 65_536
 /** An outcome's fields that the view shows as they are (a text of the client's belongs beside the path instead). */
-const SHOWN = [...Object.keys(RequestView.properties).filter(field => !['id', 'at', 'path', 'contentType'].includes(field)), 'defect']
+const SHOWN = [...Object.keys(RequestView.properties).filter(field => !['id', 'at', 'path', 'query', 'contentType'].includes(field)), 'defect']
+const PLAIN = SHOWN.filter(field => !SENT.includes(field))
 
 /** Whether `outcome` is how `entry` went. */
 function isOutcomeOf (outcome: Outcome, entry: JournalEntry, suggestion: string | null, ownGuid: boolean): boolean {
@@ -36,19 +43,40 @@ function isOutcomeOf (outcome: Outcome, entry: JournalEntry, suggestion: string 
   return true
 }
 
-/** The shared outcome of `entry`: the journal's newest one when it is the same (most requests repeat one), else the pool's. */
+/** The key of `entry`'s outcome with `fields` in a pool. */
+function keyOf (fields: readonly string[], entry: JournalEntry, suggestion: string | null, ownGuid: boolean): string {
+  let key = `${suggestion} ${ownGuid}`
+  for (const field of fields) key += ` ${String(entry[field as keyof JournalEntry])}`
+  return key
+}
+
+/** A new outcome of `entry`, with `fields`. */
+function outcomeWith (fields: readonly string[], entry: JournalEntry, suggestion: string | null, ownGuid: boolean): Outcome {
+  const shown = Object.fromEntries(fields.filter(field => entry[field as keyof JournalEntry] !== undefined).map(field => [field, entry[field as keyof JournalEntry]]))
+  return { ...shown as Omit<Outcome, 'suggestion' | 'ownGuid'>, suggestion, ownGuid }
+}
+
+/**
+ * The shared outcome of `entry`: the journal's newest one when it is the same (most requests repeat one), else the pool's.
+ * Bounded: past POOL outcomes, an entry gets the plain one, without what its request sent (its replay sends less), so a
+ * stranger's combinations of kinds cost no memory; past POOL plain ones too, an entry keeps its outcome to itself.
+ */
 function outcomeOf (entry: JournalEntry, ownGuid: boolean, newest: Outcome | undefined): Outcome {
   const suggestion = routeOf(entry.suggestion)
   if (newest !== undefined && isOutcomeOf(newest, entry, suggestion, ownGuid)) return newest
-  let key = `${suggestion} ${ownGuid}`
-  for (const field of SHOWN) key += ` ${String(entry[field as keyof JournalEntry])}`
+  const key = keyOf(SHOWN, entry, suggestion, ownGuid)
   let outcome = outcomes.get(key)
-  if (outcome === undefined) {
-    const shown = Object.fromEntries(SHOWN.filter(field => entry[field as keyof JournalEntry] !== undefined).map(field => [field, entry[field as keyof JournalEntry]]))
-    outcome = { ...shown as Omit<Outcome, 'suggestion' | 'ownGuid'>, suggestion, ownGuid }
-    // Bounded: past 65,536, an entry keeps its outcome to itself.
-    if (outcomes.size < 65_536) outcomes.set(key, outcome)
+  if (outcome !== undefined) return outcome
+  if (outcomes.size < POOL) {
+    outcome = outcomeWith(SHOWN, entry, suggestion, ownGuid)
+    outcomes.set(key, outcome)
+    return outcome
   }
+  const plainKey = keyOf(PLAIN, entry, suggestion, ownGuid)
+  outcome = plainOutcomes.get(plainKey)
+  if (outcome !== undefined) return outcome
+  outcome = outcomeWith(PLAIN, entry, suggestion, ownGuid)
+  if (plainOutcomes.size < POOL) plainOutcomes.set(plainKey, outcome)
   return outcome
 }
 
@@ -56,7 +84,8 @@ function outcomeOf (entry: JournalEntry, ownGuid: boolean, newest: Outcome | und
 interface Kept {
   /** Milliseconds since the journal's start: a small integer, which V8 keeps in the object itself. */
   at: number
-  path: string
+  /** The path, and "?" and the query when there was one (texts.ts's targetText). */
+  target: string
   contentType: string | null
   readonly outcome: Outcome
 }
@@ -69,16 +98,17 @@ function bytesOf (length: number): number {
   return 16 + Math.ceil(length / 8) * 8
 }
 
-/** A journal's room for its texts: at least its newest entry's two, whole. */
+/** A journal's room for its texts: at least its newest entry's path and Content-Type, whole (and its query, unless all three are long). */
 function textRoom (size: number): number {
   return Math.max(size * JOURNAL_TEXT_BYTES, 2 * bytesOf(MAX_JOURNAL_TEXT + 1))
 }
 
 /**
  * A session's last `size` requests, newest first. Texts the service does not know (a 404's path,
- * an unusual Content-Type) are the journal's own: equal ones share a string, together they take
- * at most its room, the newest keep theirs and older ones read "…". So a stranger's requests
- * cannot make a journal larger. A route's path with the session's id takes no room.
+ * a query string, an unusual Content-Type) are the journal's own: equal ones share a string, together
+ * they take at most its room, the newest keep theirs and older ones read "…" (a route's path keeps
+ * itself, its query "…"). So a stranger's requests cannot make a journal larger. A route's path with
+ * the session's id takes no room, nor with ?hints=true.
  */
 export class Journal {
   readonly #entries: Array<Kept | undefined>
@@ -105,23 +135,25 @@ export class Journal {
     const kept: Kept = {
       // `| 0`: a 32-bit integer, where the difference of two times would be a number object of its own.
       at: (at - this.#start) | 0,
-      path: isKnown(route) ? sharedText(route) : keptText(entry.path),
+      target: targetText(route, entry.path, entry.query),
       contentType: entry.contentType === null ? null : keptText(entry.contentType),
-      outcome: outcomeOf(entry, ownGuid, this.#newest === -1 ? undefined : this.#entries[this.#newest]?.outcome)
+      outcome: outcomeOf(entry, ownGuid, newest?.outcome)
     }
     this.#newest = (this.#newest + 1) % this.#entries.length
     this.#entries[this.#newest] = kept
-    if (!isKnown(kept.path) || (kept.contentType !== null && !isKnown(kept.contentType))) this.#fitTexts()
+    if (!isKnown(kept.target) || (kept.contentType !== null && !isKnown(kept.contentType))) this.#fitTexts()
   }
 
   /** The entries, newest first. */
   entries (): JournalEntry[] {
-    return [...this.#newestFirst()].map(({ at, path, contentType, outcome: { ownGuid, ...outcome } }) => {
+    return [...this.#newestFirst()].map(({ at, target, contentType, outcome: { ownGuid, ...outcome } }) => {
       const own = (text: string): string => ownGuid ? text.replace(GUID_PARAM, this.#guid) : text
+      const [path, query] = targetParts(target)
       return {
         ...outcome,
         at: this.#start + at,
-        path: own(journalText(path)),
+        path: own(path),
+        ...(query === undefined ? {} : { query }),
         contentType: contentType === null ? null : journalText(contentType),
         suggestion: outcome.suggestion === null ? null : own(outcome.suggestion)
       }
@@ -152,18 +184,18 @@ export class Journal {
   #fitTexts (): void {
     const kept = new Map<string, string>()
     let room = textRoom(this.#entries.length)
-    const fit = (text: string): string => {
+    const fit = (text: string, dropped: (text: string) => string): string => {
       if (isKnown(text) || text === ELLIPSIS) return text
       const same = kept.get(text)
       if (same !== undefined) return same
       room -= bytesOf(text.length)
-      if (room < 0) return ELLIPSIS
+      if (room < 0) return dropped(text)
       kept.set(text, text)
       return text
     }
     for (const entry of this.#newestFirst()) {
-      entry.path = fit(entry.path)
-      if (entry.contentType !== null) entry.contentType = fit(entry.contentType)
+      entry.target = fit(entry.target, droppedTarget)
+      if (entry.contentType !== null) entry.contentType = fit(entry.contentType, () => ELLIPSIS)
     }
   }
 }

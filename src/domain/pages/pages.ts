@@ -125,25 +125,36 @@ function solutionLink (row: PageRow): string {
   return ` <a class="solution" href="${escapeHtml(row.solution)}" rel="external noopener noreferrer" aria-label="${escapeHtml(label)}">solution ↗</a>`
 }
 
-/** One journal entry as a row of "Your last requests" (public/gui/refresh.js builds the same). */
+/** A request as the journal column shows it: each segment an unbreakable <span>, a line break allowed only before a "/" (but the first), "?" or "&" (<wbr>). */
+export function requestHtml (entry: Pick<JournalView, 'method' | 'path' | 'query'>): string {
+  const target = entry.query === undefined ? entry.path : `${entry.path}?${entry.query}`
+  return `${escapeHtml(entry.method)} ${target.split(/(?=[/?&])/).map(segment => `<span>${escapeHtml(segment)}</span>`).join('<wbr>')}`
+}
+
+/** One journal entry as a row of "Your last requests" (public/gui/refresh.js builds the same, and puts a copy button in the last cell). */
 function requestRow (entry: JournalView): string {
   return `<tr class="${entry.passed.length > 0 ? 'passed' : entry.hint === null ? '' : 'near'}"><td><time datetime="${escapeHtml(entry.at)}">${escapeHtml(entry.at.slice(11, 19))}</time></td>` +
-    `<td><code>${escapeHtml(`${entry.method} ${entry.path}`)}</code></td><td>${entry.status}</td>` +
+    `<td class="request"><code>${requestHtml(entry)}</code></td><td>${entry.status}</td>` +
     `<td>${entry.passed.length === 0 ? '' : escapeHtml(entry.passed.join(', '))}</td><td>${escapeHtml(entry.hint ?? '')}</td>` +
-    `<td class="entry-id"><code>${escapeHtml(entry.id)}</code></td></tr>`
+    `<td class="entry-id"><code>${escapeHtml(entry.id)}</code></td><td class="copy"></td></tr>`
 }
 
 // The entry id column is for a hunt's findings: style.css shows it only while the table has the class hunt.
-function requestsSection (requests: readonly JournalView[], hunt: boolean): string {
+// The copy buttons are the script's (they need the clipboard); the replay links work without it.
+function requestsSection (requests: readonly JournalView[], hunt: boolean, journal: string): string {
   return `
 <h2>Your last requests</h2>
 <p>What the server saw for this session, newest first, with what each request passed and, when one came close to a challenge, what was different.</p>
 <div class="scroll"><table id="requests"${hunt ? ' class="hunt"' : ''}>
-<thead><tr><th>time (UTC)</th><th>request</th><th>status</th><th>passed</th><th>hint</th><th class="entry-id">entry id</th></tr></thead>
+<thead><tr><th>time (UTC)</th><th>request</th><th>status</th><th>passed</th><th>hint</th><th class="entry-id">entry id</th><th class="copy">replay</th></tr></thead>
 <tbody>
 ${requests.map(requestRow).join('\n')}
 </tbody></table></div>
-<p id="requests-empty"${requests.length === 0 ? '' : ' hidden'}>No requests yet: send one with your X-CHALLENGER header and it shows here.</p>`
+<p id="requests-empty"${requests.length === 0 ? '' : ' hidden'}>No requests yet: send one with your X-CHALLENGER header and it shows here.</p>
+<p id="replay">Send them again: <a href="${escapeHtml(journal)}?format=curl">as curl commands</a> (a shell script) or
+<a href="${escapeHtml(journal)}?format=http">as a .http file</a> (VS Code's REST Client, JetBrains' HTTP Client), oldest first.
+Each row's "copy curl" copies its own command, with this server and your session id filled in and your token as <code>$TOKEN</code>
+(<code>export TOKEN=&lt;your token&gt;</code> first). Your token, credentials and note are never kept: a placeholder stands in for a note.</p>`
 }
 
 /** One found defect of a hunt (public/gui/refresh.js builds the same). */
@@ -247,7 +258,7 @@ ${who}
 <thead><tr><th>id</th><th>challenge</th><th>how to pass it</th><th>status</th></tr></thead>
 <tbody>
 ${body}
-</tbody></table></div>${requests === null ? '' : requestsSection(requests, hunt !== '')}
+</tbody></table></div>${requests === null ? '' : requestsSection(requests, hunt !== '', `${base}/challenger/${guid as string}/requests`)}
 <p><a href="${escapeHtml(base)}/">Home</a>${docs ? ` · <a href="${escapeHtml(base)}/docs">API documentation</a>` : ''}</p>`, scripts)
 }
 
