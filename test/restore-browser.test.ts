@@ -16,7 +16,7 @@ import { fakeTime } from './clock.js'
 const IDLE = 60_000
 const KEY = 'api-challenges:session:'
 
-/** A page that records script errors, console errors and CSP violations in `problems` (but the 400 of the restore the test spoils on purpose). */
+/** A page that records script errors, console errors, failed loads and CSP violations in `problems` (but the 400 of the restore the test spoils on purpose). */
 async function watched (t: Test, browser: Awaited<ReturnType<typeof launch>>, problems: string[]): Promise<Page> {
   const page = await openPage(t, browser, { viewport: { width: 1280, height: 900 } })
   await page.exposeFunction('reportViolation', (text: string) => { problems.push(text) })
@@ -26,7 +26,14 @@ async function watched (t: Test, browser: Awaited<ReturnType<typeof launch>>, pr
     })
   })
   page.on('pageerror', error => { problems.push(`page error: ${error.message}`) })
-  page.on('console', message => { if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of 400')) problems.push(`console: ${message.text()}`) })
+  // A failed load is judged by its URL below, not by its console line (which names none).
+  page.on('console', message => { if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of')) problems.push(`console: ${message.text()}`) })
+  // The page's own refresh reads the journal (and its curl form) and the hunt every 2 s: one read can
+  // meet the session the test has just expired (404). Any other failed load is a problem.
+  page.on('response', response => {
+    const refreshRead = /\/challenger\/[0-9a-f-]+\/requests(\?format=curl)?$|\/gui\/challenges\/[0-9a-f-]+\/hunt$/.test(response.url())
+    if (response.status() >= 400 && response.status() !== 400 && !(response.status() === 404 && refreshRead)) problems.push(`${response.status()} ${response.url()}`)
+  })
   return page
 }
 
