@@ -864,7 +864,12 @@ t.test('waitReplicas: a write is acknowledged once a replica has it; without the
   const heartbeat = async (): Promise<number> => (await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode
   // The replica in sync first (until then WAIT finds no replica).
   await until('the replica in sync', async () => /master_link_status:up/.test(await watcher.info('replication')) && await heartbeat() === 204)
-  const made = await app.inject({ method: 'POST', url: '/challenger' })
+  // On a loaded machine the replica's first confirmation can take longer than WAIT's 500 ms: polled, as below.
+  let made = await app.inject({ method: 'POST', url: '/challenger' })
+  await until('a write confirmed', async () => {
+    if (made.statusCode !== 201) made = await app.inject({ method: 'POST', url: '/challenger' })
+    return made.statusCode === 201
+  })
   t.equal(made.statusCode, 201)
   const guid = made.headers['x-challenger'] as string
   t.equal(await watcher.hexists('wait:sessions', sessionId(guid)), 1, 'on the replica once acknowledged')
