@@ -269,7 +269,7 @@ t.test('the process: api-challenges-fastify grade, as npx runs it, with its exit
   const child = spawn(process.execPath, [...process.execArgv, serverFile, 'grade', '--json', '--only', 'heartbeat-200', '--', heartbeat], { stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 0)
   const result = JSON.parse(stdout) as GradeResult
   t.same([result.caught, result.total, result.mutants[0]?.outcome], [1, 1, 'killed'])
@@ -281,7 +281,7 @@ t.test('grade --help into a pipe closed early (| head -1) ends without a stack t
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
   // The reader goes away before the text is all written.
   child.stdout.destroy()
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 0)
   t.notMatch(stderr, /EPIPE|Error/)
 })

@@ -57,7 +57,7 @@ t.test('the process listens, says where, and closes gracefully on SIGTERM', asyn
     msg: `API Challenges practice target ready: curl -i -X POST ${url}/challenger`
   })
   child.kill('SIGTERM')
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 0)
   const said = output().stdout.trim().split('\n').map(line => JSON.parse(line) as { msg: string, signal?: string })
   t.same(said.slice(-2).map(({ msg, signal }) => ({ msg, signal })), [
@@ -72,7 +72,7 @@ t.test('LOG_LEVEL=debug logs one line per request, at debug, once it is answered
   const port = Number(await waitForReady(child))
   t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
   t.equal((await fetch(`http://127.0.0.1:${port}/nowhere`)).status, 404)
-  const exited = once(child, 'exit')
+  const exited = once(child, 'close')
   child.kill('SIGTERM')
   await exited
   const lines = output().stdout.split('\n').filter(line => line !== '').map(line => JSON.parse(line) as Record<string, unknown>)
@@ -89,7 +89,7 @@ t.test('LOG_LEVEL=debug logs one line per request, at debug, once it is answered
 
 t.test('the process exits 1 with one line naming a bad variable', async t => {
   const { child, output } = startProcess({ PORT: '0', MAX_UNUSED: 'x', BODY_LIMIT: 'lots' })
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 1)
   t.equal(output().stderr.split('\n').filter(line => line.startsWith('api-challenges:')).join('\n'), 'api-challenges: BODY_LIMIT must be a whole number from 1 to 104857600, got "lots"')
 })
@@ -97,7 +97,7 @@ t.test('the process exits 1 with one line naming a bad variable', async t => {
 t.test('TRUST_PROXY ranges that trust every client stop start-up with one line and exit 1, like true', async t => {
   // 0.0.0.0/0 used to reach proxy-addr, whose "invalid range" error ended the process with a stack trace.
   const { child, output } = startProcess({ PORT: '0', TRUST_PROXY: '0.0.0.0/0' })
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 1)
   t.equal(output().stderr, 'api-challenges: TRUST_PROXY=0.0.0.0/0 takes in every IPv4 client, so any client\'s X-Forwarded-For is trusted, as with true; ' +
     'set the number of proxies in front (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5,10.0.1.0/24)\n')
@@ -119,7 +119,7 @@ t.test('an uncaught exception is logged, the server closes and the process exits
     })
   })
   child.stdin.write('crash\n')
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 1)
   t.match(stdout, /"level":50[^\n]*"message":"boom on request"[^\n]*"msg":"closing after an error"/)
 })
@@ -155,7 +155,7 @@ async function signalledDuringRequest () {
   const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN })
   const port = Number(await waitForReady(child))
   const inFlight = await requestInFlight(port)
-  const exited = once(child, 'exit')
+  const exited = once(child, 'close')
   child.kill('SIGTERM')
   // The listener closes first: new connections are refused while the old one is still served.
   await listenerClosed(port)
@@ -181,7 +181,7 @@ t.test('SIGTERM lets a request in flight finish, then the process exits 0; the s
   const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info', ...NO_DRAIN })
   const port = Number(await waitForReady(child))
   const inFlight = await requestInFlight(port)
-  const exited = once(child, 'exit')
+  const exited = once(child, 'close')
   child.kill('SIGTERM')
   // Once the first is handled (said at once), the second is a delivery of its own, a few ms later.
   while (!output().stdout.includes('"msg":"closing"')) await once(child.stdout, 'data')
@@ -246,7 +246,7 @@ t.test('a port in use stops start-up with one line naming the port, and exit 1',
   t.teardown(() => holder.close())
   const port = (holder.address() as AddressInfo).port
   const { child, output } = startProcess({ PORT: String(port), LOG_LEVEL: 'info' })
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 1, 'it exits by itself: nothing is left open')
   t.equal(output().stderr.split('\n').filter(line => line !== '').join('\n'),
     `api-challenges: port ${port} is already in use on 127.0.0.1; stop what holds it or set PORT to another port (PORT=0: any free port)`)
@@ -278,7 +278,7 @@ t.test('at a terminal the log is for a person (pino-pretty), and Ctrl-C there cl
   t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
   // Ctrl-C, typed: the terminal sends SIGINT to the server.
   child.stdin.write('\x03')
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 0)
   const text = output()
   t.notMatch(text, /"level"/, 'no JSON')
@@ -295,7 +295,7 @@ t.test('SIGHUP (the terminal closed) closes gracefully too', async t => {
   const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'info' })
   await waitForReady(child)
   child.kill('SIGHUP')
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 0, 'a graceful close')
   t.match(output().stdout, /"signal":"SIGHUP"[^\n]*"msg":"closing"/)
 })
@@ -334,7 +334,7 @@ t.test('SIGTERM drains: a note write on each of 32 idle keep-alive connections i
   const connections = await Promise.all(Array.from({ length: 32 }, async () => await idleKeepAlive(port)))
   t.equal(connections.filter(({ first }) => /^HTTP\/1\.1 204 No Content\r\n/.test(first) && !/\r\nconnection: close\r\n/i.test(first)).length, 32, 'each kept alive after its first answer')
 
-  const exited = once(child, 'exit')
+  const exited = once(child, 'close')
   const sent = performance.now()
   child.kill('SIGTERM')
   // No sleep: the drain has begun once it is said (or the process has ended, as it did at once before).
@@ -388,7 +388,7 @@ t.test('a variable that looks like a setting and is not one is named in one warn
   const { child, output } = startProcess({ PORT: '0', PROT: '41020', ADMIN_TOKN: 'an-admin-token-0123456789', redis_url: 'redis://127.0.0.1:1', LOG_LEVEL: 'info' })
   await waitForReady(child)
   child.kill('SIGINT')
-  await once(child, 'exit')
+  await once(child, 'close')
   const warned = output().stdout.split('\n').filter(line => line.includes('"level":40')).map(line => JSON.parse(line).msg)
   t.same(warned.sort(), [
     'ADMIN_TOKN is not a setting; did you mean ADMIN_TOKEN?',
@@ -464,7 +464,7 @@ t.test('CLASS=1 at a terminal: what the preset set, the admin token it made (onc
   t.equal((await fetch(`${base}/admin/summary`, { headers: { authorization: `Bearer ${token}` } })).status, 200, 'the token opens the board')
   t.equal((await fetch(`${base}/admin/summary`, { headers: { authorization: `Bearer ${'0'.repeat(48)}` } })).status, 403)
   child.stdin.write('\x03')
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 0)
   t.equal(output().split(token).length, 2, 'said once in the whole run')
   t.match(output(), /INFO: server closed: listener, connections and session store; the process exits\n/)
@@ -481,7 +481,7 @@ t.test('a Redis not reachable at start: the ready block says so, the heartbeat i
   t.match(lines.find(line => line.level === 40)?.msg, new RegExp(`^Redis at 127\\.0\\.0\\.1:${redisPort} cannot be reached`), 'the warning before it says why')
   t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 503)
   child.kill('SIGTERM')
-  const [code] = await once(child, 'exit')
+  const [code] = await once(child, 'close')
   t.equal(code, 0)
   t.match(output().stdout, new RegExp(`"msg":"${CLOSED}"`))
 })
@@ -506,7 +506,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
     t.equal(ready.store, `Redis at 127.0.0.1:${redis.port}, keys class-a:*; 3 live sessions there at start`)
     t.equal((await fetch(`http://127.0.0.1:${port}/heartbeat`)).status, 204)
     child.kill('SIGTERM')
-    t.equal((await once(child, 'exit'))[0], 0)
+    t.equal((await once(child, 'close'))[0], 0)
   })
 }
 
@@ -545,6 +545,6 @@ t.test('bound to every interface (CLASS=1 sets HOST=0.0.0.0), the start-up block
     }, `HOST=${host ?? '0.0.0.0 (the preset)'}`)
     t.notMatch(JSON.stringify(ready), /127\.0\.0\.1|fe80/, 'nothing only this machine can use, and no link-local address')
     child.kill('SIGTERM')
-    t.equal((await once(child, 'exit'))[0], 0)
+    t.equal((await once(child, 'close'))[0], 0)
   }
 })
