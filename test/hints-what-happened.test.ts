@@ -7,7 +7,7 @@ import { connect } from 'node:net'
 import t from 'tap'
 import app from '../src/app.js'
 import { challenges } from '../src/domain/challenges/catalogue.js'
-import { MAX_HEADERS_LOOKED_AT, misspeltChallenger } from '../src/domain/http/misspelt-header.js'
+import { MAX_HEADERS_LOOKED_AT, MAX_NAMES_REMEMBERED, misspeltChallenger } from '../src/domain/http/misspelt-header.js'
 import { BASES, baseName, build, errorMessages, newSession, passed, storeOf } from './helper.js'
 
 const json = { 'content-type': 'application/json' }
@@ -30,6 +30,10 @@ t.test('a header near X-CHALLENGER, by the rule for misspelt names; others are n
   const filler = Array.from({ length: MAX_HEADERS_LOOKED_AT - 1 }, (_, i) => [`X-Filler-${i}`, 'v']).flat()
   t.same(misspeltChallenger([...filler, 'X-Challenge', 'id']), { name: 'X-Challenge', value: 'id' }, 'the last one looked at')
   t.equal(misspeltChallenger([...filler, 'X-Other', 'v', 'X-Challenge', 'id']), null, 'one past it')
+  // Names are remembered once judged, up to a bound: past it, they are still judged, the same way.
+  for (let i = 0; i < MAX_NAMES_REMEMBERED; i++) misspeltChallenger([`X-Made-Up-${i}`, 'v'])
+  t.same([misspeltChallenger(['X-Challengr', 'id']), misspeltChallenger(['X-Made-Up-X', 'v'])], [{ name: 'X-Challengr', value: 'id' }, null], 'past the bound')
+  t.same(misspeltChallenger(['X-Challenge', 'again']), { name: 'X-Challenge', value: 'again' }, 'a name remembered')
 })
 
 for (const base of BASES) {

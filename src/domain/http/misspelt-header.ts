@@ -8,6 +8,19 @@ const NAME = 'x-challenger'
 export const MAX_HEADERS_LOOKED_AT = 40
 /** Names longer or shorter than X-CHALLENGER by more than this are not compared. */
 const SLACK = 4
+/** Header names already judged, as sent: clients send the same few on every request. */
+const judged = new Map<string, boolean>()
+/** Names judged are remembered up to this many; a stranger's made-up names past it are judged each time. */
+export const MAX_NAMES_REMEMBERED = 1000
+
+function isNear (name: string): boolean {
+  let near = judged.get(name)
+  if (near === undefined) {
+    near = name.toLowerCase() !== NAME && nearest(name, [NAME]) !== undefined
+    if (judged.size < MAX_NAMES_REMEMBERED) judged.set(name, near)
+  }
+  return near
+}
 
 export interface MisspeltHeader {
   /** The header's name as sent. */
@@ -21,8 +34,7 @@ export function misspeltChallenger (rawHeaders: readonly string[]): MisspeltHead
   const end = Math.min(rawHeaders.length, 2 * MAX_HEADERS_LOOKED_AT)
   for (let i = 0; i < end; i += 2) {
     const name = rawHeaders[i] as string
-    if (Math.abs(name.length - NAME.length) > SLACK || name.toLowerCase() === NAME) continue
-    if (nearest(name, [NAME]) !== undefined) return { name, value: rawHeaders[i + 1] as string }
+    if (Math.abs(name.length - NAME.length) <= SLACK && isNear(name)) return { name, value: rawHeaders[i + 1] as string }
   }
   return null
 }
