@@ -27,12 +27,21 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
           'WWW-Authenticate': header('Basic realm="User Visible Realm", when the credentials were refused')
         }),
         413: failure('A body (which this route ignores) over the body limit'),
-        415: failure('A Content-Type header that is not a valid media type')
+        415: failure('A Content-Type header that is not a valid media type'),
+        429: failure('Too many wrong Basic credentials from this client, or for this session, in a minute: the right ones are refused too until Retry-After', {
+          'Retry-After': header('Seconds until the minute of wrong credentials is over')
+        })
       }
     }
   }, async (request, reply) => {
     const authorization = request.headers.authorization
-    if (!fastify.checkCredentials(authorization)) {
+    const verdict = await fastify.judgeCredentials(request)
+    if (typeof verdict === 'object') {
+      const { waitSeconds, by } = verdict
+      return reply.header('retry-after', String(waitSeconds))
+        .fail(429, `Too many wrong Basic credentials ${by === 'client' ? 'from this address' : 'for this session'}: try again in ${waitSeconds} s`)
+    }
+    if (verdict === 'refused') {
       if (authorization !== undefined) await request.pass(refused)
       return reply
         .header('www-authenticate', fastify.basicChallenge)
