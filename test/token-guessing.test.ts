@@ -51,7 +51,7 @@ t.test('the attack: 600 wrong credentials from one address without a session are
   t.equal((await token(learner, port, { authorization: wrong(0) }))[0], 401, 'another address is counted apart')
   const warned = lines.map(line => JSON.parse(line) as { level: number, msg: string }).filter(line => line.level === 40).map(line => line.msg)
   t.equal(warned.length, 1, 'one warning for the burst')
-  t.match(warned[0], /^300 wrong Basic credentials from 127\.0\.0\.2 within a minute: its POST \/secret\/token requests are refused \(429\) for (59|60) s$/)
+  t.match(warned[0], /^300 wrong Basic credentials from 127\.0\.0\.2 within a minute: its POST \/secret\/token requests are refused \(429\) for \d{1,2} s$/)
   t.notOk(lines.some(line => line.includes('guess-') || line.includes(RIGHT.slice(6))), 'no credentials in the log')
 })
 
