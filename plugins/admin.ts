@@ -2,11 +2,9 @@
 // time, never logged); past ADMIN_GUESSES wrong ones an address gets 429. No admin token, no admin routes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { performance } from 'node:perf_hooks'
 import { clientKey } from '../src/domain/http/connections.js'
-import { WindowCounts } from '../src/domain/sessions/counts.js'
+import { guessCounter, retryAfterSeconds } from '../src/domain/sessions/guesses.js'
 import { bearerToken, safeEqual } from '../src/domain/sessions/secrets.js'
-import type { CreationCount } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -36,12 +34,9 @@ async function admin (fastify: FastifyInstance, options: AdminOptions): Promise<
   const expected = token ?? ''
 
   // Counted in the store (every instance together); while it is away, in this process.
-  const store = fastify.sessions
-  const local = new WindowCounts(() => Math.floor(performance.now()))
-  const countGuesses = async (client: string, add: 0 | 1): Promise<CreationCount> =>
-    await store.countCreation(client, ADMIN_GUESS_WINDOW_MS, add).catch(() => local.count(client, ADMIN_GUESS_WINDOW_MS, add))
+  const countGuesses = guessCounter(fastify.sessions, ADMIN_GUESS_WINDOW_MS)
   const refuse = (reply: FastifyReply, msLeft: number): FastifyReply => {
-    const seconds = Math.max(1, Math.ceil(msLeft / 1000))
+    const seconds = retryAfterSeconds(msLeft)
     return reply.header('retry-after', String(seconds))
       .fail(429, `Too many wrong admin tokens from this address: try again in ${seconds} s`)
   }

@@ -1,20 +1,28 @@
 // Authorization: the Basic credentials that earn a token (`fastify.checkCredentials`), and the
 // session's token, judged in one place (`fastify.judgeToken`): by the preHandler that guards the
 // note (`fastify.tokenAuth`), and by the journal for a request answered before it. Secrets are
-// compared in constant time. A request whose session is not live is told why
-// (`fastify.whyNoSession`): it expired, and how to restore it, when it did so recently.
+// compared in constant time. Wrong Basic credentials are limited per client and per session
+// (`fastify.judgeCredentials`), counted as the admin token's guesses are. A request whose session is
+// not live is told why (`fastify.whyNoSession`): it expired, and how to restore it, when it did so recently.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Trigger } from '../src/domain/challenges/catalogue.js'
 import { expiredMessage, missingTokenMessage, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
 import type { TokenVerdict } from '../src/domain/challenges/challenge-list.js'
 import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
+import { clientKey } from '../src/domain/http/connections.js'
+import { guessCounter, retryAfterSeconds } from '../src/domain/sessions/guesses.js'
 import { presentedToken, safeEqual, type TokenSource } from '../src/domain/sessions/secrets.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Whether an Authorization header holds the accepted Basic credentials. */
     checkCredentials (authorization: string | undefined): boolean
+    /**
+     * The Basic credentials of a request to POST /secret/token: accepted, refused, or, past the wrong
+     * ones its client or its session may send in a minute, the seconds to wait (the right ones too).
+     */
+    judgeCredentials (request: FastifyRequest): Promise<CredentialsVerdict>
     /** The `WWW-Authenticate` value that goes with a refused Basic login. */
     basicChallenge: string
     /**
@@ -48,18 +56,26 @@ export interface Refusals {
   wrong: Trigger
 }
 
+export type CredentialsVerdict = 'accepted' | 'refused' | { waitSeconds: number, by: 'client' | 'session' }
+
+/** Wrong Basic credentials one session may send in a minute: room for the refusal challenge 29 asks for, and typos. */
+export const BASIC_GUESSES_PER_SESSION = 10
+export const BASIC_GUESS_WINDOW_MS = 60_000
+
 export interface AuthOptions {
   username: string
   password: string
   realm: string
   /** How long a session lasts without a request, for the message of one that expired. */
   sessionIdleMs: number
+  /** Wrong Basic credentials one client may send in a minute; 0: neither this limit nor the session's. */
+  basicGuessLimit: number
 }
 
 const BASIC = /^basic +([a-z0-9+/]+=*) *$/i
 
 async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<void> {
-  const { username, password, realm, sessionIdleMs } = options
+  const { username, password, realm, sessionIdleMs, basicGuessLimit } = options
 
   fastify.decorate('basicChallenge', `Basic realm="${realm}"`)
 
@@ -73,6 +89,28 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
     const userOk = safeEqual(decoded.slice(0, colon), username)
     const passwordOk = safeEqual(decoded.slice(colon + 1), password)
     return userOk && passwordOk
+  })
+
+  const countGuesses = guessCounter(fastify.sessions, BASIC_GUESS_WINDOW_MS)
+  fastify.decorate('judgeCredentials', async function (request: FastifyRequest): Promise<CredentialsVerdict> {
+    const authorization = request.headers.authorization
+    const accepted = fastify.checkCredentials(authorization)
+    // Only Basic credentials are guesses: none, or another scheme, is a mistake of form.
+    if (basicGuessLimit === 0 || authorization === undefined || !/^basic\b/i.test(authorization)) return accepted ? 'accepted' : 'refused'
+    const address = clientKey(request.ip)
+    const keys: Array<[key: string, limit: number, by: 'client' | 'session']> = [[`basic:${address}`, basicGuessLimit, 'client']]
+    if (request.session !== null) keys.push([`basic-session:${request.session.guid}`, BASIC_GUESSES_PER_SESSION, 'session'])
+    // The right credentials are refused too while their client or session is: else the refusals would tell them apart.
+    const add = accepted ? 0 : 1
+    const counts = await Promise.all(keys.map(async ([key]) => await countGuesses(key, add)))
+    for (const [i, [, limit, by]] of keys.entries()) {
+      const { count, msLeft } = counts[i] as { count: number, msLeft: number }
+      if (add === 1 && count === limit && by === 'client') {
+        request.log.warn({ client: address }, `${count} wrong Basic credentials from ${address} within a minute: its POST /secret/token requests are refused (429) for ${retryAfterSeconds(msLeft)} s`)
+      }
+      if (accepted ? count >= limit : count > limit) return { waitSeconds: retryAfterSeconds(msLeft), by }
+    }
+    return accepted ? 'accepted' : 'refused'
   })
 
   fastify.decorateRequest('tokenSource', null)

@@ -12,7 +12,7 @@ import { sessionJson } from '../src/domain/sessions/session-json.js'
 import { truncate } from '../src/domain/sessions/truncate.js'
 import { viewOf } from '../src/domain/journal/journal.js'
 import { curlScript, httpFile, type ReplayContext } from '../src/domain/journal/replay.js'
-import { findingXml, requestsXml, sessionXml } from '../src/domain/http/xml.js'
+import { findingXml, noteUnfitForXml, requestsXml, sessionXml } from '../src/domain/http/xml.js'
 import { checkName } from '../src/domain/sessions/names.js'
 import { answer, failure, FindingAnswer, FindingBody, GuidParams, header, JournalQuery, NameChange, NewSession, noBody, RequestList, SessionJson, SessionRestore, XML } from '../src/domain/http/schemas.js'
 
@@ -109,7 +109,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         response: {
           200: noBody('The session in X-CHALLENGER is live', { Location: Progress }),
           201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location: Progress }),
-          400: failure('A JSON body whose name is not 1 to 40 characters, or has control or bidirectional-control characters, or whose hunt is not a boolean'),
+          400: failure('A JSON body whose name is not 1 to 40 characters, or has control, bidirectional-control or invisible characters or a word in mixed scripts, or whose hunt is not a boolean'),
           404: failure('No live session by the id in X-CHALLENGER (one that expired recently is told so, with the restore command)'),
           413: failure('A body over the body limit'),
           415: failure('A Content-Type header that is not a valid media type'),
@@ -171,7 +171,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         response: {
           200: answer(SessionJson, 'The live session\'s state was replaced', {}, XML.session),
           201: answer(SessionJson, 'The session was recreated', { Location: Restored }, XML.session),
-          400: failure('A guid that is not a UUID, or a body that is not a session (a field of the wrong type, an unknown field or status key)'),
+          400: failure('A guid that is not a UUID, or a body that is not a session (a field of the wrong type, an unknown field or status key, a note with a character XML cannot carry)'),
           409: failure('The body\'s xChallenger is not the URL\'s guid (in single-player mode: not the one session)'),
           413: failure('A body over the body limit'),
           415: failure('A content type other than application/json'),
@@ -197,6 +197,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
         name = checked.name
       }
+      const unfit = noteUnfitForXml(body.secretNote ?? '')
+      if (unfit !== undefined) return reply.fail(400, `Invalid request: ${unfit}`)
       let hunt: Hunt | undefined
       if (body.hunt !== undefined) {
         const checked = huntFrom(body.hunt)
@@ -226,7 +228,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         body: NameChange,
         response: {
           200: answer(SessionJson, 'The session, with its name', {}, XML.session),
-          400: failure('A body that is not {"name": …}, or a name that is not 1 to 40 characters or has control or bidirectional-control characters'),
+          400: failure('A body that is not {"name": …}, or a name that is not 1 to 40 characters or has control, bidirectional-control or invisible characters or a word in mixed scripts'),
           404: failure('No live session by that id'),
           413: failure('A body over the body limit'),
           415: failure('A content type other than application/json')

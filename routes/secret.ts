@@ -7,7 +7,7 @@ import { NAME_A_SESSION } from '../src/domain/challenges/messages.js'
 import type { TokenSource } from '../src/domain/sessions/secrets.js'
 import type { Session } from '../src/domain/sessions/store.js'
 import { truncate } from '../src/domain/sessions/truncate.js'
-import { noteXml, readNoteXml } from '../src/domain/http/xml.js'
+import { noteXml, noteUnfitForXml, readNoteXml, xmlNoteLimits } from '../src/domain/http/xml.js'
 import { answer, failure, header, Note, NoteBody, noBody, security, XML } from '../src/domain/http/schemas.js'
 
 export interface SecretOptions {
@@ -27,12 +27,21 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
           'WWW-Authenticate': header('Basic realm="User Visible Realm", when the credentials were refused')
         }),
         413: failure('A body (which this route ignores) over the body limit'),
-        415: failure('A Content-Type header that is not a valid media type')
+        415: failure('A Content-Type header that is not a valid media type'),
+        429: failure('Too many wrong Basic credentials from this client, or for this session, in a minute: the right ones are refused too until Retry-After', {
+          'Retry-After': header('Seconds until the minute of wrong credentials is over')
+        })
       }
     }
   }, async (request, reply) => {
     const authorization = request.headers.authorization
-    if (!fastify.checkCredentials(authorization)) {
+    const verdict = await fastify.judgeCredentials(request)
+    if (typeof verdict === 'object') {
+      const { waitSeconds, by } = verdict
+      return reply.header('retry-after', String(waitSeconds))
+        .fail(429, `Too many wrong Basic credentials ${by === 'client' ? 'from this address' : 'for this session'}: try again in ${waitSeconds} s`)
+    }
+    if (verdict === 'refused') {
       if (authorization !== undefined) await request.pass(refused)
       return reply
         .header('www-authenticate', fastify.basicChallenge)
@@ -54,7 +63,9 @@ function authorized (request: { session: Session | null }): Session {
 }
 
 const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) => {
-  fastify.acceptBodies('json', { xml: readNoteXml })
+  // XML is read only once the session and token have passed, within limits fit for a note.
+  const xmlLimits = xmlNoteLimits(options.noteMaxLength)
+  fastify.acceptBodies('json', { xml: text => readNoteXml(text, xmlLimits) })
   // Challenges 33, 34, 37 and 38, by method and by how the token came.
   const read = { 'x-auth-token': fastify.bitFor('GET /secret/note x-auth-token'), bearer: fastify.bitFor('GET /secret/note bearer') }
   const written = { 'x-auth-token': fastify.bitFor('POST /secret/note x-auth-token'), bearer: fastify.bitFor('POST /secret/note bearer') }
@@ -93,7 +104,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
       body: NoteBody,
       response: {
         200: answer(Note, 'The note as stored, truncated to the note length', {}, XML.note),
-        400: failure('Not a JSON object with a string note'),
+        400: failure('Not a JSON object with a string note (or XML past its limits, or not well-formed), or a note with a character XML 1.0 cannot carry (U+0000, U+FFFF, a lone surrogate, …)'),
         ...refused,
         413: failure('A body over the body limit'),
         415: failure('A content type other than application/json')
@@ -101,6 +112,9 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
     }
   }, async (request, reply) => {
     const session = authorized(request)
+    // Every note can be answered as XML: one XML cannot carry is refused, whole, before anything is stored.
+    const unfit = noteUnfitForXml(request.body.note)
+    if (unfit !== undefined) return reply.fail(400, unfit)
     const note = truncate(request.body.note, options.noteMaxLength)
     const bit = written[request.tokenSource as TokenSource]
     // The note and its challenge in one write; the bit is this request's when the session had not passed it.

@@ -261,6 +261,8 @@ t.test('every documented answer of the secret and heartbeat routes is produced b
   await send('POST', '/secret/token', { 'x-challenger': guid })
   await send('POST', '/secret/token', { 'x-challenger': guid, 'content-type': 'text/plain' }, 'x'.repeat(20_000))
   await send('POST', '/secret/token', { 'x-challenger': guid, 'content-type': 'not a media type' }, 'x')
+  // Eleven wrong Basic credentials in one session: the last is 429.
+  for (let i = 0; i <= 10; i++) await send('POST', '/secret/token', { 'x-challenger': guid, authorization: basic('admin', `guess-${i}`) })
   for (const method of ['GET', 'HEAD']) {
     await send(method, '/secret/note', me)
     await send(method, '/secret/note', { 'x-challenger': guid })

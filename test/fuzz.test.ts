@@ -28,7 +28,7 @@ function documented (method: string, path: string): number[] {
   if (route === '/challenger') return guard({ POST: [200, 201, 400, 404, 413, 415, 429] })
   if (/^\/challenger\/[^/]*$/.test(route)) return guard({ GET: [200, 404, 406], HEAD: [200, 404, 406], PUT: [200, 201, 400, 406, 409, 413, 415, 429], PATCH: [200, 400, 404, 406, 413, 415] })
   if (route === '/challenges') return guard({ GET: [200, 406], HEAD: [200, 406] })
-  if (route === '/secret/token') return guard({ POST: [201, 401, 413, 415] })
+  if (route === '/secret/token') return guard({ POST: [201, 401, 413, 415, 429] })
   if (route === '/secret/note') return guard({ GET: [200, 401, 403, 406], HEAD: [200, 401, 403, 406], POST: [200, 400, 401, 403, 406, 413, 415] })
   if (route === '/' || route === '/gui/style.css' || route === '/gui/refresh.js' || route === '/gui/icon.svg' || /^\/gui\/challenges\/[^/]*$/.test(route)) return guard({ GET: [200], HEAD: [200] })
   if (route === '/gui/challenges') return guard({ GET: [200, 303], HEAD: [200, 303] })

@@ -8,7 +8,7 @@ import { appSettings } from '../src/domain/config/settings.js'
 
 // The names a host may pass, in the order the message lists them.
 const listed = 'the options are username, password, realm, noteMaxLength, bodyLimit, mode, sessionIdleMs, maxSessions, ' +
-  'journalSize, creationRateLimit, redisUrl, redisSentinels, redisSentinelMaster, redisSentinelPassword, redisPassword, ' +
+  'journalSize, creationRateLimit, basicGuessLimit, redisUrl, redisSentinels, redisSentinelMaster, redisSentinelPassword, redisPassword, ' +
   "redisTlsCa, redisTlsCert, redisTlsKey, redisKeyPrefix, redisWaitReplicas, docs, solutionLinks, adminToken, defects, store, drainSignal, and Fastify's own prefix, logLevel, logSerializers, name"
 
 // Registering with keys the options type does not know, as a JavaScript host can.
@@ -97,6 +97,7 @@ t.test('Fastify\'s own keys and every option of ours are accepted together, and 
     maxSessions: 10,
     journalSize: 5,
     creationRateLimit: 5,
+    basicGuessLimit: 2,
     // Never connected to: a store of our own takes precedence over Redis.
     redisUrl: 'redis://127.0.0.1:1',
     redisKeyPrefix: 'course:',
@@ -128,6 +129,8 @@ t.test('Fastify\'s own keys and every option of ours are accepted together, and 
   })).headers['x-auth-token'] as string
   const note = await host.inject({ method: 'POST', url: '/practice/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token }, payload: { note: 'abcdef' } })
   t.same(note.json(), { note: 'abc' }, 'noteMaxLength')
+  const guess = async () => (await host.inject({ method: 'POST', url: '/practice/secret/token', headers: { authorization: 'Basic ' + Buffer.from('teacher:guess').toString('base64') } })).statusCode
+  t.same([await guess(), await guess()], [401, 429], 'basicGuessLimit: 2 wrong credentials from the client, then 429')
   t.equal(lines.filter(line => /"msg":"incoming request"/.test(line)).length, 0, 'logLevel: error silences the request logs under the prefix')
   t.match(host.printPlugins(), /practice/, 'avvio names the plugin after `name`')
   const board = await host.inject({ method: 'GET', url: '/practice/admin/summary', headers: { authorization: 'Bearer an-instructor-token-0123' } })

@@ -154,8 +154,8 @@ function mutantResult (defect: Defect, run: Run): MutantResult {
 
 /** The command once, against a fresh service of its own: correct, or with the defect `id`. */
 async function runOnce (options: GradeOptions, io: GradeIo, interrupt: AbortSignal, id: string | undefined): Promise<Run> {
-  // The service is the suite's alone: no limit on the sessions it makes.
-  const app = io.createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { creationRateLimit: 0, ...(id === undefined ? {} : { defects: [id] }) } })
+  // The service is the suite's alone: no limit on the sessions it makes, nor on the wrong credentials it sends.
+  const app = io.createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { creationRateLimit: 0, basicGuessLimit: 0, ...(id === undefined ? {} : { defects: [id] }) } })
   let requests = 0
   app.server.on('request', () => { requests++ })
   try {

@@ -39,6 +39,8 @@ export const appSettings = {
   journalSize: whole({ env: 'JOURNAL_SIZE', default: 20, minimum: 0, maximum: MAX_JOURNAL_SIZE }),
   /** Sessions one client address may create per minute (POST /challenger, a recreating PUT); 0 turns the limit off. */
   creationRateLimit: whole({ env: 'CREATION_RATE_LIMIT', default: 60, minimum: 0, envMaximum: 1_000_000_000 }),
+  /** Wrong Basic credentials one client address may send to POST /secret/token per minute (one session: 10); 0 turns both limits off. */
+  basicGuessLimit: whole({ env: 'BASIC_GUESS_LIMIT', default: 300, minimum: 0, envMaximum: 1_000_000_000 }),
   /** Keep sessions (and the creation limit's counts) in the Redis at this URL, so that several instances serve one class. */
   redisUrl: redisUrl({ env: 'REDIS_URL' }),
   /** Instead of redisUrl: the sentinels (`host:port`) to ask where the Redis primary is, after a failover too. */
