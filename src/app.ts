@@ -8,6 +8,7 @@ import apiBases, { API_BASE } from '../plugins/api-bases.js'
 import auth from '../plugins/auth.js'
 import bodies from '../plugins/bodies.js'
 import challengerRegistry from '../plugins/challenger-registry.js'
+import clientAddress from '../plugins/client-address.js'
 import cors from '../plugins/cors.js'
 import defects from '../plugins/defects.js'
 import docs from '../plugins/docs.js'
@@ -59,6 +60,8 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(shutdown, options)
   await fastify.register(cors)
   await fastify.register(headers, options)
+  // An X-Forwarded-For client that is no address is refused before any session, limit or count sees it.
+  await fastify.register(clientAddress)
   // The session is looked up before an unknown path's 404, so that the journal keeps a typo too.
   await fastify.register(challengerRegistry, options)
   await fastify.register(session, options)

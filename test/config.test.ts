@@ -102,24 +102,61 @@ t.test('TRUST_PROXY ranges that together take in every client are refused like t
   for (const [value, family] of refusedAs) refused(t, { TRUST_PROXY: value }, everyone(value, family))
   refused(t, { TRUST_PROXY: '0.0.0.0/1, 128.0.0.0/1' }, everyone('0.0.0.0/1,128.0.0.0/1', 'IPv4'))
 
-  const kept = [
-    // A gap of a block, or of one address (0.0.0.0), leaves some client out: these trust only some.
+  // A gap of a block, or of one address (0.0.0.0), leaves some client out, but they trust most of the
+  // internet all the same: refused by the next rule (the next test).
+  const nearly = [
     '0.0.0.0/1,128.0.0.0/2,192.0.0.0/4',
     '0.0.0.0/2,128.0.0.0/1',
-    '0.0.0.1/32,0.0.0.2/31,0.0.0.4/30,0.0.0.8/29,0.0.0.16/28,0.0.0.32/27,0.0.0.64/26,0.0.0.128/25,0.0.1.0/24,0.0.2.0/23,0.0.4.0/22,0.0.8.0/21,0.0.16.0/20,0.0.32.0/19,0.0.64.0/18,0.0.128.0/17,0.1.0.0/16,0.2.0.0/15,0.4.0.0/14,0.8.0.0/13,0.16.0.0/12,0.32.0.0/11,0.64.0.0/10,0.128.0.0/9,1.0.0.0/8,2.0.0.0/7,4.0.0.0/6,8.0.0.0/5,16.0.0.0/4,32.0.0.0/3,64.0.0.0/2,128.0.0.0/1',
     '::ffff:0:0/97',
     '2000::/3,4000::/2,8000::/2,c000::/3,e000::/4,f000::/5,f800::/6,fc00::/7,fe00::/8',
-    '10.0.0.5,10.1.0.0/16,::1,fd00::/8,loopback,linklocal,uniquelocal',
-    '::ffff:10.0.0.5',
-    'fe80::1%eth0',
     // The same 96 ranges but one: a /64 of native IPv6 clients is left out.
     beside.filter((_, i) => i !== 63).join(',')
   ]
-  for (const value of kept) t.equal(configFromEnv({ TRUST_PROXY: value }).trustProxy, value, value)
+  for (const value of nearly) refused(t, { TRUST_PROXY: value }, /^TRUST_PROXY=\S+ trusts (over )?[\d,^]+ public IPv[46] addresses \(/)
+  for (const value of ['10.0.0.5,10.1.0.0/16,::1,fd00::/8,loopback,linklocal,uniquelocal', '::ffff:10.0.0.5', 'fe80::1%eth0']) {
+    t.equal(configFromEnv({ TRUST_PROXY: value }).trustProxy, value, value)
+  }
   // A zone proxy-addr cannot read would stop start-up with its stack trace.
   for (const bad of ['fe80::1%eth-0', 'fe80::1%a.b']) {
     refused(t, { TRUST_PROXY: bad }, `TRUST_PROXY must be false, a number of proxies (1 to 100), or proxy addresses or CIDRs separated by commas, got ${JSON.stringify(bad)}`)
   }
+})
+
+t.test('TRUST_PROXY ranges that trust more of the internet than a /8 of IPv4 or a /24 of IPv6 are refused in one line naming them (issue 50)', async t => {
+  const advice = 'any client among them could name any address in X-Forwarded-For; set the number of proxies in front (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5,10.0.1.0/24)'
+  const tooMany = (value: string, count: string, family: string, named: string, limit = family === 'IPv4' ? '16,777,216 (a /8)' : '2^104 (a /24)'): string =>
+    `TRUST_PROXY=${value} trusts ${count} public ${family} addresses (${named}), more than the ${limit} allowed: ${advice}`
+  // All of IPv4 but 0.0.0.0/8, as eight ranges; all but 0.0.0.0/32, as 32: every public address either way.
+  const eight = ['1.0.0.0/8', '2.0.0.0/7', '4.0.0.0/6', '8.0.0.0/5', '16.0.0.0/4', '32.0.0.0/3', '64.0.0.0/2', '128.0.0.0/1']
+  refused(t, { TRUST_PROXY: eight.join(',') }, tooMany(eight.join(','), '3,702,258,688', 'IPv4', eight.join(', ')))
+  const allBut0 = [...Array.from({ length: 24 }, (_, i) => `${[0, 0, 0, 0].map((_, octet) => octet === 3 - Math.floor(i / 8) ? 1 << (i % 8) : 0).join('.')}/${32 - i}`), ...eight]
+  t.equal(allBut0[0], '0.0.0.1/32')
+  t.equal(allBut0[23], '0.128.0.0/9')
+  refused(t, { TRUST_PROXY: allBut0.join(',') }, tooMany(allBut0.join(','), '3,702,258,688', 'IPv4', eight.join(', ')))
+  // IPv6's global unicast, documentation aside; a /4 of it, exactly a power of two.
+  refused(t, { TRUST_PROXY: '2000::/3' }, tooMany('2000::/3', 'over 2^124', 'IPv6', '2000::/3'))
+  refused(t, { TRUST_PROXY: '10.0.0.5,3000::/4' }, tooMany('10.0.0.5,3000::/4', '2^124', 'IPv6', '3000::/4'))
+  // Two /8s of public addresses; NAT64's prefix, which carries every IPv4 client; a /24 of IPv6 and one more address.
+  refused(t, { TRUST_PROXY: '2.0.0.0/7' }, tooMany('2.0.0.0/7', '33,554,432', 'IPv4', '2.0.0.0/7'))
+  refused(t, { TRUST_PROXY: '64:ff9b::/96' }, tooMany('64:ff9b::/96', '3,702,258,688', 'IPv4', '64:ff9b::/96'))
+  refused(t, { TRUST_PROXY: '2a00::/24,2b00::1' }, tooMany('2a00::/24,2b00::1', 'over 2^104', 'IPv6', '2a00::/24, 2b00::1'))
+  // Many ranges: the first eight named, and how many more.
+  const slices = Array.from({ length: 20 }, (_, i) => `${i + 11}.0.0.0/8`)
+  refused(t, { TRUST_PROXY: slices.join(',') }, tooMany(slices.join(','), '335,544,320', 'IPv4', `${slices.slice(0, 8).join(', ')} and 12 more`))
+
+  const kept = [
+    // Private, shared (CGNAT), loopback, link-local and unique-local ranges, of any size: a proxy in front is on such a network.
+    '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,127.0.0.0/8,169.254.0.0/16,fc00::/7,fe80::/10,::1',
+    'loopback,linklocal,uniquelocal,0.0.0.0/8,224.0.0.0/3,2001:db8::/32,4000::/2',
+    // At the limit: a /8 of public IPv4, a /24 of IPv6.
+    '11.0.0.0/8,2a00::/24',
+    // Cloudflare's published ranges (2026), IPv4 and IPv6: about 1.5 million IPv4 addresses.
+    '173.245.48.0/20,103.21.244.0/22,103.22.200.0/22,103.31.4.0/22,141.101.64.0/18,108.162.192.0/18,190.93.240.0/20,188.114.96.0/20,' +
+      '197.234.240.0/22,198.41.128.0/17,162.158.0.0/15,104.16.0.0/13,104.24.0.0/14,172.64.0.0/13,131.0.72.0/22,' +
+      '2400:cb00::/32,2606:4700::/32,2803:f800::/32,2405:b500::/32,2405:8100::/32,2a06:98c0::/29,2c0f:f248::/32',
+    '1.1.1.1,203.0.113.7,198.51.100.0/24,2001:db8::1,2606:4700::/32'
+  ]
+  for (const value of kept) t.equal(configFromEnv({ TRUST_PROXY: value }).trustProxy, value, value)
 })
 
 t.test('SHUTDOWN_DRAIN_MS is a whole number of milliseconds, 0 for no drain, and stays out when unset', async t => {

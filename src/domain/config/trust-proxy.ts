@@ -1,8 +1,9 @@
 // TRUST_PROXY: whose X-Forwarded-For to believe. Never every hop's: a client could then name any
-// address it likes, so `true`, and ranges that together take in every client, are refused.
+// address it likes, so `true`, ranges that together take in every client, and ranges that trust
+// more of the internet's addresses than any proxies need (PUBLIC_TRUST_LIMIT) are refused.
 import { Type } from '@sinclair/typebox'
 import { isIP } from 'node:net'
-import { everyClientOf, NAMED_RANGES } from '../http/address-ranges.js'
+import { everyClientOf, NAMED_RANGES, PUBLIC_TRUST_LIMIT, publicTrustOf, type PublicTrust } from '../http/address-ranges.js'
 import { ConfigError } from '../http/errors.js'
 import type { Setting } from './kinds.js'
 
@@ -26,6 +27,21 @@ function proxyAddress (entry: string): boolean {
   return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
 }
 
+/** A count of addresses as a person reads it: IPv4's in full, IPv6's as a power of two. */
+function howMany (family: PublicTrust['family'], count: bigint): string {
+  if (family === 'IPv4') return count.toLocaleString('en-US')
+  const power = count.toString(2).length - 1
+  return `${count === 1n << BigInt(power) ? '' : 'over '}2^${power}`
+}
+
+/** The refusal of ranges that trust too much of the internet, naming the entries that do. */
+function tooPublic (name: string, value: string, { family, count, entries }: PublicTrust): string {
+  const named = entries.length > 8 ? `${entries.slice(0, 8).join(', ')} and ${entries.length - 8} more` : entries.join(', ')
+  const limit = `${howMany(family, PUBLIC_TRUST_LIMIT[family])} (a /${family === 'IPv4' ? 8 : 24})`
+  return `${name}=${value} trusts ${howMany(family, count)} public ${family} addresses (${named}), more than the ${limit} allowed: ` +
+    `any client among them could name any address in X-Forwarded-For; ${EXAMPLES}`
+}
+
 function read (name: string, raw: string | undefined): TrustProxy | undefined {
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false
   if (raw === 'true') throw new ConfigError(`${name}=true trusts any client's X-Forwarded-For; ${EXAMPLES}`)
@@ -42,6 +58,9 @@ function read (name: string, raw: string | undefined): TrustProxy | undefined {
   if (everyone !== undefined) {
     throw new ConfigError(`${name}=${entries.join(',')} takes in every ${everyone} client, so any client's X-Forwarded-For is trusted, as with true; ${EXAMPLES}`)
   }
+  // Ranges that take in nearly every client (all of IPv4 but 0.0.0.0/8, 2000::/3) are true in all but name.
+  const wide = publicTrustOf(entries)
+  if (wide !== undefined) throw new ConfigError(tooPublic(name, entries.join(','), wide))
   return entries.join(',')
 }
 
