@@ -9,7 +9,7 @@ import { HUNT_SIZE } from '../src/domain/defects/catalogue.js'
 import { huntCode } from '../src/domain/defects/hunt.js'
 import { entryId, type JournalEntry } from '../src/domain/journal/journal.js'
 import { guidOf, JOURNAL_SPARE_MS, RedisStore, sessionId, StoreUnavailableError } from '../src/domain/sessions/redis-store.js'
-import { EXPIRED_KEPT } from '../src/domain/sessions/store.js'
+import { EXPIRED_KEPT, type Session } from '../src/domain/sessions/store.js'
 import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
 import { redisMissing, redisServer, type RedisServer } from './redis-server.js'
@@ -58,6 +58,27 @@ if (redisMissing !== false && process.env.CI === 'true') {
         t.equal(sessionId(other), `=${other}`)
         t.equal(guidOf(sessionId(other)), other)
       }
+    })
+
+    t.test('<prefix>light holds the named sessions not at work; an entry left there by an instance that does not keep it makes no session at work make room', async t => {
+      const s = await ready(new RedisStore({ url: redis.url, prefix: 'test-light:', maxSessions: 2, idleMs: 600_000, probeIntervalMs: 3_600_000 }))
+      t.teardown(() => s.close())
+      const light = async (): Promise<string[]> => (await s.client.zrange('test-light:light', 0, -1)).map(guidOf)
+      const a = await s.create()
+      t.same(await light(), [], 'unused: in new only')
+      await s.get(a.guid)
+      t.same(await light(), [a.guid], 'named, nothing more')
+      await s.update(a.guid, { note: 'mine' })
+      t.same(await light(), [], 'at work')
+      const b = await s.create()
+      await s.get(b.guid)
+      // An older instance writes a note without taking b out of light, and a session it dropped stays there.
+      const packed = await s.client.hget('test-light:sessions', sessionId(b.guid)) as string
+      await s.client.hset('test-light:sessions', sessionId(b.guid), `${packed}theirs`)
+      await s.client.zadd('test-light:light', 0, sessionId('6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b'))
+      await t.rejects(s.create(), { name: 'SessionsFullError', statusCode: 503 })
+      t.same(await light(), [], 'both stale entries cleared')
+      t.same([(await s.get(a.guid))?.note, (await s.get(b.guid))?.note], ['mine', 'theirs'], 'and both sessions at work kept')
     })
 
     t.test('Redis expires idle sessions by their activity score, and sweeps them; a pinned session is not in the index', async t => {
@@ -199,6 +220,8 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const entry: JournalEntry = { at: 1, method: 'POST', path: '/secret/note', status: 200, contentType: 'application/json', passed: 0, hint: -1, suggestion: null }
       await s.record(a.guid, entry)
       await s.get(a.guid)
+      // At work, as a learner who writes notes is: no longer among those that make room (<prefix>light).
+      await s.update(a.guid, { note: 'first' })
       const counts = async (): Promise<Record<string, number>> => {
         const info = await s.client.info('commandstats')
         const out: Record<string, number> = {}
@@ -552,7 +575,9 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const ttl = await client.pttl(`${keyPrefix}j:${id}`)
       const left = Math.floor(Number(await client.zscore(`${keyPrefix}lru`, id)) / 1024) + 5000 - await redisNow(reader)
       t.ok(ttl >= left && ttl <= 5000 + JOURNAL_SPARE_MS, `the journal lives as long as its session (${left} ms) and at most a minute more (${ttl} ms)`)
-      // Two more, each used: every session has been, so the least recently used makes room.
+      // Restored to nothing passed, it is no longer at work: two more, each named, and the one of
+      // those not at work active longest ago (it) makes room.
+      await reader.restore({ ...await reader.get(guid) as Session, progress: 0 })
       for (let i = 0; i < 2; i++) {
         const other = (await one.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
         await one.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': other } })

@@ -5,15 +5,33 @@ import type { Test } from 'tap'
 import { createServer } from '../src/server.js'
 import type { JournalEntry } from '../src/domain/journal/journal.js'
 import type { SessionStore, SessionPage } from '../src/domain/sessions/store.js'
+import { TOKEN_BITS } from '../src/domain/sessions/worth.js'
 
-/** An HTTP request over `agent` (which names the source address): the status and the headers, once the answer is read. */
+/** An HTTP request over `agent` (which names the source address): the status, the headers and the body, once the answer is read. */
 async function send (agent: Agent, port: number, method: string, path: string, headers: Record<string, string> = {}, body = '') {
-  return await new Promise<{ status: number, headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
+  return await new Promise<{ status: number, headers: Record<string, string | string[] | undefined>, body: string }>((resolve, reject) => {
     request({ host: '127.0.0.1', port, method, path, agent, headers }, res => {
-      res.resume()
-      res.on('end', () => resolve({ status: res.statusCode as number, headers: res.headers }))
+      let text = ''
+      res.setEncoding('utf8').on('data', chunk => { text += chunk })
+      res.on('end', () => resolve({ status: res.statusCode as number, headers: res.headers, body: text }))
     }).on('error', reject).end(body)
   })
+}
+
+const BASIC = `Basic ${Buffer.from('admin:password').toString('base64')}`
+
+/** A learner at work over HTTP: a session, its token, and a note written with it. */
+async function learnerAtWork (agent: Agent, port: number, note: string): Promise<{ guid: string, token: string }> {
+  const guid = (await send(agent, port, 'POST', '/challenger')).headers['x-challenger'] as string
+  const token = (await send(agent, port, 'POST', '/secret/token', { 'x-challenger': guid, authorization: BASIC })).headers['x-auth-token'] as string
+  await send(agent, port, 'POST', '/secret/note', { 'x-challenger': guid, 'x-auth-token': token, 'content-type': 'application/json' }, JSON.stringify({ note }))
+  return { guid, token }
+}
+
+/** A learner's note as GET /secret/note answers it: its status and note. */
+async function noteOf (agent: Agent, port: number, learner: { guid: string, token: string }): Promise<[number, string]> {
+  const answer = await send(agent, port, 'GET', '/secret/note', { 'x-challenger': learner.guid, 'x-auth-token': learner.token })
+  return [answer.status, answer.status === 200 ? (JSON.parse(answer.body) as { note: string }).note : answer.body]
 }
 
 /** `make` returns a fresh, empty store with room for `maxSessions`; the suite closes it. */
@@ -91,16 +109,114 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     const [nine, ten, eleven] = made.slice(-3) as [string, string, string]
     t.same(await live(), [eleven, ten, nine, learner.guid], 'the learner, and the three made last')
     t.equal((await store.get(learner.guid))?.note, 'mine')
-    // Every session used: the least recently used makes room.
+    // Every session used: the least recently active not at work makes room; the learner, used longest ago, stays.
     for (const guid of [nine, ten, eleven]) await store.get(guid)
     const next = await store.create()
-    t.same(await live(), [next.guid, eleven, ten, nine], 'the learner, used longest ago')
+    t.same(await live(), [next.guid, eleven, ten, learner.guid], 'nine, named and nothing more, made room')
     // Made again by a restore, a session is unused; restored while live, it was named, so used.
-    t.equal(await store.restore({ guid: learner.guid, token: learner.token, note: 'back', progress: 0 }), 'created')
-    t.same(await live(), [learner.guid, eleven, ten, nine], 'the unused one made room')
-    t.equal(await store.restore({ guid: nine, token: learner.token, note: 'restored', progress: 0 }), 'replaced')
+    t.equal(await store.restore({ guid: nine, token: learner.token, note: 'back', progress: 0 }), 'created')
+    t.same(await live(), [nine, eleven, ten, learner.guid], 'the unused one made room')
+    t.equal(await store.restore({ guid: ten, token: learner.token, note: '', progress: 0 }), 'replaced')
     const last = await store.create()
-    t.same(await live(), [last.guid, nine, eleven, ten], 'the learner\'s, restored and unused since, made room')
+    t.same(await live(), [last.guid, ten, eleven, learner.guid], 'nine, made again by the restore and unused since, made room')
+  })
+
+  t.test('at capacity, used sessions not at work make room, least recently active first; a session at work never does, and a new one is refused', async t => {
+    const store = await make(4)
+    t.teardown(() => store.close())
+    const live = async (): Promise<string[]> => (await store.list(10)).sessions.map(s => s.guid)
+    const pinned = { guid: '00000000-0000-4000-8000-000000000001', token: 'a'.repeat(32), note: '', progress: 0 }
+    await store.restore(pinned, { pinned: true })
+    // Made (challenge bit 1) and named, then: a note; the token issued; two more challenges; one more (a heartbeat).
+    const made = async (change: { note?: string, passed?: number }): Promise<string> => {
+      const session = await store.create(undefined, 1)
+      await store.get(session.guid)
+      await store.update(session.guid, change)
+      return session.guid
+    }
+    const noted = await made({ note: 'mine' })
+    const token = await made({ passed: TOKEN_BITS & -TOKEN_BITS })
+    const three = await made({ passed: 0b110 })
+    const named = await made({ passed: 0b100000 })
+    const next = await store.create()
+    t.same(await live(), [next.guid, three, token, noted], 'the one with two challenges, named, made room')
+    const after = await store.create()
+    t.same(await live(), [after.guid, three, token, noted], 'the unused one made room')
+    await store.get(after.guid)
+    const newest = await store.create()
+    t.same(await live(), [newest.guid, three, token, noted], 'the used one not at work made room')
+    t.equal(await store.get(named), undefined)
+    await store.update(newest.guid, { note: 'at work now' })
+    await store.get(newest.guid)
+    // Every session at work: none makes room, and nothing is written.
+    const gone = '6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b'
+    await t.rejects(store.create(), { name: 'SessionsFullError', code: 'APICH_SESSIONS_FULL', statusCode: 503 })
+    await t.rejects(store.restore({ guid: gone, token: 'e'.repeat(32), note: 'x', progress: 1 }), { name: 'SessionsFullError', statusCode: 503 })
+    t.equal(await store.get(gone), undefined, 'the refused restore made nothing')
+    t.same(await live(), [newest.guid, three, token, noted], 'every session at work is still there')
+    t.equal((await store.get(noted))?.note, 'mine')
+    t.same(await store.get(pinned.guid), pinned, 'the pinned session is no part of it')
+    // A live session restored is no new one; restored with nothing at work, it is the next to make room.
+    t.equal(await store.restore({ guid: noted, token: 'f'.repeat(32), note: 'again', progress: 1 }), 'replaced')
+    t.equal(await store.restore({ guid: three, token: 'f'.repeat(32), note: '', progress: 1 }), 'replaced')
+    const last = await store.create()
+    t.same(await live(), [last.guid, noted, newest.guid, token], 'three, restored to one challenge and no note, made room')
+  })
+
+  t.test('at capacity 100, 10 learners with a token and a note all still work after 2 addresses made and named 110 sessions (issue 50)', async t => {
+    const store = await make(100)
+    const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store } })
+    t.teardown(() => app.close())
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const port = (app.server.address() as AddressInfo).port
+    const agent = new Agent({ keepAlive: true, localAddress: '127.0.0.1' })
+    t.teardown(() => agent.destroy())
+    const learners: Array<{ guid: string, token: string }> = []
+    for (let i = 0; i < 10; i++) learners.push(await learnerAtWork(agent, port, `learner ${i}`))
+    // The stranger's sessions: each made, then named once in a heartbeat, 55 from each of two addresses.
+    const statuses = await Promise.all([2, 3].map(async host => {
+      const stranger = new Agent({ keepAlive: true, localAddress: `127.0.0.${host}` })
+      const seen: number[] = []
+      for (let i = 0; i < 55; i++) {
+        const made = await send(stranger, port, 'POST', '/challenger')
+        seen.push(made.status, (await send(stranger, port, 'GET', '/heartbeat', { 'x-challenger': made.headers['x-challenger'] as string })).status)
+      }
+      stranger.destroy()
+      return seen
+    }))
+    t.same(statuses.flat().filter(status => status !== 201 && status !== 204), [], 'the stranger\'s 110 sessions were made and named: each made room from the stranger\'s own')
+    t.same(await Promise.all(learners.map(async learner => await noteOf(agent, port, learner))), learners.map((_, i) => [200, `learner ${i}`]), 'every learner still works')
+    t.equal((await store.list(1)).total, 100)
+    // A learner who comes now gets a session and works: the stranger's are still there to make room.
+    const late = await learnerAtWork(agent, port, 'late')
+    t.same(await noteOf(agent, port, late), [200, 'late'])
+  })
+
+  t.test('with every session at work, a new one is refused with 503 and the error body, and the learners keep working', async t => {
+    const store = await make(12)
+    const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store } })
+    t.teardown(() => app.close())
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const port = (app.server.address() as AddressInfo).port
+    const agent = new Agent({ keepAlive: true, localAddress: '127.0.0.1' })
+    t.teardown(() => agent.destroy())
+    const learners: Array<{ guid: string, token: string }> = []
+    for (let i = 0; i < 10; i++) learners.push(await learnerAtWork(agent, port, `learner ${i}`))
+    // A stranger who makes each session one at work (its token issued): two fit.
+    const stranger = new Agent({ keepAlive: true, localAddress: '127.0.0.2' })
+    t.teardown(() => stranger.destroy())
+    for (let i = 0; i < 2; i++) {
+      const guid = (await send(stranger, port, 'POST', '/challenger')).headers['x-challenger'] as string
+      t.equal((await send(stranger, port, 'POST', '/secret/token', { 'x-challenger': guid, authorization: BASIC })).status, 201)
+    }
+    const refused = await send(stranger, port, 'POST', '/challenger')
+    t.equal(refused.status, 503)
+    t.same(JSON.parse(refused.body), { errorMessages: ['The server holds as many sessions as it may, every one in use: try again in a few minutes, once one has ended'] })
+    t.equal(refused.headers['x-challenger'], undefined, 'no session made')
+    const put = await send(stranger, port, 'PUT', '/challenger/6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b', { 'content-type': 'application/json' }, '{}')
+    t.equal(put.status, 503, 'a restore that would make one too')
+    t.same(await Promise.all(learners.map(async learner => await noteOf(agent, port, learner))), learners.map((_, i) => [200, `learner ${i}`]), 'every learner still works')
+    t.equal((await store.list(1)).total, 12)
   })
 
   t.test('at capacity 300, a learner who wrote a note is still there after 5 addresses made 60 sessions each (issue 34)', async t => {

@@ -3,6 +3,7 @@ import createError from '@fastify/error'
 
 export const ERROR_CODES = Object.freeze({
   storeUnavailable: 'APICH_STORE_UNAVAILABLE',
+  sessionsFull: 'APICH_SESSIONS_FULL',
   badCursor: 'APICH_BAD_CURSOR',
   badXmlBody: 'APICH_BAD_XML_BODY',
   config: 'APICH_CONFIG',
@@ -18,6 +19,11 @@ export class StoreUnavailableError extends createError(ERROR_CODES.storeUnavaila
   constructor (cause: unknown) {
     super({ cause })
   }
+}
+
+/** 503: MAX_SESSIONS live sessions, each at work (sessions/worth.ts), so none makes room for a new one. */
+export class SessionsFullError extends createError(ERROR_CODES.sessionsFull, 'The server holds as many sessions as it may, every one in use: try again in a few minutes, once one has ended', 503) {
+  override name = 'SessionsFullError'
 }
 
 /** 400: a cursor of GET /admin/sessions that this store did not make (or can no longer read). */

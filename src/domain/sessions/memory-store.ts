@@ -4,6 +4,8 @@ import { WindowCounts } from './counts.js'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { Journal, type JournalEntry } from '../journal/journal.js'
 import { Marks } from './marks.js'
+import { SessionsFullError } from '../http/errors.js'
+import { atWork } from './worth.js'
 import { BadCursorError, EXPIRED_KEPT, type ClassSummary, type CreationCount, type Hunt, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary } from './store.js'
 
 export interface MemoryStoreOptions {
@@ -46,6 +48,8 @@ interface SessionState {
   createdSecond: number
   /** Whether a request has named it since it was made (unused sessions are evicted first). */
   used: boolean
+  /** Used, but not at work (worth.ts): in #light, next to make room after the unused ones. */
+  light: boolean
   /** Its place in the order of activity, given at each touch: the board's cursor finds it by this (marks.ts). */
   seq: number
   /** Last activity, in whole milliseconds by the store's clock (#clock). */
@@ -62,9 +66,10 @@ const MEMORY_CURSOR = /^m([1-9]\d{0,15})$/
 
 /**
  * Every session in one Map, and threaded on a list in the order of last activity: a touch moves a
- * session to the newest end, eviction takes the oldest session never named since it was made (else
- * the oldest), and expiry removes expired sessions from the oldest end, a few on each call and all
- * of them on a timer. Every step is O(1), amortized.
+ * session to the newest end, and expiry removes expired sessions from the oldest end, a few on each
+ * call and all of them on a timer. At capacity the oldest session never named since it was made
+ * makes room, else the least recently active one not at work (worth.ts); when every session is at
+ * work, none does, and the new one is refused (SessionsFullError). Every step is O(1), amortized.
  */
 export class MemoryStore implements SessionStore {
   readonly #sessions = new Map<string, SessionState>()
@@ -76,6 +81,8 @@ export class MemoryStore implements SessionStore {
    * touched, so they keep the order they were made in: eviction looks from here toward the newest.
    */
   #freshFrom: SessionState | null = null
+  /** Used sessions not at work, least recently active first (a touch deletes and adds one again). */
+  readonly #light = new Set<SessionState>()
   readonly #idleMs: number
   readonly #maxSessions: number
   readonly #journalSize: number
@@ -145,6 +152,7 @@ export class MemoryStore implements SessionStore {
 
   #remove (session: SessionState): void {
     this.#unlink(session)
+    if (session.light) this.#light.delete(session)
     this.#sessions.delete(session.guid)
   }
 
@@ -179,7 +187,15 @@ export class MemoryStore implements SessionStore {
     session.used = true
     this.#unlink(session)
     this.#append(session)
+    this.#judge(session)
     return session
+  }
+
+  /** Puts a used session in #light, at its newest end, or takes it out once it is at work. */
+  #judge (session: SessionState): void {
+    if (session.light) this.#light.delete(session)
+    session.light = !atWork(session.progress, session.note)
+    if (session.light) this.#light.add(session)
   }
 
   /** The live session by `guid` (pinned or not), not touched. */
@@ -190,18 +206,23 @@ export class MemoryStore implements SessionStore {
   #add (session: SessionState): void {
     // Expired sessions go first: when four are removed here, the store is no longer full.
     this.#expire(4)
-    if (this.#sessions.size >= this.#maxSessions) this.#end(this.#evictable())
+    if (this.#sessions.size >= this.#maxSessions) {
+      const room = this.#evictable()
+      if (room === undefined) throw new SessionsFullError()
+      this.#end(room)
+    }
     this.#sessions.set(session.guid, session)
     this.#append(session)
-    this.#freshFrom ??= session
+    if (session.used) this.#judge(session)
+    else this.#freshFrom ??= session
   }
 
-  /** The session to make room (none has expired): the oldest unused one, else the least recently used. */
-  #evictable (): SessionState {
+  /** The session to make room (none has expired): the oldest unused one, else the least recently active not at work. */
+  #evictable (): SessionState | undefined {
     let fresh = this.#freshFrom
     while (fresh !== null && fresh.used) fresh = fresh.newer
     this.#freshFrom = fresh
-    return fresh ?? this.#oldest as SessionState
+    return fresh ?? this.#light.values().next().value
   }
 
   /** The session as the store hands it out: a copy. */
@@ -225,6 +246,7 @@ export class MemoryStore implements SessionStore {
       hunt: hunt === undefined ? undefined : { hidden: hunt.hidden.map(detached), found: hunt.found.map(detached) },
       createdSecond: Math.floor(this.#wall(now) / 1000),
       used: false,
+      light: false,
       seq: 0,
       seen: now,
       journal: null,
@@ -250,6 +272,11 @@ export class MemoryStore implements SessionStore {
     if (session === undefined) return false
     if (change.note !== undefined) session.note = detached(change.note)
     session.progress |= change.passed ?? 0
+    // Not activity: a session at work now leaves #light, and keeps its place in the order.
+    if (session.light && atWork(session.progress, session.note)) {
+      this.#light.delete(session)
+      session.light = false
+    }
     const hunt = session.hunt
     if (change.found !== undefined && hunt !== undefined && hunt.hidden.includes(change.found) && !hunt.found.includes(change.found)) {
       session.hunt = { hidden: hunt.hidden, found: [...hunt.found, change.found] }
@@ -358,6 +385,7 @@ export class MemoryStore implements SessionStore {
     this.#sessions.clear()
     this.#pinned.clear()
     this.#ended.clear()
+    this.#light.clear()
     this.#oldest = null
     this.#newest = null
     this.#freshFrom = null

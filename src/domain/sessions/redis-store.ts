@@ -9,6 +9,9 @@
 //                     later; a pinned session is not in it
 //   <prefix>new       the same for sessions no request has named since they were made: at capacity
 //                     the oldest of these makes room first, so strangers never push out a learner
+//   <prefix>light     sorted set, a subset of lru: the used sessions not at work (../worth.ts), by
+//                     activity; at capacity the oldest makes room next. None left: the new one is
+//                     refused (SessionsFullError), as no session at work makes room
 //   <prefix>hunts     hash: a hunt's session id -> its defects, hidden and found (see huntText)
 //   <prefix>j:<id>    list: the session's journal, newest first, trimmed once a quarter over its
 //                     size; it lives up to a minute longer than its session (JOURNAL_SPARE_MS)
@@ -23,6 +26,7 @@ import { Availability, ReplicaShortfall } from './redis/availability.js'
 import { connection, type ConnectionSettings } from './redis/connection.js'
 import { guidOf, sessionId } from './redis/ids.js'
 import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Head, type Scripts } from './redis/scripts.js'
+import { SessionsFullError } from '../http/errors.js'
 import { BadCursorError, type ClassSummary, type CreationCount, type Hunt, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary, type StoreStatus } from './store.js'
 
 export { StoreUnavailableError } from './store.js'
@@ -176,8 +180,10 @@ export class RedisStore implements SessionStore {
   }
 
   async #put (session: Session, pinned: boolean, onlyNew: boolean): Promise<number> {
-    return await this.#run(() => this.#scripts.put(...this.#writing(), sessionId(session.guid), session.token, session.note, session.progress,
+    const outcome = await this.#run(() => this.#scripts.put(...this.#writing(), sessionId(session.guid), session.token, session.note, session.progress,
       this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', session.name ?? '', huntText(session.hunt)))
+    if (outcome === -2) throw new SessionsFullError()
+    return outcome
   }
 
   async create (name?: string, progress = 0, hunt?: Hunt): Promise<Session> {

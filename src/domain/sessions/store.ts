@@ -96,13 +96,16 @@ export interface ClassBoard {
 }
 
 export interface SessionStore extends ClassBoard {
-  /** A new session. At capacity it makes room: the oldest session never named since it was made, else the least recently used. */
+  /**
+   * A new session. At capacity it makes room: the oldest session never named since it was made, else
+   * the least recently active one not at work (worth.ts); with every session at work, SessionsFullError (503).
+   */
   create (name?: string, progress?: number, hunt?: Hunt): Promise<Session>
   /** The live session, as it is now; looking it up counts as activity and keeps it alive. */
   get (guid: string): Promise<Session | undefined>
   /** Applies `change` to the session: false when it is gone (and it stays gone). */
   update (guid: string, change: SessionChange): Promise<boolean>
-  /** Puts `session` in place of the one with its guid (`ifAbsent`: only if there is none). A pinned session never expires. */
+  /** Puts `session` in place of the one with its guid (`ifAbsent`: only if there is none); making one, as create. A pinned session never expires. */
   restore (session: Session, options?: { pinned?: boolean, ifAbsent?: boolean }): Promise<'replaced' | 'created'>
   /** Adds `entry` to the session's journal, which keeps the newest entries; resolves once any instance would find it. */
   record (guid: string, entry: JournalEntry): Promise<void>

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs'
 import type { Redis } from 'ioredis'
 import { EXPIRED_KEPT } from '../store.js'
+import { AT_WORK_PASSES, TOKEN_BITS } from '../worth.js'
 
 /** Activity scores per millisecond (see <prefix>lru in ../redis-store.ts). */
 export const PER_MS = 1024
@@ -13,7 +14,8 @@ export const JOURNAL_SPARE_MS = 60_000
 const SWEEP_ON_CREATE = 2
 const SWEEP_ON_READ = 100
 
-const CONSTANTS = `local PER_MS, JOURNAL_SPARE_MS, SWEEP_ON_CREATE, SWEEP_ON_READ, EXPIRED_KEPT = ${PER_MS}, ${JOURNAL_SPARE_MS}, ${SWEEP_ON_CREATE}, ${SWEEP_ON_READ}, ${EXPIRED_KEPT}\n`
+const CONSTANTS = `local PER_MS, JOURNAL_SPARE_MS, SWEEP_ON_CREATE, SWEEP_ON_READ, EXPIRED_KEPT = ${PER_MS}, ${JOURNAL_SPARE_MS}, ${SWEEP_ON_CREATE}, ${SWEEP_ON_READ}, ${EXPIRED_KEPT}\n` +
+  `local TOKEN_BITS, AT_WORK_PASSES = ${TOKEN_BITS}, ${AT_WORK_PASSES}\n`
 
 /** Each script: its files in order (session.lua and count.lua are libraries), its number of keys, its flags. */
 const SCRIPTS = {

@@ -1,5 +1,6 @@
 -- The lookup. ARGV[4] the session's id; the session, or false. A lookup is activity: an unpinned
--- session's score (its expiry) moves up, it counts as used, and its journal's TTL is renewed.
+-- session's score (its expiry) moves up, it counts as used (in light too, while not at work), and
+-- its journal's TTL is renewed.
 local id = ARGV[4]
 local s = load(id)
 if not s then return false end
@@ -8,6 +9,9 @@ if s.k ~= '1' then
   local left = redis.call('PTTL', journal)
   if left ~= -2 and left < idleMs then redis.call('PEXPIRE', journal, idleMs + JOURNAL_SPARE_MS) end
   if s.fresh then redis.call('ZREM', fresh, id) end
-  redis.call('ZADD', lru, score(activity()), id)
+  local at = score(activity())
+  redis.call('ZADD', lru, at, id)
+  -- A session at work is never in light (update.lua takes it out when it gets there).
+  if not atWork(s) then redis.call('ZADD', light, at, id) end
 end
 return found(id, s)

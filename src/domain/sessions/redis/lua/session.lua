@@ -3,6 +3,9 @@
 -- pinned made tokenLength nameLength ' then token, name and note (made '' from before times were kept).
 local lru, sessions, fresh = KEYS[1], KEYS[2], KEYS[3]
 local idleMs, prefix = tonumber(ARGV[1]), ARGV[2]
+-- Used sessions not at work (atWork), by their activity score: at capacity the oldest makes room
+-- after the unused ones. A subset of lru, so counted nowhere.
+local light = prefix .. 'light'
 -- A hunt's defects, beside its session: 'hidden|found', ids comma-separated. Not in the packed
 -- session, whose note is its tail, so that an instance from before hunts reads a hunt's session whole.
 local hunts = prefix .. 'hunts'
@@ -31,6 +34,19 @@ end
 local function encode (s)
   return s.p .. ' ' .. s.k .. ' ' .. s.c .. ' ' .. #s.t .. ' ' .. #s.a .. ' ' .. s.t .. s.a .. s.n
 end
+-- Whether a session is at work (../../worth.ts, whose constants these are): a note, a challenge that
+-- needs its token, or AT_WORK_PASSES challenges passed. At capacity such a session never makes room.
+local function atWork (s)
+  if s.n ~= '' then return true end
+  local bits = tonumber(s.p)
+  if bit.band(bits, TOKEN_BITS) ~= 0 then return true end
+  local passed = 0
+  while bits ~= 0 and passed < AT_WORK_PASSES do
+    bits = bit.band(bits, bits - 1)
+    passed = passed + 1
+  end
+  return passed >= AT_WORK_PASSES
+end
 -- What a lookup answers: token, note, progress, pinned, name and hunt (nil for none).
 local function found (id, s)
   return { s.t, s.n, s.p, s.k, s.a ~= '' and s.a or false, redis.call('HGET', hunts, id) }
@@ -46,6 +62,7 @@ local function drop (id)
   redis.call('HDEL', hunts, id)
   redis.call('ZREM', lru, id)
   redis.call('ZREM', fresh, id)
+  redis.call('ZREM', light, id)
   redis.call('DEL', prefix .. 'j:' .. id)
 end
 local function sweep (limit)

@@ -3,9 +3,12 @@
 -- session that is gone.
 local s = load(ARGV[4])
 if not s then return 0 end
+local was = atWork(s)
 if ARGV[5] == '1' then s.n = ARGV[6] end
 s.p = tostring(bit.bor(tonumber(s.p), tonumber(ARGV[7])))
 redis.call('HSET', sessions, ARGV[4], encode(s))
+-- Not activity: a session at work from now on leaves light, and keeps its score.
+if not was and atWork(s) then redis.call('ZREM', light, ARGV[4]) end
 -- An id is never '' and has no ',' or '|' (the hunt's separators).
 local hunt = string.find(ARGV[8], '^[^,|]+$') and redis.call('HGET', hunts, ARGV[4])
 if hunt then
