@@ -12,15 +12,16 @@ const SHOWN = 60
 
 async function clientAddress (fastify: FastifyInstance): Promise<void> {
   fastify.addHook('onRequest', function checkClientAddress (request, reply, done) {
-    const ip = request.ip
-    // The socket's own address (no trustProxy, or no trusted hop), or an address a proxy named.
-    if (ip === undefined || isIP(ip) !== 0) {
+    const header = request.headers['x-forwarded-for']
+    // No header, or an address as the client: the socket's (no trustProxy, no trusted hop) or one a proxy named.
+    if (header === undefined || isIP(request.ip) !== 0) {
       done()
       return
     }
-    // request.ip reads the header on each call: its entries with ports are written as bare addresses.
-    request.raw.headers['x-forwarded-for'] = withoutPorts(request.headers['x-forwarded-for'] as string)
-    const named = request.ip
+    // request.ip reads the header on each call: its entries with ports are written as bare addresses
+    // (Node joins a repeated X-Forwarded-For into one string).
+    request.raw.headers['x-forwarded-for'] = withoutPorts(String(header))
+    const named = String(request.ip)
     if (isIP(named) !== 0) {
       done()
       return

@@ -78,18 +78,15 @@ export function everyClientOf (entries: readonly string[]): 'IPv4' | 'IPv6' | un
   return undefined
 }
 
-/** The addresses of `all` but those of `out` (both sorted and disjoint). */
-function without (all: Interval[], out: Interval[]): Interval[] {
+/** The addresses of `all` but those of `out` (sorted, disjoint, and inside `all`). */
+function without ([first, last]: Interval, out: Interval[]): Interval[] {
   const kept: Interval[] = []
-  for (const [first, last] of all) {
-    let next = first
-    for (const [start, end] of out) {
-      if (end < next || start > last) continue
-      if (start > next) kept.push([next, start - 1n])
-      next = end + 1n
-    }
-    if (next <= last) kept.push([next, last])
+  let next = first
+  for (const [start, end] of out) {
+    if (start > next) kept.push([next, start - 1n])
+    next = end + 1n
   }
+  if (next <= last) kept.push([next, last])
   return kept
 }
 
@@ -113,8 +110,8 @@ const NOT_PUBLIC_IPV4 = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/
   '192.0.2.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/3']
 /** The internet's addresses: IPv4's but those above; IPv6's global unicast (2000::/3) but documentation. */
 const PUBLIC: Readonly<Record<'IPv4' | 'IPv6', Interval[]>> = {
-  IPv4: without([interval('0.0.0.0/0')], merged(NOT_PUBLIC_IPV4.map(interval))),
-  IPv6: without([interval('2000::/3')], [interval('2001:db8::/32')])
+  IPv4: without(interval('0.0.0.0/0'), merged(NOT_PUBLIC_IPV4.map(interval))),
+  IPv6: without(interval('2000::/3'), [interval('2001:db8::/32')])
 }
 /** NAT64's well-known prefix: a client there is the IPv4 client in its last 32 bits. */
 const NAT64 = interval('64:ff9b::/96')
