@@ -1,10 +1,13 @@
 // API documentation: @fastify/swagger's OpenAPI 3 document of the routes registered after it, served by
 // @fastify/swagger-ui at /docs. The API is documented once; its two bases are the document's two servers.
+// The document and Swagger UI's files are each one Buffer, sent to every client: a copy (or a file stream)
+// per connection let clients that do not read fill the heap.
 import helmet from '@fastify/helmet'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
+import { readFileSync, ReadStream } from 'node:fs'
 import { browserHeaders } from '../src/domain/http/browser-headers.js'
 import { documented } from '../src/domain/http/schemas.js'
 import { API_BASE } from './api-bases.js'
@@ -39,6 +42,23 @@ export const DOCS_CSP_DIRECTIVES: Readonly<Record<string, string[]>> = {
   'base-uri': ["'none'"],
   'object-src': ["'none'"],
   'frame-ancestors': ["'none'"]
+}
+
+/** Swagger UI's files by path, read on each one's first whole answer, for the process: they never change. */
+const assets = new Map<string, Buffer>()
+
+/** The whole of a Swagger UI file, @fastify/static's stream of it (a 200), as the one Buffer of that file; its
+ * headers, ETag and Last-Modified among them, stay @fastify/static's. Anything else (a part, a 304) as it is. */
+function sharedAsset (reply: FastifyReply, payload: unknown): unknown {
+  if (!(payload instanceof ReadStream) || reply.statusCode !== 200) return payload
+  const path = String(payload.path)
+  let asset = assets.get(path)
+  if (asset === undefined) {
+    asset = readFileSync(path)
+    assets.set(path, asset)
+  }
+  payload.destroy()
+  return asset
 }
 
 async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<void> {
@@ -101,9 +121,26 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
       return openapiObject
     }
   })
+  // The document, made once its routes are all known: JSON and YAML, each one Buffer (issue 50).
+  let json: Buffer | undefined
+  let yaml: Buffer | undefined
+  const sendDocument: preHandlerHookHandler = function (request, reply, done) {
+    const url = request.routeOptions.url as string
+    if (url.endsWith('/docs/json')) {
+      json ??= Buffer.from(JSON.stringify(fastify.swagger()))
+      reply.type('application/json; charset=utf-8').send(json)
+    } else if (url.endsWith('/docs/yaml')) {
+      yaml ??= Buffer.from(fastify.swagger({ yaml: true }))
+      reply.type('application/x-yaml').send(yaml)
+    } else done()
+  }
   // Encapsulated, so that helmet's headers reach the docs and not the API.
   await fastify.register(async function swaggerUiPage (ui) {
     await ui.register(helmet, browserHeaders(DOCS_CSP_DIRECTIVES))
+    ui.addHook('preHandler', sendDocument)
+    ui.addHook('onSend', function shareAssets (_request, reply, payload, next) {
+      next(null, sharedAsset(reply, payload))
+    })
     await ui.register(swaggerUi, { routePrefix: '/docs', indexPrefix: ui.prefix, uiConfig: { persistAuthorization: true } })
   })
 }

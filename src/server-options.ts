@@ -1,9 +1,11 @@
-// What a Fastify server is given, not the plugin: handlers for errors before the service's hooks run, and
-// the methods it knows. src/server.ts gives them to its server; a host may give them to its own.
+// What a Fastify server is given, not the plugin: handlers for errors before the service's hooks run, the
+// requests its node:http server ends before Fastify, and the methods it knows. src/server.ts gives them to its
+// server; a host may give them to its own.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { STATUS_CODES, type ServerResponse } from 'node:http'
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { challengerEcho, COMMON_HEADERS, unreadBody } from './domain/http/common-headers.js'
+import { challengerEcho, COMMON_HEADERS, hostCount, unreadBody } from './domain/http/common-headers.js'
+import { lastOnItsConnection } from './domain/http/connection-table.js'
 import { errorBody } from './domain/challenges/messages.js'
 import { EVERY_METHOD } from './domain/http/methods.js'
 import { firstValues, namesOnTheWire, wireName } from './domain/http/wire.js'
@@ -46,13 +48,20 @@ export function clientErrorHandler (error: Error & { code?: string }, socket: So
     const body = JSON.stringify(errorBody(message))
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-      Object.entries(COMMON_HEADERS).map(([name, value]) => `${wireName(name)}: ${value}\r\n`).join('') +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Connection: close\r\n\r\n' +
-      body
+      Object.entries(closingHeaders(body)).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+      '\r\n' + body
     )
   })
+}
+
+/** The headers of an error answer that closes its connection, named as on the wire. */
+function closingHeaders (body: string): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(COMMON_HEADERS)) headers[wireName(name)] = value
+  headers['Content-Type'] = 'application/json; charset=utf-8'
+  headers['Content-Length'] = String(Buffer.byteLength(body))
+  headers.Connection = 'close'
+  return headers
 }
 
 const answering = new WeakSet<Socket>()
@@ -76,6 +85,27 @@ function afterEarlierAnswers (socket: Socket, then: () => void): void {
 const clientErrors: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'The request headers are larger than the server accepts'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive']
+}
+
+/** Most headers a request may have. Node keeps the first `maxHeadersCount` and drops the rest without a word, a
+ * Content-Length among them (its body would then be read as nobody's); the server keeps one more, to see it. */
+export const MAX_HEADERS = 2000
+
+/** `handler` behind the server's own checks. A request with more than MAX_HEADERS headers is answered 431 here,
+ * and one without a single Host (HTTP/1.1), which the app answers 400, is made its connection's last: after
+ * either, the requests pipelined behind get no answer and the connection closes. */
+export function screened (handler: (request: IncomingMessage, response: ServerResponse) => void): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    if (request.rawHeaders.length > 2 * MAX_HEADERS) {
+      lastOnItsConnection(response)
+      const body = JSON.stringify(errorBody(`The request has more than ${MAX_HEADERS} headers`))
+      response.writeHead(431, closingHeaders(body)).end(body)
+      return
+    }
+    const hosts = hostCount(request)
+    if (hosts > 1 || (hosts === 0 && request.httpVersion === '1.1')) lastOnItsConnection(response)
+    handler(request, response)
+  }
 }
 
 /** Teaches `fastify`'s server every method of EVERY_METHOD, bodyless, before it is ready: Fastify answers an

@@ -19,7 +19,7 @@ import { defaults as appDefaults, resolveOptions } from './domain/config/options
 import { sentinelsAddress } from './domain/sessions/redis/connection.js'
 import type { SessionStore } from './domain/sessions/store.js'
 import { createStore } from './domain/sessions/stores.js'
-import { clientErrorHandler, frameworkErrors, supportEveryMethod } from './server-options.js'
+import { clientErrorHandler, frameworkErrors, MAX_HEADERS, screened, supportEveryMethod } from './server-options.js'
 
 /** At debug and trace, one line per request once it is answered (Fastify's own two lines say it twice). */
 export class OneLinePerRequest extends LogController {
@@ -64,15 +64,20 @@ export function createServer (config: ServerConfig): FastifyInstance {
     clientErrorHandler,
     trustProxy: trustProxyOption(config.trustProxy ?? false),
     // The node:http server, its connections kept and bounded (src/domain/http/connection-table.ts).
-    serverFactory: handler => limitedServer({
-      // Slow or idle clients are cut off (see connectionLimits for a new connection's first request).
-      headersTimeout,
-      requestTimeout,
-      keepAliveTimeout: config.keepAliveTimeout ?? serverDefaults.keepAliveTimeout,
-      connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout, requestTimeout),
-      // The app refuses a missing Host itself, with its headers and error body (Node's own 400 has neither).
-      requireHostHeader: false
-    }, connectionLimits(config, () => fastify.log), handler),
+    serverFactory: handler => {
+      const server = limitedServer({
+        // Slow or idle clients are cut off (see connectionLimits for a new connection's first request).
+        headersTimeout,
+        requestTimeout,
+        keepAliveTimeout: config.keepAliveTimeout ?? serverDefaults.keepAliveTimeout,
+        connectionsCheckingInterval: connectionsCheckingInterval(headersTimeout, requestTimeout),
+        // The app refuses a missing Host itself, with its headers and error body (Node's own 400 has neither).
+        requireHostHeader: false
+      }, connectionLimits(config, () => fastify.log), screened(handler))
+      // One header past the limit is kept, so that screened sees the request went over it.
+      server.maxHeadersCount = MAX_HEADERS + 1
+      return server
+    },
     // On close, requests on open keep-alive connections are still served, with Connection: close.
     return503OnClosing: false,
     forceCloseConnections: false
@@ -95,11 +100,13 @@ function connectionLimits (config: ServerConfig, log: () => FastifyBaseLogger): 
     maxPipelined: config.maxPipelined ?? serverDefaults.maxPipelined,
     maxUnsentBytes: config.maxUnsentBytes ?? serverDefaults.maxUnsentBytes,
     abuserTimeout: config.abuserTimeout ?? serverDefaults.abuserTimeout,
+    bodyGrace: config.bodyGrace ?? serverDefaults.bodyGrace,
+    minBodyRate: config.minBodyRate ?? serverDefaults.minBodyRate,
     // Said once per cap for the life of the server (see ConnectionTable).
     onLimit: (cap, client) => {
       log().warn({ client }, {
         perClient: `MAX_CONNECTIONS_PER_CLIENT (${perClient}) reached by ${client}: its new connections are closed at once; this is said only once`,
-        total: `MAX_CONNECTIONS (${total}) reached: each new connection closes the oldest idle one, and is itself closed at once while every connection is busy; this is said only once`,
+        total: `MAX_CONNECTIONS (${total}) reached: each new connection closes the oldest idle one, else one whose client takes or sends nothing, and is itself closed at once while every connection is busy; this is said only once`,
         pipelining: `${client} kept pipelining requests without reading the answers: its connection is closed and its new ones refused for a while; this is said only once`
       }[cap])
     }

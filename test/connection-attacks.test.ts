@@ -1,13 +1,16 @@
 // Attacks at the level of the connection, made with real sockets from real loopback addresses
-// (issue 34): pipelined requests whose answers are never read, connections that never speak, and a
-// malformed request that would overtake the answer before it. The full-size attacks: bench/attack-*.ts.
+// (issues 34 and 50): pipelined requests whose answers are never read, connections that never speak, a
+// malformed request that would overtake the answer before it, bodies sent slowly, headers past Node's count,
+// two Hosts and a half-close. The full-size attacks: bench/attack-*.ts; readers with a small receive buffer:
+// test/slow-readers.test.ts.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { once } from 'node:events'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ServerConfig } from '../src/domain/config/config.js'
+import { MemoryStore } from '../src/domain/sessions/memory-store.js'
+import type { Session } from '../src/domain/sessions/store.js'
 import { createServer } from '../src/server.js'
 import { newSession } from './helper.js'
 
@@ -24,7 +27,8 @@ async function listening (t: Test, config: Partial<ServerConfig> = {}) {
   t.teardown(() => app.close())
   const closes: Array<Promise<number>> = []
   app.server.on('connection', (socket: Socket) => {
-    closes.push(once(socket, 'close').then(() => performance.now()))
+    // Not events.once, which would reject on the socket's 'error' (an answer written to a client gone).
+    closes.push(new Promise(resolve => socket.once('close', () => resolve(performance.now()))))
   })
   await app.listen({ port: 0, host: '127.0.0.1' })
   return { app, port: (app.server.address() as AddressInfo).port, closes }
@@ -36,9 +40,13 @@ async function connection (port: number, from: string) {
   socket.setEncoding('latin1')
   let answer = ''
   socket.on('data', (chunk: string) => { answer += chunk })
+  // A reset (a refused connection, a write after the server closed) ends it like a close: events.once would reject.
   socket.on('error', () => {})
-  const closed = once(socket, 'close').then(() => answer)
-  await once(socket, 'connect')
+  const closed = new Promise<string>(resolve => socket.once('close', () => resolve(answer)))
+  await new Promise(resolve => {
+    socket.once('connect', resolve)
+    socket.once('close', resolve)
+  })
   return { socket, closed, answer: () => answer }
 }
 
@@ -76,7 +84,24 @@ async function within<T> (promise: Promise<T>, ms: number): Promise<T | undefine
 
 /** Resolves once the server has accepted `count` connections. */
 async function accepted (closes: unknown[], count: number): Promise<void> {
-  while (closes.length < count) await new Promise(resolve => setImmediate(resolve))
+  await until(() => closes.length >= count)
+}
+
+async function until (done: () => boolean): Promise<void> {
+  while (!done()) await new Promise(resolve => setImmediate(resolve))
+}
+
+/** A memory store whose session look-ups wait for `release`: a request naming a session is the server's to finish. */
+class HeldStore extends MemoryStore {
+  asked = 0
+  release: () => void = () => {}
+  readonly #held = new Promise<void>(resolve => { this.release = resolve })
+
+  override async get (guid: string): Promise<Session | undefined> {
+    this.asked++
+    await this.#held
+    return await super.get(guid)
+  }
 }
 
 t.test('pipelined GET /challenges never read, 64 KiB at a time on 8 connections: each is closed, memory stays put, others are served', async t => {
@@ -186,39 +211,51 @@ t.test('silent connections from 45 addresses fill MAX_CONNECTIONS=50: 20 heartbe
   const took = performance.now() - started
   t.same(statuses, new Array(20).fill('HTTP/1.1 204 No Content'))
   t.ok(took < AT_ONCE, `all answered after ${Math.round(took)} ms`)
-  t.same(said, ['MAX_CONNECTIONS (50) reached: each new connection closes the oldest idle one, and is itself closed at once while every connection is busy; this is said only once'])
+  t.same(said, ['MAX_CONNECTIONS (50) reached: each new connection closes the oldest idle one, else one whose client takes or sends nothing, and is itself closed at once while every connection is busy; this is said only once'])
 })
 
-t.test('at MAX_CONNECTIONS a silent connection makes room first, then an idle one; a busy one never; all busy: the new one is refused', async t => {
-  const { port } = await listening(t, { maxConnections: 3, maxConnectionsPerClient: 0, firstHeadTimeout: FAR, keepAliveTimeout: FAR })
-  const until = async (done: () => boolean): Promise<void> => {
-    while (!done()) await new Promise(resolve => setImmediate(resolve))
-  }
+t.test('at MAX_CONNECTIONS a silent connection makes room first, then an idle one, then one whose client sends nothing; one the server works on never; all busy: the new one is refused', async t => {
+  const store = new HeldStore()
+  const { port } = await listening(t, { maxConnections: 4, maxConnectionsPerClient: 0, firstHeadTimeout: FAR, keepAliveTimeout: FAR, bodyGrace: FAR, app: { store } })
   // Idle: it has had an answer and waits on keep-alive.
   const idle = await connection(port, '127.0.0.2')
   idle.socket.write(HEARTBEAT)
   await until(() => idle.answer().includes('\r\n\r\n'))
-  // Busy: its request is in flight, its body not sent yet (the server's 100 Continue says it has the head).
-  const body = '{"note":"busy"}'
-  const note = `POST /secret/note HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
-  const busyConnection = async (from: string) => {
+  // Working: the server waits on the store for its session.
+  const working = async (from: string) => {
     const busy = await connection(port, from)
-    busy.socket.write(note)
-    await until(() => busy.answer().startsWith('HTTP/1.1 100 Continue\r\n\r\n') || busy.socket.destroyed)
+    const asked = store.asked
+    busy.socket.write('GET /challenges HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: 00000000-0000-4000-8000-000000000000\r\n\r\n')
+    await until(() => store.asked > asked || busy.socket.destroyed)
     return busy
   }
-  const busy = await busyConnection('127.0.0.3')
+  const first = await working('127.0.0.3')
   const silent = await connection(port, '127.0.0.4')
-  const second = await busyConnection('127.0.0.5')
+  // Stalled: its body never comes (the server's 100 Continue says it has the head).
+  const sender = await connection(port, '127.0.0.5')
+  sender.socket.write('POST /challenger HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n')
+  await until(() => sender.answer().startsWith('HTTP/1.1 100 Continue\r\n\r\n'))
+  const second = await working('127.0.0.6')
   t.equal(await within(silent.closed, AT_ONCE), '', 'the silent one made room, at once')
-  const third = await busyConnection('127.0.0.6')
+  const third = await working('127.0.0.7')
   t.match(await within(idle.closed, AT_ONCE), /^HTTP\/1\.1 204 /, 'then the idle one (after its answer), at once')
-  t.equal(await heartbeat(port, '127.0.0.7'), '', 'every connection busy: the new one is refused')
-  busy.socket.end(body)
-  t.match(await busy.closed, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 401 /, 'the busy one was never closed: its request is answered')
-  t.match(await heartbeat(port, '127.0.0.7'), /^HTTP\/1\.1 204 /)
-  second.socket.destroy()
-  third.socket.destroy()
+  // The sender makes room once a sweep has seen it send nothing: until then a new connection is refused.
+  const deadline = performance.now() + AT_ONCE
+  let status = ''
+  while (status === '' && performance.now() < deadline) {
+    status = await heartbeat(port, '127.0.0.8')
+    if (status === '') await sleep(20)
+  }
+  t.equal(status, 'HTTP/1.1 204 No Content', 'then the one whose client sends nothing')
+  t.equal(await within(sender.closed, AT_ONCE), 'HTTP/1.1 100 Continue\r\n\r\n', 'closed without an answer')
+  const fourth = await working('127.0.0.9')
+  t.equal(await heartbeat(port, '127.0.0.10'), '', 'every connection the server\'s to finish: the new one is refused')
+  store.release()
+  for (const busy of [first, second, third, fourth]) {
+    const answered = until(() => busy.answer().startsWith('HTTP/1.1 ') || busy.socket.destroyed).then(() => busy.answer())
+    t.match(await within(answered, AT_ONCE), /^HTTP\/1\.1 \d{3} /, 'never closed: its request is answered')
+    busy.socket.destroy()
+  }
 })
 
 t.test('a new connection gets firstHeadTimeout for its first head: silent, it is closed without a word; half a head gets 408', async t => {
@@ -269,4 +306,117 @@ t.test('POST /secret/note with a malformed request after it in one packet: the n
   t.same(JSON.parse(got[0]?.body as string), { note: 'kept' })
   const stored = await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })
   t.same(stored.json(), { note: 'kept' })
+})
+
+t.test('a Content-Length behind 2,000 filler headers: 431, and the connection closes before its body is read', async t => {
+  const { app, port } = await listening(t)
+  const read: number[] = []
+  app.server.on('connection', (socket: Socket) => socket.once('close', () => read.push(socket.bytesRead)))
+  const { socket, closed } = await connection(port, '127.0.0.2')
+  socket.write(`GET /heartbeat HTTP/1.1\r\nHost: x\r\n${'a:b\r\n'.repeat(2000)}Content-Length: 1000000000\r\n\r\n`)
+  // A body of 64 MiB at most, as fast as the server takes it.
+  const chunk = Buffer.alloc(65_536, 'x')
+  let sent = 0
+  const send = (): void => {
+    while (!socket.destroyed && sent < 1024 * chunk.length) {
+      sent++
+      if (!socket.write(chunk)) return
+    }
+  }
+  socket.on('drain', send)
+  send()
+  const answer = await within(closed, AT_ONCE)
+  const { answers: got, rest } = answers(answer ?? 'not closed')
+  t.same(got.map(answer => answer.status), ['431'], 'refused, not answered 204 as if it had no body')
+  t.match(answer, /\r\nConnection: close\r\n/)
+  t.same(JSON.parse(got[0]?.body ?? '{}'), { errorMessages: ['The request has more than 2000 headers'] })
+  t.equal(rest, '', 'nothing more: the body was never read as requests')
+  await until(() => read.length === 1)
+  t.ok((read[0] as number) < 8e6, `the server read ${Math.round((read[0] as number) / 1e3)} KB of the ${Math.round(sent * chunk.length / 1e6)} MB sent`)
+  const fine = await connection(port, '127.0.0.2')
+  fine.socket.end(`GET /heartbeat HTTP/1.1\r\nHost: x\r\n${'a:b\r\n'.repeat(1998)}Connection: close\r\n\r\n`)
+  t.match(await fine.closed, /^HTTP\/1\.1 204 /, '2,000 headers in all are served')
+})
+
+t.test('a body sent one byte every 2 s is answered 408 once bodyGrace (2 s) is over, long before requestTimeout (30 s); the same body sent at once is served', async t => {
+  const { app, port } = await listening(t)
+  const { guid, token } = await newSession(app as FastifyInstance)
+  const body = '{"note":"sent slowly"}'
+  const head = `POST /secret/note HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: ${guid}\r\nX-AUTH-TOKEN: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+  const slow = await connection(port, '127.0.0.2')
+  const started = performance.now()
+  slow.socket.write(head)
+  let sent = 0
+  const trickle = setInterval(() => { if (!slow.socket.destroyed) slow.socket.write(body.charAt(sent++)) }, 2_000)
+  t.teardown(() => clearInterval(trickle))
+  const answer = await within(slow.closed, AT_ONCE)
+  const took = performance.now() - started
+  const { answers: got } = answers(answer ?? 'not closed')
+  t.same(got.map(answer => answer.status), ['408'])
+  t.same(JSON.parse(got[0]?.body ?? '{}'), { errorMessages: ['The request took too long to arrive'] })
+  t.ok(took >= 2_000 && took < AT_ONCE, `closed after ${Math.round(took)} ms, ${sent} bytes of ${body.length} sent`)
+  const note = await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })
+  t.same(note.json(), { note: '' }, 'the note is not written')
+  const fast = await connection(port, '127.0.0.2')
+  fast.socket.end(head.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n') + body)
+  t.match(await fast.closed, /^HTTP\/1\.1 200 /)
+})
+
+t.test('bodies sent one byte every 2 s fill MAX_CONNECTIONS=20, each sent again when closed: 10 heartbeats from another address are all answered', async t => {
+  // bodyGrace out of reach: room is made from the slow senders, not by their 408.
+  const { port } = await listening(t, { maxConnections: 20, maxConnectionsPerClient: 0, bodyGrace: FAR })
+  let attacking = true
+  let closed = 0
+  const open = new Set<Socket>()
+  // Its head taken (the server's 100 Continue says so), its body a byte every 2 s; closed, it starts again.
+  const sender = async (from: string): Promise<void> => {
+    const { socket, closed: over, answer } = await connection(port, from)
+    open.add(socket)
+    over.then(async () => {
+      open.delete(socket)
+      closed++
+      if (attacking) await sender(from)
+    }, () => {})
+    socket.write('POST /challenger HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n')
+    await until(() => answer().startsWith('HTTP/1.1 100 Continue\r\n\r\n') || socket.destroyed)
+    socket.write('{')
+  }
+  const trickle = setInterval(() => { for (const socket of open) socket.write(' ') }, 2_000)
+  t.teardown(() => {
+    attacking = false
+    clearInterval(trickle)
+    for (const socket of open) socket.destroy()
+  })
+  await Promise.all(Array.from({ length: 20 }, async (_, i) => { await sender(`127.0.0.${i + 2}`) }))
+  const statuses: string[] = []
+  const deadline = performance.now() + AT_ONCE
+  while (statuses.length < 10 && performance.now() < deadline) {
+    const status = await heartbeat(port, '127.0.0.100')
+    if (status !== '') statuses.push(status)
+    else await sleep(20)
+  }
+  t.same(statuses, new Array(10).fill('HTTP/1.1 204 No Content'), `answered within ${AT_ONCE} ms`)
+  t.ok(closed >= 10, `${closed} slow senders closed to make room`)
+})
+
+t.test('two Host headers, or none in HTTP/1.1: 400 with Connection: close, and a request pipelined after it is neither answered nor run', async t => {
+  const store = new MemoryStore()
+  const { port } = await listening(t, { app: { store } })
+  for (const [what, head] of [['two', 'Host: a\r\nHost: b\r\n'], ['none', '']] as const) {
+    const { socket, closed } = await connection(port, '127.0.0.2')
+    socket.write(`GET /heartbeat HTTP/1.1\r\n${head}\r\n` + 'POST /challenger HTTP/1.1\r\nHost: x\r\n\r\n')
+    const raw = await within(closed, AT_ONCE) ?? 'not closed'
+    const { answers: got, rest } = answers(raw)
+    t.same(got.map(answer => answer.status), ['400'], `${what}: the 400 alone`)
+    t.match(raw, /\r\nConnection: close\r\n/, what)
+    t.equal(rest, '', what)
+  }
+  t.equal((await store.counts(0)).live, 0, 'the POST /challenger after them made no session')
+})
+
+t.test('a request followed at once by a half-close (FIN) is answered, then the connection closes', async t => {
+  const { port } = await listening(t)
+  const { socket, closed } = await connection(port, '127.0.0.2')
+  socket.end('POST /challenger HTTP/1.1\r\nHost: x\r\n\r\n')
+  t.match(await within(closed, AT_ONCE), /^HTTP\/1\.1 201 /)
 })

@@ -5,7 +5,8 @@ import { EventEmitter, once } from 'node:events'
 import { connect, createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import t from 'tap'
-import { connectionOf, limitConnections, type Answer, type Connection, type ConnectionLimits } from '../src/domain/http/connection-table.js'
+import type { ServerResponse } from 'node:http'
+import { connectionOf, lastOnItsConnection, limitConnections, type Answer, type Connection, type ConnectionLimits } from '../src/domain/http/connection-table.js'
 import { clientKey, ClientConnections, defaultMaxConnections, openFileLimit } from '../src/domain/http/connections.js'
 
 t.test('clientKey: IPv4 as it is, IPv4-mapped IPv6 as IPv4, other IPv6 by its /64', async t => {
@@ -96,6 +97,8 @@ const limits: ConnectionLimits = {
   maxPipelined: 3,
   maxUnsentBytes: 1_000,
   abuserTimeout: 10_000,
+  bodyGrace: 2_000,
+  minBodyRate: 1_000,
   onLimit: () => {}
 }
 
@@ -114,9 +117,14 @@ function table (overrides: Partial<ConnectionLimits> = {}) {
   return { server, said, clock, connections, open, of }
 }
 
-/** An answer as the table sees it: waiting its turn (no socket) with `bytes`, or being written. */
+/** An answer as the table sees it: waiting its turn (no socket) with `bytes`, or being written; its request whole. */
 function answer (bytes = 0, socket: unknown = null): Answer {
-  return { writableLength: bytes, socket }
+  return { writableLength: bytes, socket, headersSent: false, req: { complete: true, readableLength: 0 } }
+}
+
+/** An answer not begun to a request whose body is still arriving (`unread`: bytes of it the app has not taken). */
+function awaitingBody (unread = 0): Answer & { headersSent: boolean, req: { complete: boolean, readableLength: number } } {
+  return { writableLength: 0, socket: null, headersSent: false, req: { complete: false, readableLength: unread } }
 }
 
 t.test('past perClient a client\'s new connection is destroyed at once, and said once; an IPv6 client is its /64', async t => {
@@ -298,8 +306,9 @@ t.test('a sweep closes a connection whose client stopped taking its answers: pas
   slow.bytesWritten = 1_200
   connections.sweep(5_999)
   t.same([slow.destroyed, stuck.destroyed], [false, false])
+  t.equal(single.destroyed, false, 'one answer in flight, past maxUnsentBytes: not closed for that')
   connections.sweep(6_000)
-  t.same([slow.destroyed, stuck.destroyed], [false, true], 'nothing taken for drainTimeout: closed; some taken: not yet')
+  t.same([slow.destroyed, stuck.destroyed, single.destroyed], [false, true, true], 'nothing taken for drainTimeout: closed, one answer alone too; some taken: not yet')
   connections.sweep(10_998)
   t.equal(slow.destroyed, false, 'drainTimeout from the last bytes taken')
   slow.writableLength = 0
@@ -313,7 +322,93 @@ t.test('a sweep closes a connection whose client stopped taking its answers: pas
   connections.sweep(26_000)
   t.equal(slow.destroyed, true)
   t.equal(idle.destroyed, false)
-  t.equal(single.destroyed, false, 'one answer in flight, past maxUnsentBytes and stalled for 25 s: kept')
+})
+
+t.test('at total a connection whose client moved nothing since the last sweep makes room, after the silent and idle ones; one that has moved since is passed over', async t => {
+  const { clock, connections, open, of } = table({ total: 3 })
+  // Not taking its answer, not sending its body, and waiting on the server.
+  const reader = open('10.0.0.1')
+  of(reader).arrived(answer())
+  reader.writableLength = 100
+  reader.bytesWritten = 100
+  const sender = open('10.0.0.2')
+  of(sender).arrived(awaitingBody())
+  const working = open('10.0.0.3')
+  of(working).arrived(answer())
+  connections.sweep(clock.now)
+  t.equal(connections.stalled.size, 0, 'first seen: not stalled yet')
+  connections.sweep(clock.now + 250)
+  t.same([...connections.stalled].map(socket => socket.remoteAddress), ['10.0.0.1', '10.0.0.2'], 'no progress at the second look: the reader and the sender; the one working is not')
+  sender.bytesRead = 10
+  const first = open('10.0.0.4')
+  t.same([reader.destroyed, sender.destroyed, working.destroyed, first.destroyed], [true, false, false, false], 'the one stalled longest made room')
+  of(first).arrived(answer())
+  const second = open('10.0.0.5')
+  t.same([sender.destroyed, second.destroyed], [false, true], 'the sender has moved since: kept; every other busy: refused')
+  t.equal(connections.stalled.size, 0)
+  connections.sweep(clock.now + 500)
+  connections.sweep(clock.now + 750)
+  t.equal(open('10.0.0.6').destroyed, false)
+  t.equal(sender.destroyed, true, 'stalled again: it made room')
+})
+
+t.test('a body below minBodyRate once bodyGrace is over gets the 408 and its connection is closed; one the app has not read yet is the server\'s turn', async t => {
+  const { server, connections, open, of } = table({ bodyGrace: 2_000, minBodyRate: 1_000 })
+  const errors: string[] = []
+  server.on('clientError', (error: Error & { code?: string }) => errors.push(error.code as string))
+  const slow = open('10.0.0.1')
+  of(slow).arrived(awaitingBody())
+  const steady = open('10.0.0.1')
+  of(steady).arrived(awaitingBody())
+  const unread = open('10.0.0.1')
+  of(unread).arrived(awaitingBody(5))
+  const pipelined = open('10.0.0.1')
+  of(pipelined).arrived(answer())
+  of(pipelined).arrived(awaitingBody())
+  const begun = open('10.0.0.1')
+  const early = awaitingBody()
+  of(begun).arrived(early)
+  early.headersSent = true
+  connections.sweep(1_000)
+  slow.bytesRead = 1
+  steady.bytesRead = 1_000
+  connections.sweep(3_000)
+  t.same([slow.endedSoon, slow.destroyed, pipelined.destroyed], [false, false, false], 'within bodyGrace')
+  steady.bytesRead = 1_100
+  connections.sweep(3_100)
+  t.same([slow.endedSoon, pipelined.destroyed], [true, true], '1 byte in 2.1 s: closed; the 408 when its answer is the next out')
+  t.same(errors, ['ERR_HTTP_REQUEST_TIMEOUT'], 'one 408, through the server\'s clientError handler')
+  t.equal(steady.endedSoon || steady.destroyed, false, '1,100 bytes in 2.1 s: at the rate')
+  connections.sweep(60_000)
+  t.same([unread.destroyed, begun.destroyed], [false, false], 'a body the app has not taken yet, or one whose answer has begun: not the client\'s to hurry')
+  t.equal(steady.endedSoon, true, 'and below it later')
+  t.equal(connections.open.size, 2)
+  const next = awaitingBody()
+  of(unread).answered(answer())
+  of(unread).arrived(next)
+  connections.sweep(61_000)
+  connections.sweep(62_999)
+  t.equal(unread.destroyed, false, 'a new request on the connection: its own bodyGrace')
+  connections.sweep(63_100)
+  t.equal(unread.endedSoon, true)
+  const { open: openFree, of: ofFree, connections: free } = table({ minBodyRate: 0 })
+  const trickle = openFree('10.0.0.1')
+  ofFree(trickle).arrived(awaitingBody())
+  free.sweep(0)
+  free.sweep(100_000)
+  t.equal(trickle.destroyed, false, 'minBodyRate 0: no minimum')
+})
+
+t.test('lastOnItsConnection: Connection: close, and the connection refuses what follows', async t => {
+  const { open, of } = table()
+  const socket = open('10.0.0.1')
+  const response = { shouldKeepAlive: true, req: { socket } }
+  lastOnItsConnection(response as unknown as ServerResponse)
+  t.equal(response.shouldKeepAlive, false)
+  t.equal(of(socket).arrived(answer()), false, 'a request after it is not served')
+  const untracked = { shouldKeepAlive: true, req: { socket: new EventEmitter() } }
+  lastOnItsConnection(untracked as unknown as ServerResponse)
+  t.equal(untracked.shouldKeepAlive, false, 'a socket no table keeps: the answer alone')
 })
 
 t.test('the table sweeps while its server listens, and stops when it closes', async t => {

@@ -37,7 +37,7 @@ export interface ServerTuning {
   keepAliveTimeout?: number
   /** Milliseconds a new connection has to send its first request head (closed after). */
   firstHeadTimeout?: number
-  /** Milliseconds a connection's answers may wait on a client that does not read them (closed after). */
+  /** Milliseconds an answer may wait on a client that takes none of it (closed after). */
   drainTimeout?: number
   /** Most pipelined requests in flight on one connection. */
   maxPipelined?: number
@@ -45,6 +45,10 @@ export interface ServerTuning {
   maxUnsentBytes?: number
   /** Milliseconds a client that kept pipelining past twice maxPipelined has its new connections refused. */
   abuserTimeout?: number
+  /** Milliseconds a request body may take before minBodyRate applies. */
+  bodyGrace?: number
+  /** Bytes a second a request body must arrive at after bodyGrace (408 and closed below it); 0: no minimum. */
+  minBodyRate?: number
   /** Human log lines (pino-pretty) instead of JSON lines. */
   prettyLogs?: boolean
 }
@@ -59,7 +63,9 @@ export const serverDefaults = Object.freeze({
   drainTimeout: 5_000,
   maxPipelined: 32,
   maxUnsentBytes: 256 * 1024,
-  abuserTimeout: 10_000
+  abuserTimeout: 10_000,
+  bodyGrace: 2_000,
+  minBodyRate: 8_192
 })
 
 type Env = Record<string, string | undefined>

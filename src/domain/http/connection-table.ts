@@ -1,5 +1,6 @@
 // The open connections of the server the bin starts, and their limits: per client and in all, a new
-// connection's silence, requests in flight (pipelined) and answers left unread. Plain node:http.
+// connection's silence, requests in flight (pipelined), answers left unread and bodies sent too slowly.
+// Plain node:http.
 import { createServer as createHttpServer, ServerResponse, type IncomingMessage, type Server as HttpServer, type ServerOptions } from 'node:http'
 import type { Server, Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
@@ -12,7 +13,7 @@ export interface ConnectionLimits {
   total: number
   /** Milliseconds a new connection has to send its first request head. */
   firstHeadTimeout: number
-  /** Milliseconds the answers of a connection may wait on a client that does not read them. */
+  /** Milliseconds an answer may wait on a client that takes none of it (then the connection is closed). */
   drainTimeout: number
   /** Most requests in flight on one connection (pipelined: parsed, their answers not written out). */
   maxPipelined: number
@@ -20,17 +21,28 @@ export interface ConnectionLimits {
   maxUnsentBytes: number
   /** Milliseconds a client is refused new connections after pipelining on one past twice maxPipelined. */
   abuserTimeout: number
+  /** Milliseconds a request body may take before minBodyRate applies. */
+  bodyGrace: number
+  /** Bytes a second a request body must arrive at once bodyGrace is over (below it: 408, closed); 0: no minimum. */
+  minBodyRate: number
   /** Called once per cap and server, the first time it acts: one log line names the setting to look at. */
   onLimit: (cap: Cap, client: string) => void
 }
 
 export type Cap = 'perClient' | 'total' | 'pipelining'
 
-/** An answer as the bookkeeping sees it (a ServerResponse): what it holds, and its socket once it is its turn. */
+/** An answer as the bookkeeping sees it (a ServerResponse): what it holds, its socket once it is its turn,
+ * whether it has begun, and its request (whose body may still be arriving, or waiting to be read). */
 export interface Answer {
   readonly writableLength: number
   readonly socket: unknown
+  readonly headersSent: boolean
+  readonly req: { readonly complete: boolean, readonly readableLength: number }
 }
+
+/** What a sweep makes of a connection with requests in flight: its client takes its answer and sends its body
+ * (or it is the server's turn), has moved nothing since the last look, or is to be closed (with a 408: `slow`). */
+export type Progress = 'moving' | 'stalled' | 'stuck' | 'slow'
 
 const kConnection = Symbol('connection')
 type Tracked = Socket & { [kConnection]?: Connection }
@@ -44,14 +56,23 @@ export class Connection {
   /** Requests whose head has arrived and whose answer is not written out yet. */
   inFlight = 0
   spoke = false
-  /** Past maxPipelined: later requests get no answer, and it closes once the earlier ones are out. */
+  /** Past maxPipelined, or its last request was one the server ends it with: later requests get no answer,
+   * and it closes once the earlier ones are out. */
   closing = false
   gone = false
   #refused = 0
   #queue: Answer[] | undefined
-  /** Bytes its socket had handed to the kernel at the last look (none yet: -1), and since when that has not moved. */
-  #sent = -1
-  #stalledSince = 0
+  /** The latest request taken: the one whose body may still be arriving. */
+  #latest: Answer | undefined
+  /** What the sweep last watched (the bytes the kernel took of the answers, or the bytes read of a body), its
+   * count then, and since when that has not moved. */
+  #watched: 'answer' | 'body' | undefined
+  #mark = -1
+  #since = 0
+  /** The body the rate applies to, when the sweep first saw it arriving, and the bytes read by then. */
+  #body: Answer | undefined
+  #bodyFrom = 0
+  #bodyRead = 0
   readonly #table: ConnectionTable
 
   constructor (readonly socket: Socket, readonly client: string, readonly openedAt: number, table: ConnectionTable) {
@@ -76,6 +97,7 @@ export class Connection {
     if (this.inFlight === 0) table.busy++
     else (this.#queue ??= []).push(answer)
     this.inFlight++
+    this.#latest = answer
     return true
   }
 
@@ -85,6 +107,9 @@ export class Connection {
     if (queue !== undefined && queue[0] === answer) queue.shift()
     if (--this.inFlight > 0) return
     this.#table.busy--
+    // Idle: nothing of its last request is kept.
+    this.#latest = undefined
+    this.#body = undefined
     if (this.closing) this.socket.destroySoon()
   }
 
@@ -96,32 +121,61 @@ export class Connection {
     return bytes
   }
 
-  /** Whether its client stopped reading while it pipelines: over maxUnsentBytes held, or nothing sent for
-   * drainTimeout. A slow server (nothing waiting in the socket) or one answer read slowly is no stall. */
-  stalled (now: number): boolean {
-    const waiting = this.socket.writableLength
-    if (waiting === 0 || this.inFlight < 2) {
-      this.#stalledSince = now
-      return false
+  /** The sweep's look at a connection with requests in flight. `stuck`: its client has taken nothing of its answers
+   * for drainTimeout, or holds over maxUnsentBytes of them while it pipelines; `slow`: its body has arrived below
+   * minBodyRate since bodyGrace; `stalled`: nothing moved since the last look. The server's own turn is `moving`. */
+  look (now: number): Progress {
+    const { socket } = this
+    const limits = this.#table.limits
+    const waiting = socket.writableLength
+    const latest = this.#latest as Answer
+    let watched: 'answer' | 'body'
+    let mark: number
+    if (waiting > 0) {
+      if (this.inFlight > 1 && this.unsent() > limits.maxUnsentBytes) return 'stuck'
+      // Written less what waits: what the kernel has taken.
+      watched = 'answer'
+      mark = socket.bytesWritten - waiting
+    } else if (!latest.headersSent && !latest.req.complete && latest.req.readableLength === 0) {
+      // Its body is the client's to send (bytes read and not yet taken by the app would be the server's turn).
+      watched = 'body'
+      mark = socket.bytesRead
+      if (this.#body !== latest) {
+        this.#body = latest
+        this.#bodyFrom = now
+        this.#bodyRead = mark
+      }
+      const late = now - this.#bodyFrom - limits.bodyGrace
+      if (late > 0 && mark - this.#bodyRead < limits.minBodyRate * late / 1000) return 'slow'
+    } else {
+      this.#watched = undefined
+      return 'moving'
     }
-    const { maxUnsentBytes, drainTimeout } = this.#table.limits
-    if (this.unsent() > maxUnsentBytes) return true
-    // Written less what waits: what the kernel has taken.
-    const sent = this.socket.bytesWritten - waiting
-    if (sent !== this.#sent) {
-      this.#sent = sent
-      this.#stalledSince = now
-      return false
+    if (watched !== this.#watched || mark !== this.#mark) {
+      this.#watched = watched
+      this.#mark = mark
+      this.#since = now
+      return 'moving'
     }
-    return now - this.#stalledSince >= drainTimeout
+    return watched === 'answer' && now - this.#since >= limits.drainTimeout ? 'stuck' : 'stalled'
+  }
+
+  /** Whether it has still moved nothing since the sweep found it stalled. */
+  unmoved (): boolean {
+    const { socket } = this
+    const mark = this.#watched === 'answer' ? socket.bytesWritten - socket.writableLength : socket.bytesRead
+    return mark === this.#mark
   }
 }
 
-/** A server's open connections and their limits (see ConnectionLimits): at `total`, the oldest silent, else idle, one makes room. */
+/** A server's open connections and their limits (see ConnectionLimits): at `total`, the oldest silent, else idle,
+ * else stalled one makes room. */
 export class ConnectionTable {
   /** Every connection it keeps, oldest first (a busy one passed over while making room goes last). */
   readonly open = new Set<Socket>()
   readonly fresh = new Set<Socket>()
+  /** Those whose client moved nothing (took none of its answer, sent none of its body) at the last sweep, longest first. */
+  readonly stalled = new Set<Socket>()
   busy = 0
   readonly perClient: ClientConnections | undefined
   readonly #refused = new Map<string, number>()
@@ -197,9 +251,10 @@ export class ConnectionTable {
     this.limits.onLimit(cap, client)
   }
 
-  /** Closes the oldest connection that has not spoken, else the oldest idle one; false when all are busy. */
+  /** Closes the oldest connection that has not spoken, else the oldest idle one, else the one stalled longest;
+   * false when all are busy and moving. */
   #makeRoom (): boolean {
-    const victim = first(this.fresh) ?? this.#oldestIdle()
+    const victim = first(this.fresh) ?? this.#oldestIdle() ?? this.#longestStalled()
     if (victim === undefined) return false
     this.close(connectionOf(victim) as Connection)
     return true
@@ -216,6 +271,14 @@ export class ConnectionTable {
     return undefined
   }
 
+  #longestStalled (): Socket | undefined {
+    for (const socket of this.stalled) {
+      if ((connectionOf(socket) as Connection).unmoved()) return socket
+      this.stalled.delete(socket)
+    }
+    return undefined
+  }
+
   close (connection: Connection): void {
     this.#forget(connection)
     connection.socket.destroy()
@@ -227,22 +290,36 @@ export class ConnectionTable {
     if (connection.inFlight > 0) this.busy--
     this.open.delete(connection.socket)
     this.fresh.delete(connection.socket)
+    this.stalled.delete(connection.socket)
     this.perClient?.release(connection.client)
   }
 
-  /** Closes the connections whose first request head is late, and those whose answers have stalled. */
+  /** Closes `connection` with Node's 408 (through the clientError handler), or without a word when `speak` is false
+   * or the server has no such handler. */
+  #timeOut (connection: Connection, speak: boolean): void {
+    const { socket } = connection
+    this.#forget(connection)
+    if (speak && this.server.emit('clientError', requestTimeout(), socket)) socket.destroySoon()
+    else socket.destroy()
+  }
+
+  /** Closes the connections whose first request head is late, whose answers have stalled and whose bodies come
+   * too slowly; notes those that moved nothing since the last sweep. */
   sweep (now: number): void {
     for (const socket of this.fresh) {
       const connection = connectionOf(socket) as Connection
       if (now - connection.openedAt < this.limits.firstHeadTimeout) break
-      this.#forget(connection)
-      // Half a head gets Node's 408 (through the clientError handler); no bytes, no answer.
-      if (socket.bytesRead > 0 && this.server.emit('clientError', requestTimeout(), socket)) socket.destroySoon()
-      else socket.destroy()
+      // Half a head gets the 408; no bytes, no answer.
+      this.#timeOut(connection, socket.bytesRead > 0)
     }
     for (const socket of this.open) {
       const connection = connectionOf(socket) as Connection
-      if (connection.inFlight > 0 && connection.stalled(now)) this.close(connection)
+      const progress = connection.inFlight > 0 ? connection.look(now) : 'moving'
+      if (progress === 'stalled') this.stalled.add(socket)
+      else this.stalled.delete(socket)
+      if (progress === 'stuck') this.close(connection)
+      // A slow body gets the 408 when its answer is the next to go out.
+      else if (progress === 'slow') this.#timeOut(connection, connection.inFlight === 1)
     }
     for (const [client, until] of this.#refused) {
       if (now >= until) this.#refused.delete(client)
@@ -279,11 +356,22 @@ export class CountedResponse extends ServerResponse {
   }
 }
 
+/** Makes `response`'s request the last its connection serves: its answer says Connection: close, the requests
+ * pipelined after it get none, and the connection closes once the answers before are out. */
+export function lastOnItsConnection (response: ServerResponse): void {
+  response.shouldKeepAlive = false
+  const connection = connectionOf(response.req.socket)
+  if (connection !== undefined) connection.closing = true
+}
+
 /** A node:http server whose connections a ConnectionTable keeps; a refused request never reaches `handler`. */
 export function limitedServer (options: ServerOptions, limits: ConnectionLimits, handler: (request: IncomingMessage, response: ServerResponse) => void): HttpServer {
   const server = createHttpServer({ ...options, ServerResponse: CountedResponse }, (request, response) => {
     if (response.refused !== true) handler(request, response)
   })
+  // A request followed at once by the client's half-close (FIN) is answered, then the connection closes. Node's
+  // default ends the socket on the FIN, before an answer that waits on Redis can be written.
+  Object.assign(server, { httpAllowHalfOpen: true })
   limitConnections(server, limits)
   return server
 }
