@@ -31,8 +31,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
     // Until it is connected: a failed attempt on the way (an 'error', which would reject once()) is no failure.
     // Connected, and done with what a connection does first (INFO, a probe).
     const ready = async (s: RedisStore): Promise<RedisStore> => {
-      while (!s.available()) await once(s.client, 'ready').catch(() => {})
-      await s.connected()
+      while (!s.available()) {
+        await once(s.client, 'ready').catch(() => {})
+        await s.connected()
+      }
       return s
     }
 
