@@ -213,8 +213,7 @@ export class Availability {
     } else {
       this.#downSince = this.#now()
     }
-    // A connection never made is one that cannot be made.
-    this.#outage = this.#state === 'starting' && outage === 'lost' ? 'start' : outage
+    this.#outage = outage
     this.#state = 'down'
     this.#report(false, `${DOWN[this.#outage]} (${detail})`, { event: EVENT[this.#outage], reason: detail })
   }
