@@ -17,10 +17,13 @@ async function challengerRegistry (fastify: FastifyInstance, options: StoreOptio
   const store = createStore(options)
   // One line per change, for the operator: a store that cannot be reached at start is said at
   // once, naming where it is (never the credentials of its URL), and so is each outage and return.
-  store.onStatus?.(({ available, reason }) => {
+  // Its fields (event, state, reason, redis, role, outageMs) are listed in docs/operations.md.
+  store.onStatus?.(({ available, reason, warn, fields }) => {
     const line = `${store.description} ${reason}`
-    if (available) fastify.log.info({ store: store.description }, line)
-    else fastify.log.warn({ store: store.description }, `${line}: requests that need a session, and GET /heartbeat, answer 503 until it is back`)
+    const said = { store: store.description, ...fields, state: available ? 'up' : 'down' }
+    if (!available) fastify.log.warn(said, `${line}: requests that need a session, and GET /heartbeat, answer 503 until it is back`)
+    else if (warn === true) fastify.log.warn(said, line)
+    else fastify.log.info(said, line)
   })
   // A store across the network has a moment to connect before the app takes requests.
   await store.connected?.()

@@ -16,6 +16,7 @@ import { configFromEnv } from '../src/domain/config/config.js'
 import { resolveOptions, type ApiChallengesOptions } from '../src/domain/config/options.js'
 import { connection, explainConnectionError, sentinelAddress } from '../src/domain/sessions/redis/connection.js'
 import { RedisStore } from '../src/domain/sessions/redis-store.js'
+import { SentinelNews } from '../src/domain/sessions/redis/sentinel-watch.js'
 import { startupMessage } from '../src/server.js'
 import { certificates, opensslMissing } from './certificates.js'
 import { logged, type LogLine } from './logged.js'
@@ -64,12 +65,34 @@ t.test('the settings become ioredis options and a description without a password
     sentinelCommandTimeout: 1000
   })
   t.equal(sentinels.options.sentinelRetryStrategy?.(1), 100, 'a round over the sentinels is retried as a connection is')
+  t.same(sentinels.sentinels, { addresses: [{ host: '10.0.0.1', port: 26379 }, { host: '::1', port: 26380 }], master: 'mymaster', password: 'sentinel-secret' }, 'and the sentinels to hear failovers from')
   const tls = connection({ sentinels: ['s:26379'], sentinelMaster: 'course', tlsCert: 'CERT', tlsKey: 'KEY' }, common)
   t.match(tls.options, { name: 'course', tls: { cert: 'CERT', key: 'KEY' }, enableTLSForSentinelMode: true }, 'TLS for the primary and replicas')
   t.equal(tls.options.sentinelTLS, undefined, 'the sentinels in plain TCP')
   t.throws(() => new RedisStore({ prefix: 'p:', idleMs: 1000, maxSessions: 10 }), { message: 'api-challenges: a Redis store needs a URL or sentinels' })
   t.same(sentinelAddress('[fe80::1]:26379'), { host: 'fe80::1', port: 26379 })
   t.equal(sentinelAddress('s:99999'), undefined)
+})
+
+t.test('a sentinel\'s messages on a failover are read for this master only, and a switch once however many sentinels say it', async t => {
+  const heard: unknown[] = []
+  const news = new SentinelNews('mymaster', said => { heard.push(said) })
+  news.hear('+switch-master', 'other 127.0.0.1 6379 127.0.0.1 6380')
+  news.hear('+switch-master', 'mymaster 127.0.0.1')
+  news.hear('+selected-slave', 'slave 127.0.0.1:6380 127.0.0.1 6380 @ other 127.0.0.1 6379')
+  news.hear('-failover-abort-slave-timeout', 'master other 127.0.0.1 6379')
+  t.same(heard, [], 'another master\'s, or no switch at all: nothing')
+  news.hear('+selected-slave', 'slave 127.0.0.1:6380 127.0.0.1 6380 @ mymaster 127.0.0.1 6379')
+  news.hear('-failover-abort-slave-timeout', 'master mymaster 127.0.0.1 6379')
+  news.hear('+switch-master', 'mymaster 127.0.0.1 6379 ::1 6380')
+  news.hear('+switch-master', 'mymaster 127.0.0.1 6379 ::1 6380')
+  news.hear('+switch-master', 'mymaster ::1 6380 127.0.0.1 6379')
+  t.same(heard, [
+    { news: 'begins', replica: '127.0.0.1:6380' },
+    { news: 'abandoned' },
+    { news: 'switched', from: '127.0.0.1:6379', to: '[::1]:6380' },
+    { news: 'switched', from: '[::1]:6380', to: '127.0.0.1:6379' }
+  ])
 })
 
 t.test('the start-up line names the sentinels and the master, never a password', async t => {
@@ -239,7 +262,7 @@ if ((redisMissing !== false || opensslMissing !== false) && process.env.CI === '
     t.match(await onReplica.info('replication'), /role:master/, 'the replica was promoted')
     const description = `Redis (Sentinel mymaster via ${list})`
     const changes = storeLines(lines).filter(notLoad).map(line => line.startsWith(`${description} `) ? line.slice(description.length + 1).replace(/ \(.*/s, '').replace(/ after [\d.]+ s$/, '') : line)
-    t.same(changes, ['connected', 'is unreachable', 'connected again'], `one line per change, naming the sentinels: ${description}`)
+    t.same(changes, ['connected', 'is unreachable', 'is failing over', 'has a new primary', 'connected again'], `one line per change, naming the sentinels: ${description}`)
   })
 }
 

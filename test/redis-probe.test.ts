@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { redisAddress, RedisStore, StoreUnavailableError } from '../src/domain/sessions/redis-store.js'
 import { loadScripts } from '../src/domain/sessions/redis/scripts.js'
+import { Availability } from '../src/domain/sessions/redis/availability.js'
 import { logged, type LogLine } from './logged.js'
 import { freePort, redisMissing, redisServer } from './redis-server.js'
 import { until } from './until.js'
@@ -186,6 +187,63 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(seen.map(lasted), ['connected', 'stopped answering (no answer within 500 ms)', 'answers again after N s'], 'one outage')
     })
 
+    t.test('Sentinel\'s news: nothing is written from its choice of a replica until the new primary answers, or until it gives up', async t => {
+      // The store's availability alone, as with Sentinel (no address given: the connection names the primary).
+      const client: Redis = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: (attempt: number) => availability.retryDelay(attempt) })
+      t.teardown(() => client.disconnect())
+      const availability: Availability = new Availability(client, {
+        timeoutMs: 1000,
+        probeIntervalMs: 3_600_000,
+        probeTimeoutMs: 1000,
+        failoverMaxMs: 300,
+        probe: async () => { const [s, us] = await client.time(); return Number(s) * 1000 + Math.floor(Number(us) / 1000) }
+      })
+      t.teardown(() => availability.close())
+      const said: string[] = []
+      availability.onStatus(status => said.push(`${status.fields?.event}: ${lasted(status.reason)}`))
+      let connections = 0
+      client.on('ready', () => { connections++ })
+      await availability.connected()
+      const here = `127.0.0.1:${redis.port}`
+      t.same(said, [`connected: connected (primary ${here})`])
+
+      availability.failover({ news: 'begins', replica: '127.0.0.1:1' })
+      t.equal(availability.available(), false, 'from the choice of a replica')
+      await t.rejects(availability.run(() => client.set('fenced', '1'), true), StoreUnavailableError)
+      t.equal(await admin.exists('fenced'), 0, 'and not sent')
+      await availability.probe()
+      t.equal(availability.available(), false, 'a probe changes nothing')
+      availability.failover({ news: 'abandoned' })
+      await until('serving again', () => said.length === 3)
+      availability.failover({ news: 'begins', replica: '127.0.0.1:1' })
+      await until('serving once no switch followed in 300 ms', () => said.length === 5)
+      t.equal(availability.available(), true)
+
+      // A switch to a primary that never answers: the old one is refused until the failover is given up.
+      const before = connections
+      t.equal(availability.redirect(here), null, 'no switch: the primary a sentinel names')
+      availability.failover({ news: 'switched', from: here, to: '127.0.0.1:1' })
+      t.same(availability.redirect(here), { host: '127.0.0.1', port: 1 }, 'after the switch, the old primary means the new one')
+      t.equal(availability.redirect('127.0.0.1:2'), null, 'and any other is itself')
+      await until('serving once given up', () => said.length === 7)
+      t.ok(connections - before >= 2, `the old primary refused after the switch (${connections - before} connections)`)
+      // A switch to this one: followed at once.
+      availability.failover({ news: 'switched', from: '127.0.0.1:1', to: here })
+      t.equal(availability.available(), false)
+      await until('serving the new primary', () => said.length === 9)
+      t.equal(availability.available(), true)
+      t.same(said.slice(1), [
+        'failover: is failing over (Sentinel chose 127.0.0.1:1 to promote: nothing is written until the switch)',
+        'accepting: accepts commands again: no switch followed after N s',
+        'failover: is failing over (Sentinel chose 127.0.0.1:1 to promote: nothing is written until the switch)',
+        'accepting: accepts commands again: no switch followed after N s',
+        `switch-master: has a new primary (Sentinel moved it from ${here} to 127.0.0.1:1)`,
+        `connected: connected again (primary ${here}) after N s`,
+        `switch-master: has a new primary (Sentinel moved it from 127.0.0.1:1 to ${here})`,
+        `connected: connected again (primary ${here}) after N s`
+      ])
+    })
+
     t.test('close() stops the probes, a probe under way included, and reports nothing', async t => {
       const store = new RedisStore({ url: redis.url, prefix: 'close:', idleMs: 600_000, maxSessions: 10, probeIntervalMs: 5 })
       const seen: string[] = []
@@ -207,7 +265,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same(seen, ['connected'], 'closing is no outage')
     })
 
-    t.test('a Redis that refuses the scripts (out of memory, a replica) turns the heartbeat and the gauge down within 3 s without traffic, and back within 3 s; READONLY makes a new connection', async t => {
+    t.test('a Redis that refuses the scripts (out of memory), or is a replica, turns the heartbeat and the gauge down within 3 s without traffic, and back within 3 s; a replica gets a new connection', async t => {
       const refusing = await redisServer(['--appendonly', 'no'])
       t.teardown(() => refusing.remove())
       const other = await redisServer(['--appendonly', 'no'])
@@ -241,13 +299,13 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await outage('maxmemory', () => control.config('SET', 'maxmemory', '1'), () => control.config('SET', 'maxmemory', '0'))
       const before = connections
       await outage('a replica', () => control.replicaof('127.0.0.1', String(other.port)), () => control.replicaof('NO', 'ONE'))
-      t.ok(connections > before, 'READONLY made the store connect again')
+      t.ok(connections > before, 'a replica made the store connect again (a name that moved finds the new primary)')
       const said = redisLines(lines).slice(1)
       t.match(said, [
         [WARN, new RegExp(`^Redis at ${address} refuses this service's commands \\(OOM command not allowed`)],
         [INFO, `Redis at ${address} accepts commands again after N s`],
-        [WARN, new RegExp(`^Redis at ${address} refuses this service's commands \\(READONLY `)],
-        [INFO, `Redis at ${address} accepts commands again after N s`]
+        [WARN, `Redis at ${address} is a replica, not a primary: this service writes to a primary only (a replica of 127.0.0.1:${other.port})${AFTER}`],
+        [INFO, `Redis at ${address} is a primary again after N s`]
       ], 'one line each way, saying why')
       t.equal(said.length, 4, 'and nothing more')
     })

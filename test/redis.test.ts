@@ -31,8 +31,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
     // Until it is connected: a failed attempt on the way (an 'error', which would reject once()) is no failure.
     // Connected, and done with what a connection does first (INFO, a probe).
     const ready = async (s: RedisStore): Promise<RedisStore> => {
-      while (!s.available()) await once(s.client, 'ready').catch(() => {})
-      await s.connected()
+      while (!s.available()) {
+        await once(s.client, 'ready').catch(() => {})
+        await s.connected()
+      }
       return s
     }
 
@@ -865,8 +867,8 @@ t.test('a Redis older than 7.0 (its scripts\' flags came with 7.0) is said once 
   const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions } })
   t.teardown(() => app.close())
   await app.ready()
-  while (said.length < 2) await new Promise(resolve => setImmediate(resolve))
-  t.same(said, [{ available: true, reason: 'connected' }, { available: false, reason: 'cannot run this service\'s scripts (Redis 6.2.14; version 7.0 or later is needed)' }])
+  while (said.length < 1) await new Promise(resolve => setImmediate(resolve))
+  t.match(said, [{ available: false, reason: 'cannot run this service\'s scripts (Redis 6.2.14; version 7.0 or later is needed)' }])
   t.equal(sessions.available(), false)
   t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 503)
 })
@@ -919,8 +921,8 @@ t.test('a Redis Cluster is refused in one line that names Sentinel, and the hear
   const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions } })
   t.teardown(() => app.close())
   await app.ready()
-  while (said.length < 2) await new Promise(resolve => setImmediate(resolve))
-  t.same(said, [{ available: true, reason: 'connected' }, {
+  while (said.length < 1) await new Promise(resolve => setImmediate(resolve))
+  t.match(said, [{
     available: false,
     reason: 'is a Redis Cluster, which this service does not use (every session lives in one hash, so a cluster adds no capacity and its slots refuse the scripts: use one Redis, with Sentinel for failover)'
   }])

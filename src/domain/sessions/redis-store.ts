@@ -24,6 +24,7 @@ import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { decodeEntry, encodeEntry, type JournalEntry } from '../journal/journal.js'
 import { Availability, ReplicaShortfall } from './redis/availability.js'
 import { connection, type ConnectionSettings } from './redis/connection.js'
+import { SentinelWatch } from './redis/sentinel-watch.js'
 import { guidOf, sessionId } from './redis/ids.js'
 import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Head, type Scripts } from './redis/scripts.js'
 import { SessionsFullError } from '../http/errors.js'
@@ -56,6 +57,8 @@ export interface RedisStoreOptions extends ConnectionSettings {
    * it is acknowledged; fewer: 503, and the store counts as down until they confirm again. Default 0.
    */
   waitReplicas?: number
+  /** With Sentinel: how long writes wait for the switch once Sentinel chose a replica to promote. Default 30 s. */
+  failoverMaxMs?: number
 }
 
 /** A Redis-store cursor: `r`, the activity score and the guid of the last session of the page before. */
@@ -91,6 +94,8 @@ export class RedisStore implements SessionStore {
   /** What every script takes first (see Common). */
   readonly #common: Common
   readonly #availability: Availability
+  /** With Sentinel: its news of failovers. */
+  readonly #watch: SentinelWatch | undefined
   /** Replicas each write waits for (WAIT), and for how long. */
   readonly #waitReplicas: number
   readonly #waitMs: number
@@ -103,14 +108,16 @@ export class RedisStore implements SessionStore {
     const timeout = options.commandTimeoutMs ?? 1000
     this.#waitReplicas = options.waitReplicas ?? 0
     this.#waitMs = Math.max(1, Math.floor(timeout / 2))
-    const { url, options: redisOptions, address, description } = connection(options, {
+    const { url, options: redisOptions, address, description, sentinels } = connection(options, {
       // Fail fast while Redis is away (the request gets 503) and reconnect on our own.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: timeout,
       connectTimeout: timeout,
-      // Back within a quarter of a second of Redis.
-      retryStrategy: (attempt: number) => Math.min(attempt * 100, 250),
+      // Back within a quarter of a second of Redis; at once after Sentinel's switch.
+      retryStrategy: (attempt: number) => this.#availability.retryDelay(attempt),
+      // With Sentinel, after a switch: the new primary, even from a sentinel that names the old one.
+      natMap: (address: string) => this.#availability.redirect(address),
       // A primary demoted to a replica (a managed Redis's failover, behind one name) answers READONLY:
       // a new connection finds the new primary, without a restart.
       reconnectOnError: (error: Error) => error.message.startsWith('READONLY'),
@@ -122,6 +129,9 @@ export class RedisStore implements SessionStore {
     this.#scripts = defineScripts(this.client, scripts)
     this.#common = [`${this.#prefix}lru`, `${this.#prefix}sessions`, `${this.#prefix}new`, options.idleMs, this.#prefix]
     this.#availability = new Availability(this.client, {
+      address: url === undefined ? undefined : address,
+      waitReplicas: this.#waitReplicas,
+      failoverMaxMs: options.failoverMaxMs,
       timeoutMs: timeout,
       probeIntervalMs: options.probeIntervalMs ?? 1000,
       probeTimeoutMs: Math.min(options.probeTimeoutMs ?? timeout, timeout),
@@ -131,6 +141,9 @@ export class RedisStore implements SessionStore {
         return this.#replicated(this.#scripts.probe(...this.#common, ''))
       }
     })
+    this.#watch = sentinels === undefined
+      ? undefined
+      : new SentinelWatch({ ...sentinels, connectTimeoutMs: timeout }, news => { this.#availability.failover(news) })
   }
 
   /** What a script that may write takes first: its deadline, past which it does nothing (see ./redis/clock.ts). */
@@ -305,6 +318,7 @@ export class RedisStore implements SessionStore {
   async close (): Promise<void> {
     // Closing is no outage: nothing more to report, and no more probes.
     this.#availability.close()
+    this.#watch?.close()
     await this.client.quit().catch(() => this.client.disconnect())
   }
 }

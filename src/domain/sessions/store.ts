@@ -81,6 +81,24 @@ export interface StoreStatus {
   available: boolean
   /** What happened, to follow the store's description: "connected", "cannot be reached (…)", … */
   reason: string
+  /** Said at warn though the store serves (a store with too few replicas for its settings). */
+  warn?: boolean
+  /** The log line's fields, from a store across the network (docs/operations.md lists the events). */
+  fields?: StoreFields
+}
+
+/** What a log line about the store carries beside its message. */
+export interface StoreFields {
+  /** What happened: `connected`, `unreachable`, `switch-master`, … */
+  event: string
+  /** Why, in short: Redis's error, the old and new primary, … */
+  reason?: string
+  /** host:port of the Redis this is about (with Sentinel, the primary it found). */
+  redis?: string
+  /** That Redis's role as last seen: `primary` or `replica`. */
+  role?: string
+  /** How long the store was down, on its return. */
+  outageMs?: number
 }
 
 /** What the class board (GET /admin/…) asks of a store. None of it counts as activity. */

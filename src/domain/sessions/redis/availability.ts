@@ -1,20 +1,47 @@
-// Whether the Redis store can serve (starting → up ⇄ down), told by the connection's events, failed commands
-// and a regular probe, so that the heartbeat says 503 even with no traffic. Each change is said once.
+// Whether the Redis store can serve (starting → up ⇄ down), told by the connection's events, failed commands,
+// a regular probe (the Redis's role, then a script) and Sentinel's news of a failover, so that the heartbeat
+// says 503 even with no traffic, and nothing is written to a Redis that is not the primary. Each change is said once.
 import type { Redis } from 'ioredis'
-import { StoreUnavailableError, type StoreStatus } from '../store.js'
+import { StoreUnavailableError, type StoreFields, type StoreStatus } from '../store.js'
 import { RedisClock } from './clock.js'
 import { explainConnectionError } from './connection.js'
+import { hostPort, type FailoverNews } from './sentinel-watch.js'
 
-type Outage = 'start' | 'lost' | 'hang' | 'refused' | 'old' | 'cluster'
+type Outage = 'start' | 'lost' | 'hang' | 'refused' | 'old' | 'cluster' | 'replica' | 'failover' | 'switch'
 const DOWN: Record<Outage, string> = {
   start: 'cannot be reached',
   lost: 'is unreachable',
   hang: 'stopped answering',
   refused: 'refuses this service\'s commands',
   old: 'cannot run this service\'s scripts',
-  cluster: 'is a Redis Cluster, which this service does not use'
+  cluster: 'is a Redis Cluster, which this service does not use',
+  replica: 'is a replica, not a primary: this service writes to a primary only',
+  failover: 'is failing over',
+  switch: 'has a new primary'
 }
-const UP: Record<Outage, string> = { start: 'connected', lost: 'connected again', hang: 'answers again', refused: 'accepts commands again', old: 'connected', cluster: 'connected' }
+const UP: Record<Outage, [event: string, text: string]> = {
+  start: ['connected', 'connected'],
+  lost: ['connected', 'connected again'],
+  hang: ['answering', 'answers again'],
+  refused: ['accepting', 'accepts commands again'],
+  old: ['connected', 'connected'],
+  cluster: ['connected', 'connected'],
+  replica: ['primary', 'is a primary again'],
+  failover: ['accepting', 'accepts commands again: no switch followed'],
+  switch: ['connected', 'connected again']
+}
+/** The log's `event` for each outage (docs/operations.md lists them). */
+const EVENT: Record<Outage, string> = {
+  start: 'unreachable',
+  lost: 'unreachable',
+  hang: 'hanging',
+  refused: 'refusing',
+  old: 'unfit',
+  cluster: 'unfit',
+  replica: 'not-primary',
+  failover: 'failover',
+  switch: 'switch-master'
+}
 /** The oldest Redis the scripts run on: their shebang and flags (see scripts.ts) came with 7.0. */
 const OLDEST_REDIS = 7
 const CLUSTER = 'every session lives in one hash, so a cluster adds no capacity and its slots refuse the scripts: use one Redis, with Sentinel for failover'
@@ -39,6 +66,12 @@ export interface AvailabilityOptions {
   /** How long a probe waits for its answer before Redis counts as hanging. */
   probeTimeoutMs: number
   probe: () => Promise<number>
+  /** host:port of a URL's Redis; none with Sentinel, where the connection names the primary it found. */
+  address?: string
+  /** Replicas each write waits for: a primary with no more than this many is warned of, once. */
+  waitReplicas?: number
+  /** How long writes wait for Sentinel's switch once it chose a replica to promote. */
+  failoverMaxMs?: number
   now?: () => number
 }
 
@@ -51,6 +84,9 @@ export class Availability {
   readonly #probeIntervalMs: number
   readonly #probeTimeoutMs: number
   readonly #probeScript: () => Promise<number>
+  readonly #address: string | undefined
+  readonly #waitReplicas: number
+  readonly #failoverMaxMs: number
   readonly #now: () => number
   readonly clock: RedisClock
   // False after a command timed out on a connection that still looks fine, until one gets through.
@@ -61,6 +97,16 @@ export class Availability {
   #lastError: string | undefined
   /** Why the Redis connected to cannot serve at all (too old, a cluster). */
   #unfit: string | undefined
+  /** The connected Redis's role, as its last ROLE said: none until the probe of a new connection asks. */
+  #role: 'primary' | 'replica' | undefined
+  /** host:port of the Redis connected to (or last connected to). */
+  #node: string | undefined
+  /** A failover under way: no write until the new primary (`to`, once switched from `from`) answers, or `timer` gives up. */
+  #fence: { from?: string, to?: string, timer: NodeJS.Timeout } | undefined
+  /** When the connection was last made. */
+  #readyAt = 0
+  /** The primary has no more replicas than each write waits for (said once). */
+  #fewReplicas = false
   #state: 'starting' | 'up' | 'down' = 'starting'
   #outage: Outage = 'start'
   #downSince = 0
@@ -79,6 +125,10 @@ export class Availability {
     this.#probeIntervalMs = options.probeIntervalMs
     this.#probeTimeoutMs = options.probeTimeoutMs
     this.#probeScript = options.probe
+    this.#address = options.address
+    this.#node = options.address
+    this.#waitReplicas = options.waitReplicas ?? 0
+    this.#failoverMaxMs = options.failoverMaxMs ?? 30_000
     this.#now = options.now ?? Date.now
     this.clock = new RedisClock(this.#now)
     // Listened for, as an unhandled 'error' would end the process; the failing commands report it.
@@ -103,11 +153,20 @@ export class Availability {
     client.on('ready', () => {
       this.#lastError = undefined
       this.#unfit = undefined
+      this.#role = undefined
+      this.#readyAt = this.#now()
+      this.#node = this.#address ?? hostPort(client.stream.remoteAddress as string, client.stream.remotePort as number)
       // Perhaps another Redis (a failover): the probe below measures its clock.
       this.clock.forget()
-      // After a hang or a refusal, connected is not yet answering: the probe decides.
-      if (this.#responsive && this.#refusal === undefined) this.#up()
-      // Then what it is (without INFO or a version, the scripts' errors will tell), and a probe.
+      // After a switch, the new primary only (see redirect()).
+      if (this.#fence?.to !== undefined) {
+        if (this.#node !== this.#fence.to) {
+          client.disconnect(true)
+          return
+        }
+        this.#unfence()
+      }
+      // What it is (without INFO or a version, the scripts' errors will tell), then a probe: its role, then a script.
       this.#settling = client.info().then(info => {
         const version = /^redis_version:(\S+)/m.exec(info)?.[1]
         if (Number(version?.split('.')[0]) < OLDEST_REDIS) {
@@ -128,31 +187,35 @@ export class Availability {
     if (this.#status !== undefined) listener(this.#status)
   }
 
-  #report (status: StoreStatus): void {
+  #report (available: boolean, reason: string, fields: StoreFields, warn = false): void {
+    const said = { event: fields.event, reason: fields.reason, redis: this.#node, role: this.#role, outageMs: fields.outageMs }
+    const status = { available, reason, fields: said, ...(warn ? { warn } : {}) }
     this.#status = status
     for (const listener of this.#listeners) listener(status)
   }
 
   #up (): void {
-    if (this.#closing || this.#state === 'up' || this.#unfit !== undefined) return
-    const after = this.#state === 'down' && this.#outage !== 'start' ? ` after ${((this.#now() - this.#downSince) / 1000).toFixed(1)} s` : ''
+    if (this.#closing || this.#state === 'up' || this.#unfit !== undefined || this.#role !== 'primary' || this.#fence !== undefined) return
+    const outageMs = this.#state === 'down' && this.#outage !== 'start' ? this.#now() - this.#downSince : undefined
+    const [event, text] = UP[this.#outage]
+    // With Sentinel, which primary it found.
+    const primary = this.#address === undefined && event === 'connected' ? ` (primary ${this.#node})` : ''
     this.#state = 'up'
-    this.#report({ available: true, reason: `${UP[this.#outage]}${after}` })
+    this.#report(true, `${text}${primary}${outageMs === undefined ? '' : ` after ${(outageMs / 1000).toFixed(1)} s`}`, { event, outageMs })
   }
 
-  #down (outage: Outage, detail: string): void {
+  /** `news`: Sentinel's, said even when down already. */
+  #down (outage: Outage, detail: string, news = false): void {
     if (this.#closing) return
     if (this.#state === 'down') {
-      // Down already: said again only when Redis now says why (it refuses), unless it is unfit.
-      if (outage !== 'refused' || this.#outage === 'refused' || this.#unfit !== undefined) return
-      this.#outage = outage
-      this.#report({ available: false, reason: `${DOWN[outage]} (${detail})` })
-      return
+      // Down already: said again only for news, or when Redis now says why (it refuses), unless it is unfit.
+      if (!news && (outage !== 'refused' || this.#outage === 'refused' || this.#unfit !== undefined)) return
+    } else {
+      this.#downSince = this.#now()
     }
-    this.#outage = this.#state === 'starting' && outage !== 'refused' ? 'start' : outage
+    this.#outage = outage
     this.#state = 'down'
-    this.#downSince = this.#now()
-    this.#report({ available: false, reason: `${DOWN[this.#outage]} (${detail})` })
+    this.#report(false, `${DOWN[this.#outage]} (${detail})`, { event: EVENT[this.#outage], reason: detail })
   }
 
   /** A script that may write passed: Redis answers and runs this store's scripts. */
@@ -184,8 +247,17 @@ export class Availability {
     this.#down('hang', `no answer within ${ms} ms`)
   }
 
+  /** Why a command is not sent at all: to a Redis that is not the primary, in a failover, or while replicas fall short (each WAIT would wait). */
+  #held (): string | undefined {
+    if (this.#fence !== undefined) return 'a failover is under way'
+    if (this.#role !== 'primary') return 'the Redis connected to is not known to be a primary'
+    return this.#refusal?.startsWith('WAIT:') === true ? this.#refusal : undefined
+  }
+
   /** Runs a command (`writes`: a script that may write), learning from its outcome; any failure is a StoreUnavailableError. */
   async run<T> (command: () => Promise<T>, writes: boolean): Promise<T> {
+    const held = this.#held()
+    if (held !== undefined) throw new StoreUnavailableError(new Error(held))
     try {
       const result = await command()
       if (writes) this.#answered()
@@ -201,6 +273,48 @@ export class Availability {
     return this.clock.deadline(this.#timeoutMs)
   }
 
+  /** How long the connection waits before its next attempt: at once after a switch, then soon, as the sentinels catch up. */
+  retryDelay (attempt: number): number {
+    return this.#fence === undefined ? Math.min(attempt * 100, 250) : Math.min((attempt - 1) * 50, 250)
+  }
+
+  /** Sentinel's news (see ./sentinel-watch.ts): no write from the choice of a replica until the new primary answers. */
+  failover (news: FailoverNews): void {
+    if (news.news === 'abandoned') {
+      this.#unfence()
+      // The old primary again, if it still is one: the probe tells (it never rejects).
+      this.probe()
+      return
+    }
+    this.#unfence()
+    const timer = setTimeout(() => { this.failover({ news: 'abandoned' }) }, this.#failoverMaxMs).unref()
+    this.#fence = news.news === 'switched' ? { from: news.from, to: news.to, timer } : { timer }
+    if (news.news === 'switched') {
+      this.#down('switch', `Sentinel moved it from ${news.from} to ${news.to}`, true)
+      // A new connection at once, to the new primary: the old one's is dropped, not ended (a frozen
+      // primary would never answer the goodbye; ioredis would wait two seconds for it).
+      this.#client.stream.destroy()
+    } else {
+      this.#down('failover', `Sentinel chose ${news.replica} to promote: nothing is written until the switch`, true)
+    }
+  }
+
+  /**
+   * With Sentinel, where to connect instead of `address` (host:port, as a sentinel named the primary):
+   * after a switch, a sentinel that has not heard of it yet still names the old primary, meaning the new one.
+   */
+  redirect (address: string): { host: string, port: number } | null {
+    const at = address.lastIndexOf(':')
+    if (this.#fence?.to === undefined || hostPort(address.slice(0, at), address.slice(at + 1)) !== this.#fence.from) return null
+    const [, toHost, toPort] = /^\[?(.*?)\]?:(\d+)$/.exec(this.#fence.to) as unknown as [string, string, string]
+    return { host: toHost, port: Number(toPort) }
+  }
+
+  #unfence (): void {
+    clearTimeout(this.#fence?.timer)
+    this.#fence = undefined
+  }
+
   #scheduleProbe (): void {
     if (this.#closing) return
     this.#probeTimer = setTimeout(() => {
@@ -208,26 +322,52 @@ export class Availability {
     }, this.#probeIntervalMs).unref()
   }
 
-  /** Asks Redis whether it runs scripts, or joins the probe under way; resolves once answered or timed out. */
+  /** Asks Redis its role, then whether it runs scripts, or joins the probe under way; resolves once answered or timed out. */
   async probe (): Promise<void> {
     this.#probing ??= this.#probeOnce().finally(() => { this.#probing = undefined })
     await this.#probing
   }
 
   async #probeOnce (): Promise<void> {
-    if (this.#client.status !== 'ready') return
+    // In a failover, the old primary is of no more interest (and its replicas leave it, one by one).
+    if (this.#client.status !== 'ready' || this.#fence !== undefined) return
     // A probe Redis still holds is waited for again, not joined by another: a long hang does not fill
     // Redis's queue, and its late answer is the sign that Redis is back.
-    const sent = this.#now()
-    this.#unanswered ??= this.#probeScript().then(redisMs => {
-      this.clock.measured(sent, this.#now(), redisMs)
-      this.#answered()
-    }, (error: unknown) => { this.#failed(error, this.#timeoutMs) }).finally(() => { this.#unanswered = undefined })
+    this.#unanswered ??= this.#ask().catch((error: unknown) => { this.#failed(error, this.#timeoutMs) }).finally(() => { this.#unanswered = undefined })
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<boolean>(resolve => { timer = setTimeout(resolve, this.#probeTimeoutMs, true).unref() })
     const gaveUp = await Promise.race([this.#unanswered.then(() => false), late])
     clearTimeout(timer)
     if (gaveUp) this.#stalled(this.#probeTimeoutMs)
+  }
+
+  /** ROLE, then (on a primary) the probe's script, which measures Redis's clock. */
+  async #ask (): Promise<void> {
+    const [role, second, third] = await this.#client.call('ROLE') as [string, unknown, unknown]
+    if (role !== 'master') {
+      // A replica (a URL that names one, or an old primary Sentinel demoted): nothing is sent to it, and a
+      // connection older than a probe's interval is made again, which with Sentinel, or a name that moved, finds the primary.
+      this.#role = 'replica'
+      this.#down('replica', `a replica of ${hostPort(String(second), String(third))}`)
+      if (this.#now() - this.#readyAt >= this.#probeIntervalMs) this.#client.disconnect(true)
+      return
+    }
+    this.#role = 'primary'
+    const sent = this.#now()
+    const redisMs = await this.#probeScript()
+    this.clock.measured(sent, this.#now(), redisMs)
+    this.#answered()
+    this.#countReplicas((third as unknown[]).length)
+  }
+
+  /** Says once when the primary has no more replicas than each write waits for: a failover would leave too few. */
+  #countReplicas (replicas: number): void {
+    const few = replicas <= this.#waitReplicas && this.#waitReplicas > 0
+    if (few && !this.#fewReplicas) {
+      this.#report(this.available(), `has too few replicas (${replicas}): with ${this.#waitReplicas} to confirm each write, ` +
+        `${this.#waitReplicas + 1} are needed to serve on after a failover (its new primary has one fewer)`, { event: 'few-replicas', reason: `${replicas} of ${this.#waitReplicas + 1}` }, true)
+    }
+    this.#fewReplicas = few
   }
 
   /** Resolves once connected and probed (so that the first scripts carry deadlines), or after the connect timeout. */
@@ -242,12 +382,14 @@ export class Availability {
     await this.#settling
   }
 
+  /** Up, as the log last said (so that the heartbeat's 204 and the line agree), and still so. */
   available (): boolean {
-    return this.#client.status === 'ready' && this.#responsive && this.#refusal === undefined && this.#unfit === undefined
+    return this.#state === 'up' && this.#client.status === 'ready' && this.#responsive && this.#refusal === undefined && this.#unfit === undefined && this.#held() === undefined
   }
 
   close (): void {
     this.#closing = true
     clearTimeout(this.#probeTimer)
+    this.#unfence()
   }
 }

@@ -102,6 +102,8 @@ export interface Connection {
   /** host:port, or `Sentinel <master> via host:port,…`. */
   address: string
   description: string
+  /** With Sentinel: whom to listen to for failovers (./sentinel-watch.ts). */
+  sentinels?: { addresses: SentinelAddress[], master: string, password?: string | undefined }
 }
 
 /** The ioredis options for these settings over `common`; with Sentinel, TLS is for the primary and replicas only. */
@@ -117,11 +119,12 @@ export function connection (settings: ConnectionSettings, common: RedisOptions &
   if (settings.sentinels === undefined) throw new Error('api-challenges: a Redis store needs a URL or sentinels')
   const sentinels = settings.sentinels.map(entry => sentinelAddress(entry) as SentinelAddress)
   const address = sentinelsAddress({ sentinelMaster: settings.sentinelMaster, sentinels: settings.sentinels })
+  const master = settings.sentinelMaster ?? DEFAULT_SENTINEL_MASTER
   return {
     options: {
       ...common,
       sentinels,
-      name: settings.sentinelMaster ?? DEFAULT_SENTINEL_MASTER,
+      name: master,
       sentinelPassword: settings.sentinelPassword,
       password: settings.password,
       // ioredis uses `tls` for the primary only with this flag; the sentinels would take `sentinelTLS`.
@@ -130,11 +133,12 @@ export function connection (settings: ConnectionSettings, common: RedisOptions &
       // No primary found: retried as a connection is, since a failover is under way.
       sentinelRetryStrategy: common.retryStrategy,
       sentinelCommandTimeout: common.commandTimeout
-      // Not failoverDetector: quit() leaves its subscriptions open, keeping the process alive. A reconnection
-      // asks the sentinels anyway, and a demoted primary's READONLY makes the client reconnect.
+      // Not ioredis's failoverDetector: quit() leaves its subscriptions open, keeping the process alive, and
+      // it hears only the switch, not the choice of a replica before it (see ./sentinel-watch.ts).
     },
     address,
-    description: `Redis (${address})`
+    description: `Redis (${address})`,
+    sentinels: { addresses: sentinels, master, password: settings.sentinelPassword }
   }
 }
 

@@ -1,0 +1,273 @@
+// Failovers of a class's Redis as docs/redis/ ships it (a primary, two replicas, three sentinels), with
+// learners writing numbered notes through the service: a split brain (the primary stopped past the
+// sentinels' down-after, then continued), a planned SENTINEL FAILOVER, and an instance pointed at a
+// writable replica. Each note answered 200 is looked for afterwards in the primary the sentinels name:
+// with the documented safe settings none is lost; with the defaults, no more than docs/operations.md's bound.
+// And the log of a real outage, against the docs' list of the store's events.
+import { readFileSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import t, { type Test } from 'tap'
+import { configFromEnv } from '../src/domain/config/config.js'
+import { RedisStore } from '../src/domain/sessions/redis-store.js'
+import { logged, type LogLine } from './logged.js'
+import { redisClass, type RedisClass } from './redis-class.js'
+import { redisMissing, redisServer } from './redis-server.js'
+import { until } from './until.js'
+
+interface Learner {
+  guid: string
+  headers: Record<string, string>
+  /** The notes answered 200, with when. */
+  acked: Array<{ n: number, at: number }>
+}
+
+/** A store line as the log has it. */
+type StoreLine = LogLine & { event: string, state: string, reason?: string, redis?: string, role?: string, outageMs?: number }
+const storeLines = (lines: LogLine[]): StoreLine[] => lines.filter(line => line.store !== undefined) as StoreLine[]
+
+const WARN = 40
+const INFO = 30
+
+async function heartbeat (app: FastifyInstance): Promise<number> {
+  return (await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode
+}
+
+async function learners (app: FastifyInstance, count: number): Promise<Learner[]> {
+  const made: Learner[] = []
+  for (let i = 0; i < count; i++) {
+    const created = await app.inject({ method: 'POST', url: '/challenger' })
+    const guid = created.headers['x-challenger'] as string
+    const token = await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, authorization: 'Basic ' + Buffer.from('admin:password').toString('base64') } })
+    made.push({ guid, headers: { 'x-challenger': guid, 'x-auth-token': token.headers['x-auth-token'] as string }, acked: [] })
+  }
+  return made
+}
+
+/** Each learner writes notes 1, 2, 3, … one after the other, `everyMs` apart, until stopped. */
+function writing (app: FastifyInstance, learners: Learner[], everyMs: number): { stop: () => Promise<void> } {
+  const state = { running: true }
+  const loops = learners.map(async learner => {
+    for (let n = 1; state.running; n++) {
+      const answer = await app.inject({ method: 'POST', url: '/secret/note', headers: learner.headers, payload: { note: String(n) } })
+      if (answer.statusCode === 200) learner.acked.push({ n, at: performance.now() })
+      await sleep(everyMs)
+    }
+  })
+  return { stop: async () => { state.running = false; await Promise.all(loops) } }
+}
+
+const acked = (learners: Learner[]): Array<{ n: number, at: number }> => learners.flatMap(learner => learner.acked)
+
+/** When the first note acknowledged after `switched` that the new primary holds was acknowledged (Infinity: none). */
+const firstOnNew = (all: Array<{ n: number, at: number }>, lost: Array<{ n: number, at: number }>, switched: number): number =>
+  Math.min(...all.filter(note => note.at > switched && !lost.includes(note)).map(note => note.at))
+
+/** The notes answered 200 that the primary the sentinels name does not hold: each learner's later than the one it holds. */
+async function lostNotes (cls: RedisClass, learners: Learner[], prefix: string): Promise<Array<{ n: number, at: number }>> {
+  const primary = await cls.primary()
+  const store = new RedisStore({ url: primary.url, prefix, idleMs: 600_000, maxSessions: 1000 })
+  try {
+    await store.connected()
+    const lost = []
+    for (const learner of learners) {
+      const held = Number((await store.get(learner.guid))?.note)
+      lost.push(...learner.acked.filter(note => note.n > held))
+    }
+    return lost
+  } finally {
+    await store.close()
+  }
+}
+
+/** When the test first heard each of Sentinel's events (performance.now()), from every sentinel. */
+async function sentinelNews (t: Test, cls: RedisClass): Promise<Map<string, number>> {
+  const heard = new Map<string, number>()
+  for (const admin of cls.admins) {
+    const listener = admin.duplicate().on('error', () => {})
+    t.teardown(() => listener.disconnect())
+    listener.on('message', (channel: string) => { if (!heard.has(channel)) heard.set(channel, performance.now()) })
+    await listener.subscribe('+selected-slave', '+promoted-slave', '+switch-master')
+  }
+  return heard
+}
+
+// The settings docs/operations.md calls safe, and the defaults (Redis's own: no min-replicas-to-write).
+const SETTINGS = [
+  { name: 'the documented safe settings (docs/redis/*.conf, REDIS_WAIT_REPLICAS=1)', redis: [], waitReplicas: '1', safe: true },
+  { name: 'the defaults (REDIS_WAIT_REPLICAS=0, no min-replicas-to-write)', redis: ['--min-replicas-to-write', '0'], waitReplicas: '0', safe: false }
+]
+
+/** The service on `cls`, ten learners writing, and what the sentinels say. */
+async function lesson (t: Test, cls: RedisClass, waitReplicas: string, prefix: string): Promise<{ app: FastifyInstance, lines: LogLine[], class: Learner[], run: { stop: () => Promise<void> }, news: Map<string, number> }> {
+  await cls.settled()
+  const news = await sentinelNews(t, cls)
+  const { app, lines } = await logged(t, configFromEnv({ REDIS_SENTINELS: cls.sentinels, REDIS_WAIT_REPLICAS: waitReplicas, REDIS_PREFIX: prefix }).app)
+  const group = await learners(app, 10)
+  const run = writing(app, group, 20)
+  await until('notes acknowledged', () => acked(group).length >= 50)
+  return { app, lines, class: group, run, news }
+}
+
+if (redisMissing !== false && process.env.CI === 'true') {
+  t.fail(redisMissing)
+} else {
+  for (const settings of SETTINGS) {
+    t.test(`a split brain (the primary stopped past down-after, then continued) with ${settings.name}`, { skip: redisMissing }, async t => {
+      const cls = await redisClass(t, settings.redis)
+      const { app, lines, class: group, run, news } = await lesson(t, cls, settings.waitReplicas, 'split:')
+      const primary = await cls.primary()
+      const stopped = performance.now()
+      primary.child.kill('SIGSTOP')
+      await until('the sentinels switch', () => news.has('+switch-master'))
+      const switched = news.get('+switch-master') as number
+      await until('a note acknowledged after the switch, or 5 s', () => acked(group).some(note => note.at > switched) || performance.now() - switched > 5000)
+      primary.child.kill('SIGCONT')
+      // The old primary is back, believing itself the primary, for seconds until Sentinel demotes it: the learners write on.
+      await sleep(1500)
+      await run.stop()
+      const lost = await lostNotes(cls, group, 'split:')
+      const all = acked(group)
+      const followed = firstOnNew(all, lost, switched) - switched
+      t.comment(`SIGSTOP → +switch-master ${Math.round(switched - stopped)} ms; first note on the new primary ${Math.round(followed)} ms after it; ${all.length} notes acknowledged, ${lost.length} lost`)
+      t.ok(followed <= 1000, `the service follows the switch at once (${Math.round(followed)} ms)`)
+      if (settings.safe) {
+        t.same(lost, [], 'no acknowledged note is lost')
+      } else {
+        // docs/operations.md: with the defaults, only notes the primary acknowledged before it stopped and had
+        // not yet sent to a replica (its replication lag, here well under 100 ms) can be lost.
+        const bound = all.filter(note => note.at > stopped - 100 && note.at <= switched)
+        t.ok(lost.every(note => note.at <= switched) && lost.length <= bound.length, `lost ${lost.length}, within the bound of ${bound.length}`)
+      }
+      t.equal(await heartbeat(app), 204)
+      const said = storeLines(lines).map(line => line.event)
+      t.ok(said.includes('switch-master'), `the switch is said: ${said.join(', ')}`)
+      t.equal(said.filter(event => event === 'switch-master').length, 1, 'once, though each sentinel says it')
+    })
+
+    t.test(`a planned SENTINEL FAILOVER with ${settings.name}`, { skip: redisMissing }, async t => {
+      const cls = await redisClass(t, settings.redis)
+      const { app, lines, class: group, run, news } = await lesson(t, cls, settings.waitReplicas, 'planned:')
+      const old = await cls.primary()
+      const asked = performance.now()
+      await (cls.admins[0] as Redis).call('SENTINEL', 'FAILOVER', 'mymaster')
+      await until('the sentinels switch', () => news.has('+switch-master'))
+      const switched = news.get('+switch-master') as number
+      await until('a note acknowledged after the switch, or 5 s', () => acked(group).some(note => note.at > switched) || performance.now() - switched > 5000)
+      // The old primary stays one, unaware, until Sentinel demotes it some seconds later: the learners write on.
+      await sleep(1500)
+      await run.stop()
+      const lost = await lostNotes(cls, group, 'planned:')
+      const first = firstOnNew(acked(group), lost, switched)
+      t.not((await cls.primary()).port, old.port, 'another primary')
+      t.comment(`SENTINEL FAILOVER → +switch-master ${Math.round(switched - asked)} ms; first note on the new primary ${Math.round(first - switched)} ms after it (${Math.round(first - asked)} ms after the command); ${acked(group).length} notes acknowledged, ${lost.length} lost`)
+      t.ok(first - switched <= 1000, `the service follows the switch at once (${Math.round(first - switched)} ms)`)
+      t.same(lost, [], 'no acknowledged note is lost')
+      t.equal(await heartbeat(app), 204)
+      const said = storeLines(lines)
+      // With REDIS_WAIT_REPLICAS=1, the new primary's one replica is one too few for another failover, until the old one rejoins.
+      t.same(said.slice(1).map(line => `${line.event} ${line.state}`), ['failover down', 'switch-master down', 'connected up', ...(settings.safe ? ['few-replicas up'] : [])],
+        'the choice of a replica, the switch, the new primary')
+      const back = said.find(line => line.event === 'connected' && line.outageMs !== undefined)
+      t.match(back, { level: INFO, role: 'primary', redis: `127.0.0.1:${(await cls.primary()).port}`, msg: /connected again \(primary 127\.0\.0\.1:\d+\) after \d+\.\d s$/ })
+      t.ok((back?.outageMs as number) < 10_000, `with the outage's length: ${back?.outageMs} ms`)
+    })
+  }
+
+  t.test('an instance pointed at a writable replica acknowledges no write: 503, heartbeat 503, store_up 0, one line', { skip: redisMissing }, async t => {
+    const primary = await redisServer(['--appendonly', 'no'])
+    t.teardown(() => primary.remove())
+    const replica = await redisServer(['--appendonly', 'no', '--replicaof', '127.0.0.1', String(primary.port), '--replica-read-only', 'no'])
+    t.teardown(() => replica.remove())
+    const onReplica = new Redis(replica.url)
+    t.teardown(() => onReplica.disconnect())
+    await until('the replica in sync', async () => /master_link_status:up/.test(await onReplica.info('replication')), 60_000)
+    const TOKEN = 'an-admin-token-for-the-replica-0123'
+    const { app, lines } = await logged(t, { redisUrl: replica.url, redisKeyPrefix: 'replica:', adminToken: TOKEN })
+    const gauge = async (): Promise<string | undefined> => /^api_challenges_store_up (\d)$/m.exec((await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body)?.[1]
+    t.equal(await heartbeat(app), 503)
+    t.equal(await gauge(), '0')
+    const answers = []
+    for (let i = 0; i < 20; i++) answers.push((await app.inject({ method: 'POST', url: '/challenger' })).statusCode)
+    t.same([...new Set(answers)], [503], 'every write 503')
+    t.match((await app.inject({ method: 'POST', url: '/challenger' })).json(), { errorMessages: ['The session store is unavailable; try again shortly'] }, 'with the one error body')
+    t.same(await onReplica.keys('replica:*'), [], 'nothing written to the replica')
+    // Past a probe's interval it connects again, and says nothing more.
+    await sleep(2500)
+    const said = storeLines(lines)
+    t.equal(said.length, 1, 'one line')
+    t.match(said[0], { level: WARN, event: 'not-primary', state: 'down', role: 'replica', redis: `127.0.0.1:${replica.port}`, reason: `a replica of 127.0.0.1:${primary.port}` })
+    t.match(said[0]?.msg, `Redis at 127.0.0.1:${replica.port} is a replica, not a primary: this service writes to a primary only (a replica of 127.0.0.1:${primary.port})`)
+
+    // Promoted, it serves.
+    await onReplica.replicaof('NO', 'ONE')
+    await until('204', async () => await heartbeat(app) === 204)
+    t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201)
+    t.match(storeLines(lines).at(-1), { level: INFO, event: 'primary', state: 'up', role: 'primary', msg: /is a primary again after \d+\.\d s$/ })
+  })
+
+  t.test('REDIS_WAIT_REPLICAS=1 with one replica: one warning that a failover would leave too few', { skip: redisMissing }, async t => {
+    const primary = await redisServer(['--appendonly', 'no'])
+    t.teardown(() => primary.remove())
+    const replica = await redisServer(['--appendonly', 'no', '--replicaof', '127.0.0.1', String(primary.port)])
+    t.teardown(() => replica.remove())
+    const onPrimary = new Redis(primary.url)
+    t.teardown(() => onPrimary.disconnect())
+    await until('the replica in sync', async () => /slave0:.*state=online/.test(await onPrimary.info('replication')), 60_000)
+    const { app, lines } = await logged(t, configFromEnv({ REDIS_URL: primary.url, REDIS_WAIT_REPLICAS: '1', REDIS_PREFIX: 'few:' }).app)
+    await until('the warning', () => storeLines(lines).some(line => line.event === 'few-replicas'))
+    t.equal(await heartbeat(app), 204, 'it serves')
+    t.match(storeLines(lines).map(line => [line.level, line.event, line.state]), [[INFO, 'connected', 'up'], [WARN, 'few-replicas', 'up']])
+    t.match(storeLines(lines)[1]?.msg, `Redis at 127.0.0.1:${primary.port} has too few replicas (1): with 1 to confirm each write, 2 are needed to serve on after a failover (its new primary has one fewer)`)
+
+    // The replica away: the first write waits for it and is 503; the next ones are 503 without waiting.
+    await replica.stop()
+    const timed = async (): Promise<[number, number]> => {
+      const began = performance.now()
+      const status = (await app.inject({ method: 'POST', url: '/challenger' })).statusCode
+      return [status, performance.now() - began]
+    }
+    const [first, firstMs] = await timed()
+    t.equal(first, 503)
+    t.ok(firstMs >= 400, `the first waits for WAIT (${Math.round(firstMs)} ms)`)
+    const next = []
+    for (let i = 0; i < 10; i++) next.push(await timed())
+    t.same(next.map(([status]) => status), new Array(10).fill(503))
+    const slowest = Math.max(...next.map(([, ms]) => ms))
+    t.ok(slowest < 100, `the next ten do not wait: the slowest took ${Math.round(slowest)} ms`)
+    t.comment(`a write with the replica away: ${Math.round(firstMs)} ms, then ${Math.round(slowest)} ms at most`)
+    t.equal(await heartbeat(app), 503)
+  })
+
+  t.test('the log of a real outage (Redis stopped and started) holds the events docs/operations.md lists, with their fields', { skip: redisMissing }, async t => {
+    const documented = documentedEvents()
+    t.ok(documented.size >= 10, `the docs list the events: ${[...documented.keys()].join(', ')}`)
+    const redis = await redisServer(['--appendonly', 'no'])
+    t.teardown(() => redis.remove())
+    const { app, lines } = await logged(t, { redisUrl: redis.url, redisKeyPrefix: 'outage:' })
+    await redis.stop()
+    await until('503', async () => await heartbeat(app) === 503)
+    await redis.start()
+    await until('204', async () => await heartbeat(app) === 204)
+    const said = storeLines(lines)
+    t.same(said.map(line => line.event), ['connected', 'unreachable', 'connected'])
+    for (const line of said) {
+      const doc = documented.get(line.event)
+      t.ok(doc, `${line.event} is in the docs' list`)
+      t.equal(line.level, doc?.level === 'warn' ? WARN : INFO, `${line.event}: at the documented level`)
+      t.ok(doc?.state === 'either' || doc?.state === line.state, `${line.event}: state ${line.state}`)
+      t.equal(line.redis, `127.0.0.1:${redis.port}`, `${line.event}: names the Redis`)
+    }
+    t.match(said, [{ role: 'primary' }, { reason: /^(the connection closed|read ECONNRESET)$/ }, { role: 'primary', outageMs: Number }])
+  })
+}
+
+/** docs/operations.md's table of the store's events: event → level and state. */
+function documentedEvents (): Map<string, { level: string, state: string }> {
+  const docs = readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8')
+  const events = new Map<string, { level: string, state: string }>()
+  for (const [, event, level, state] of docs.matchAll(/^\| `([a-z-]+)` \| (info|warn) \| (up|down|either) \|/gm)) events.set(event as string, { level: level as string, state: state as string })
+  return events
+}
