@@ -14,6 +14,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route works without its session: a store that cannot be reached is no error there. */
     sessionOptional?: boolean
+    /** An operator's probe (routes/health.ts; 'refused': its 405s): no session is looked up, in single-player mode either. */
+    probe?: 'live' | 'ready' | 'refused'
   }
   interface FastifyInstance {
     /** The session a request naming `guid` is about: `guid` (null for none), or in single-player mode the one session. */
@@ -82,6 +84,8 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   fastify.addHook('onRequest', async function findSession (request) {
     const guid = request.headers['x-challenger'] as string | undefined
     if (!single && (guid === undefined || guid === '')) return
+    // The operators' probes (routes/health.ts) never wait on the store.
+    if (request.routeOptions.config.probe !== undefined) return
     try {
       request.session = await fastify.findSession(guid) ?? null
     } catch (error) {

@@ -25,6 +25,7 @@ import wire from '../plugins/wire.js'
 import adminRoutes from '../routes/admin.js'
 import challenger from '../routes/challenger.js'
 import challenges from '../routes/challenges.js'
+import health from '../routes/health.js'
 import heartbeat from '../routes/heartbeat.js'
 import metricsRoute from '../routes/metrics.js'
 import pages from '../routes/pages.js'
@@ -92,7 +93,8 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
     base.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
     await api(base)
   }, { prefix: API_BASE })
-  // Pages, the docs, the class board and the metrics are at the root only.
+  // Pages, the docs, the class board, the metrics and the operators' probes (/livez, /readyz) are at the root only.
+  await fastify.register(health)
   await fastify.register(pages, options)
   // The class board and /metrics exist only with an admin token (else 404, like any unknown path).
   if (fastify.adminEnabled) {
