@@ -1,13 +1,14 @@
 // Prometheus metrics, for the instructor (registered only with an admin token): a prom-client
 // Registry of the app's own (two apps in one process never share one), read by GET /metrics
 // (routes/metrics.ts). Answers are counted in each route's last onSend hook, so that the duration
-// includes the journal's write; sessions, the store's state and the process's own figures are read
-// when Prometheus scrapes.
+// includes the journal's write; the store's state and the process's own figures are read when
+// Prometheus scrapes, the session counts every few seconds in the background.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { challenges, isPassed } from '../src/domain/challenges/catalogue.js'
+import { ClassCounts } from '../src/domain/sessions/class-counts.js'
 import { StoreUnavailableError } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
@@ -25,6 +26,8 @@ declare module 'fastify' {
 export const UNMATCHED = 'unmatched'
 /** The window of api_challenges_sessions_active, as GET /admin/summary's. */
 const ACTIVE_MS = 10 * 60 * 1000
+/** How often the session gauges are counted, in the background. */
+export const COUNTS_EVERY_MS = 5000
 /**
  * The upper bounds, in seconds, of the duration histogram's buckets: this service answers in well
  * under a millisecond, so they start at a tenth of one; a request slower than 2.5 s is only counted.
@@ -76,24 +79,28 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
     registers: [registry],
     collect () { this.set(store.available() ? 1 : 0) }
   })
-  // Both session gauges from one count per scrape: the registry collects its metrics side by side.
-  let counting: Promise<{ live: number, active: number } | undefined> | undefined
-  const sessions = async (): Promise<{ live: number, active: number } | undefined> => {
-    // A store that cannot be reached now gives no figure (NaN) rather than failing the scrape.
-    counting ??= store.counts(ACTIVE_MS).catch(() => undefined).finally(() => { counting = undefined })
-    return await counting
-  }
+  // The session gauges read the last background count (src/domain/sessions/class-counts.ts): a
+  // scrape never waits on the store, so it answers at once while Redis is in trouble.
+  const counts = new ClassCounts(async () => await store.counts(ACTIVE_MS), { everyMs: COUNTS_EVERY_MS })
+  fastify.addHook('onReady', async () => { counts.start() })
+  fastify.addHook('onClose', async () => { counts.stop() })
   new Gauge({
     name: 'api_challenges_sessions_live',
-    help: 'Live sessions (the single-player session aside); NaN when the store cannot count them',
+    help: 'Live sessions (the single-player session aside), as of the last count (see api_challenges_store_counts_age_seconds); NaN before the first',
     registers: [registry],
-    async collect () { this.set((await sessions())?.live ?? NaN) }
+    collect () { this.set(counts.read().live) }
   })
   new Gauge({
     name: 'api_challenges_sessions_active',
-    help: 'Live sessions with a request in the last 10 minutes; NaN when the store cannot count them',
+    help: 'Live sessions with a request in the last 10 minutes, as of the last count; NaN before the first',
     registers: [registry],
-    async collect () { this.set((await sessions())?.active ?? NaN) }
+    collect () { this.set(counts.read().active) }
+  })
+  new Gauge({
+    name: 'api_challenges_store_counts_age_seconds',
+    help: `Seconds since the session counts were made (a new count every ${COUNTS_EVERY_MS / 1000} s; older: the store is slow or unreachable); NaN before the first`,
+    registers: [registry],
+    collect () { this.set(counts.read().ageSeconds) }
   })
   /* eslint-enable no-new */
   fastify.decorate('metrics', registry)
@@ -120,6 +127,8 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
 
   // Each route's own hook, after those that plugins registered before this one added (the journal's).
   fastify.addHook('onRoute', route => {
+    // The operators' probes (routes/health.ts) would add their own steady rate to the class's.
+    if (route.config?.probe !== undefined) return
     const hook: onSendHookHandler = function countAnswer (request, reply, payload, done) {
       count(route.url, request, reply)
       done(null, payload)
