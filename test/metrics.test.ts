@@ -253,6 +253,24 @@ t.test('a scrape never waits on the store: with counts that never answer it answ
   t.equal(store.counted, 1, 'one count under way, not one per scrape')
 })
 
+t.test('the admin check of /metrics never asks a store known to be away, and counts in the process when a store that seemed up fails', async t => {
+  let down = false
+  let asked = 0
+  class Failing extends MemoryStore {
+    override available (): boolean { return !down }
+    override async countCreation (): Promise<never> {
+      asked++
+      throw new StoreUnavailableError(new Error('gone'))
+    }
+  }
+  const server = await build(t, { adminToken: TOKEN, store: new Failing() })
+  t.equal((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).statusCode, 200, 'the store failed: this process counted')
+  t.equal(asked, 1)
+  down = true
+  t.equal((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).statusCode, 200)
+  t.equal(asked, 1, 'the store, known to be away, was not asked')
+})
+
 t.test('two apps in one process keep their own metrics', async t => {
   const one = await build(t, { adminToken: TOKEN })
   const two = await build(t, { adminToken: TOKEN })
