@@ -259,7 +259,7 @@ function closeGracefully (fastify: FastifyInstance, drain: AbortController, drai
       return
     }
     drain.abort()
-    fastify.log.info({ drainMs }, `draining for ${drainMs} ms: every answer says Connection: close, the heartbeat 503; then the server closes`)
+    fastify.log.info({ drainMs }, `draining for ${drainMs} ms: every answer says Connection: close, /readyz and the heartbeat 503; then the server closes`)
     draining = setTimeout(() => { grace.close() }, drainMs)
   }
   const signals = shutdownSignals(fastify.log, begin, code => process.exit(code))

@@ -357,7 +357,7 @@ t.test('SIGTERM drains: a note write on each of 32 idle keep-alive connections i
   const took = performance.now() - sent
   t.ok(took >= DRAIN_MS - 50, `closed after the drain: ${Math.round(took)} ms after SIGTERM`)
   const said = output().stdout.trim().split('\n').map(line => (JSON.parse(line) as { msg: string }).msg)
-  t.same(said.slice(-2), ['draining for 3000 ms: every answer says Connection: close, the heartbeat 503; then the server closes', CLOSED], 'the close said once done, after the drain')
+  t.same(said.slice(-2), ['draining for 3000 ms: every answer says Connection: close, /readyz and the heartbeat 503; then the server closes', CLOSED], 'the close said once done, after the drain')
 })
 
 t.test('started by npx, whose shell passes no signal on, the server closes once that shell is gone, as for SIGTERM', async t => {
