@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import app from '../src/app.js'
+import { BASIC_GUESSES_PER_SESSION } from '../plugins/auth.js'
 import { challenges, resourceOf, SOLUTIONS_BASE, type Challenge } from '../src/domain/challenges/catalogue.js'
 import { VERSION } from '../src/domain/config/options.js'
 import type { AddressInfo } from 'node:net'
@@ -261,8 +262,8 @@ t.test('every documented answer of the secret and heartbeat routes is produced b
   await send('POST', '/secret/token', { 'x-challenger': guid })
   await send('POST', '/secret/token', { 'x-challenger': guid, 'content-type': 'text/plain' }, 'x'.repeat(20_000))
   await send('POST', '/secret/token', { 'x-challenger': guid, 'content-type': 'not a media type' }, 'x')
-  // Eleven wrong Basic credentials in one session: the last is 429.
-  for (let i = 0; i <= 10; i++) await send('POST', '/secret/token', { 'x-challenger': guid, authorization: basic('admin', `guess-${i}`) })
+  // One more wrong Basic credential than a session may send: the last is 429.
+  for (let i = 0; i <= BASIC_GUESSES_PER_SESSION; i++) await send('POST', '/secret/token', { 'x-challenger': guid, authorization: basic('admin', `guess-${i}`) })
   for (const method of ['GET', 'HEAD']) {
     await send(method, '/secret/note', me)
     await send(method, '/secret/note', { 'x-challenger': guid })

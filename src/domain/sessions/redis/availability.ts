@@ -293,7 +293,7 @@ export class Availability {
       this.#down('switch', `Sentinel moved it from ${news.from} to ${news.to}`, true)
       // A new connection at once, to the new primary: the old one's is dropped, not ended (a frozen
       // primary would never answer the goodbye; ioredis would wait two seconds for it).
-      this.#client.stream.destroy()
+      this.#client.stream?.destroy()
     } else {
       this.#down('failover', `Sentinel chose ${news.replica} to promote: nothing is written until the switch`, true)
     }
