@@ -5,6 +5,7 @@ import fp from 'fastify-plugin'
 import { errorBody, isXml, noteBodyMessage } from '../src/domain/challenges/messages.js'
 import { NearPaths } from '../src/domain/challenges/near-paths.js'
 import { NoteBody } from '../src/domain/http/schemas.js'
+import { ERROR_CODES } from '../src/domain/http/errors.js'
 import { errorsXml } from '../src/domain/http/xml.js'
 
 declare module 'fastify' {
@@ -84,8 +85,14 @@ async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promis
     return new Error([...byField.values()].join('; '))
   })
 
+  // MAX_SESSIONS with every session at work: said the first time, as the connection limits are.
+  let fullSaid = false
   fastify.setErrorHandler(function (error: FastifyError, request, reply) {
     const status = error.statusCode ?? 500
+    if (error.code === ERROR_CODES.sessionsFull && !fullSaid) {
+      fullSaid = true
+      request.log.warn({ code: error.code }, 'MAX_SESSIONS reached with every session at work: new sessions are refused (503) until one expires; see "Which session makes room" in docs/operations.md')
+    }
     if (status === 503) {
       // The session store is away. Not logged per request: plugins/challenger-registry.ts logs each change once.
       return reply.fail(503, error.message)

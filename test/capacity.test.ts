@@ -4,6 +4,7 @@ import t from 'tap'
 import { MemoryStore } from '../src/domain/sessions/memory-store.js'
 import { AT_WORK_PASSES, atWork, TOKEN_BITS } from '../src/domain/sessions/worth.js'
 import { fakeTime } from './clock.js'
+import { logged, type LogLine } from './logged.js'
 
 t.test('a session is at work with a note, its token issued or used, or three challenges passed; not with less', async t => {
   t.equal(AT_WORK_PASSES, 3)
@@ -43,4 +44,17 @@ t.test('with every session at work the store refuses a new one until one expires
   t.equal(await store.get(first.guid), undefined, 'the expired one made room')
   t.equal((await store.get(second.guid))?.note, 'two')
   t.ok(await store.get(third.guid))
+})
+
+t.test('the first refusal for MAX_SESSIONS is logged once, at warn, with its code; later ones are not', async t => {
+  const store = new MemoryStore({ maxSessions: 1 })
+  const { app, lines } = await logged(t, { store })
+  const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+  await store.update(guid, { note: 'at work' })
+  await store.get(guid)
+  const refused = [await app.inject({ method: 'POST', url: '/challenger' }), await app.inject({ method: 'POST', url: '/challenger' })]
+  t.same(refused.map(res => res.statusCode), [503, 503])
+  const warned = lines.filter(line => line.level === 40)
+  t.same(warned.map(line => [(line as LogLine & { code?: string }).code, line.msg]), [['APICH_SESSIONS_FULL',
+    'MAX_SESSIONS reached with every session at work: new sessions are refused (503) until one expires; see "Which session makes room" in docs/operations.md']])
 })
