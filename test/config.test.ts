@@ -322,3 +322,9 @@ t.test('CLASS_PRESET holds only variables of the settings, each a value they tak
     t.doesNotThrow(() => configFromEnv({ [name]: value }), `${name}=${value}`)
   }
 })
+
+t.test('DEFECTS: defect ids separated by commas (for grading a suite by hand); blank is none; an unknown id is refused in one line', async t => {
+  t.same(configFromEnv({ DEFECTS: 'heartbeat-200, json-as-text' }).app.defects, ['heartbeat-200', 'json-as-text'])
+  t.equal(configFromEnv({ DEFECTS: '' }).app.defects, undefined)
+  refused(t, { DEFECTS: 'heartbeat-200,nope' }, /^DEFECTS must be defect ids separated by commas: unknown defect "nope" \(the defects are swap-401-403, /)
+})

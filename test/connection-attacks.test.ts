@@ -329,7 +329,9 @@ t.test('a Content-Length behind 2,000 filler headers: 431, and the connection cl
   const { answers: got, rest } = answers(answer ?? 'not closed')
   t.same(got.map(answer => answer.status), ['431'], 'refused, not answered 204 as if it had no body')
   t.match(answer, /\r\nConnection: close\r\n/)
-  t.same(JSON.parse(got[0]?.body ?? '{}'), { errorMessages: ['The request has more than 2000 headers'] })
+  // Node 20 and 24 parse the 2,001 headers and the service counts them; Node 22's parser may stop first at
+  // its header size limit (16 KiB, the body's bytes behind them): a 431 either way, said as the one that acted.
+  t.match(JSON.parse(got[0]?.body ?? '{}'), { errorMessages: [/^(The request has more than 2000 headers|The request headers are larger than the server accepts)$/] })
   t.equal(rest, '', 'nothing more: the body was never read as requests')
   await until(() => read.length === 1)
   t.ok((read[0] as number) < 8e6, `the server read ${Math.round((read[0] as number) / 1e3)} KB of the ${Math.round(sent * chunk.length / 1e6)} MB sent`)

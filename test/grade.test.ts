@@ -14,6 +14,7 @@ import type { GradeResult } from '../src/grade/report.js'
 import { invocation, runCommand } from '../src/grade/run.js'
 import { graded, leanEnv, suites } from './grade-helper.js'
 import { root, serverFile } from './processes.js'
+import { ignoreClosedPipe } from '../src/server.js'
 
 const weak = [process.execPath, '--test', join(suites, 'weak/api.test.mjs')]
 // A one-line suite: GET /heartbeat must be 204.
@@ -284,4 +285,9 @@ t.test('grade --help into a pipe closed early (| head -1) ends without a stack t
   const [code] = await once(child, 'close')
   t.equal(code, 0)
   t.notMatch(stderr, /EPIPE|Error/)
+})
+
+t.test('ignoreClosedPipe: a reader gone early (EPIPE) is no error; any other error of standard output is', async t => {
+  t.doesNotThrow(() => { ignoreClosedPipe(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })) })
+  t.throws(() => { ignoreClosedPipe(Object.assign(new Error('write EIO'), { code: 'EIO' })) }, { code: 'EIO' })
 })

@@ -2,7 +2,7 @@
 // refused, and one that reached the store another way (an older version, a host's own store) is answered
 // with U+FFFD in its place; so is such a character anywhere else an answer shows (a journal's path).
 import t from 'tap'
-import { escapeXml, noteUnfitForXml, unfitForXml } from '../src/domain/http/xml.js'
+import { escapeXml, findingXml, noteUnfitForXml, unfitForXml } from '../src/domain/http/xml.js'
 import { build, newSession, storeOf } from './helper.js'
 import { wellFormed } from './xml-well-formed.js'
 
@@ -72,4 +72,13 @@ t.test('escapeXml and unfitForXml', async t => {
   t.equal(noteUnfitForXml('fine'), undefined)
   t.equal(wellFormed('<a>\u0001</a>'), 'U+0001 at 3', 'the check itself finds what it should')
   t.not(wellFormed('<a><b></a>'), true)
+})
+
+t.test('findingXml: a found defect, or the explanation of a correct answer, well-formed either way', async t => {
+  const found = findingXml({ verdict: 'found', defect: { id: 'heartbeat-200', name: 'A <heartbeat>', breaks: '204 & no body', why: 'status codes' }, found: 1, hidden: 3 })
+  t.equal(found, '<?xml version="1.0" encoding="UTF-8"?><finding><verdict>found</verdict><defect><id>heartbeat-200</id><name>A &lt;heartbeat&gt;</name>' +
+    '<breaks>204 &amp; no body</breaks><why>status codes</why></defect><found>1</found><hidden>3</hidden></finding>')
+  const correct = findingXml({ verdict: 'correct', explanation: 'It was right', found: 0, hidden: 3 })
+  t.equal(correct, '<?xml version="1.0" encoding="UTF-8"?><finding><verdict>correct</verdict><explanation>It was right</explanation><found>0</found><hidden>3</hidden></finding>')
+  t.same([wellFormed(found), wellFormed(correct)], [true, true])
 })
