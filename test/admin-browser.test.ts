@@ -134,7 +134,8 @@ chromiumTest('the class board and the name form in chromium', async t => {
       [`Ada${ada.slice(0, 8)}`, `1 of ${total}`]
     ], 'every learner, most recently active first, by name or short id, with N of M')
     t.same(first.map(row => row[3]), [label(2), label(2), label(2)], 'the next challenge is the first not passed')
-    t.same(first.map(row => row[2]), ['just now', 'just now', 'just now'], 'last seen, relative')
+    // Seconds after the learners' requests: "just now" on a quiet machine, some seconds on CI's loaded one.
+    t.match(first.map(row => row[2]), [/^(just now|[1-5]?\d s ago)$/, /^(just now|[1-5]?\d s ago)$/, /^(just now|[1-5]?\d s ago)$/], 'last seen, relative, within the minute')
     t.equal(await page.locator('#learners tbody tr').nth(1).locator('strong').textContent(), XSS, 'a name that looks like markup is shown as text')
     t.equal(await page.locator('#learners img').count(), 0, 'and makes no element')
     t.notMatch(await page.content(), ada, 'the whole session id (a learner\'s secret) is not on the board')

@@ -94,6 +94,11 @@ async function sentinelNews (t: Test, cls: RedisClass): Promise<Map<string, numb
   return heard
 }
 
+// Following the switch takes 20 to 500 ms on a quiet machine, up to about 2 s on CI's loaded one;
+// without following it, the first note on the new primary came only once Sentinel demoted the old
+// one, some 10 s later (or, frozen, never within the test).
+const FOLLOWS_WITHIN_MS = 5000
+
 // The settings docs/operations.md calls safe, and the defaults (Redis's own: no min-replicas-to-write).
 const SETTINGS = [
   { name: 'the documented safe settings (docs/redis/*.conf, REDIS_WAIT_REPLICAS=1)', redis: [], waitReplicas: '1', safe: true },
@@ -132,7 +137,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const all = acked(group)
       const followed = firstOnNew(all, lost, switched) - switched
       t.comment(`SIGSTOP → +switch-master ${Math.round(switched - stopped)} ms; first note on the new primary ${Math.round(followed)} ms after it; ${all.length} notes acknowledged, ${lost.length} lost`)
-      t.ok(followed <= 1000, `the service follows the switch at once (${Math.round(followed)} ms)`)
+      t.ok(followed <= FOLLOWS_WITHIN_MS, `the service follows the switch at once (${Math.round(followed)} ms)`)
       if (settings.safe) {
         t.same(lost, [], 'no acknowledged note is lost')
       } else {
@@ -163,7 +168,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const first = firstOnNew(acked(group), lost, switched)
       t.not((await cls.primary()).port, old.port, 'another primary')
       t.comment(`SENTINEL FAILOVER → +switch-master ${Math.round(switched - asked)} ms; first note on the new primary ${Math.round(first - switched)} ms after it (${Math.round(first - asked)} ms after the command); ${acked(group).length} notes acknowledged, ${lost.length} lost`)
-      t.ok(first - switched <= 1000, `the service follows the switch at once (${Math.round(first - switched)} ms)`)
+      t.ok(first - switched <= FOLLOWS_WITHIN_MS, `the service follows the switch at once (${Math.round(first - switched)} ms)`)
       t.same(lost, [], 'no acknowledged note is lost')
       t.equal(await heartbeat(app), 204)
       const said = storeLines(lines)
@@ -236,7 +241,8 @@ if (redisMissing !== false && process.env.CI === 'true') {
     for (let i = 0; i < 10; i++) next.push(await timed())
     t.same(next.map(([status]) => status), new Array(10).fill(503))
     const slowest = Math.max(...next.map(([, ms]) => ms))
-    t.ok(slowest < 100, `the next ten do not wait: the slowest took ${Math.round(slowest)} ms`)
+    // Each would wait WAIT's 500 ms; without waiting they take a few ms (CI's loaded machine: more, never 400).
+    t.ok(slowest < 400, `the next ten do not wait: the slowest took ${Math.round(slowest)} ms`)
     t.comment(`a write with the replica away: ${Math.round(firstMs)} ms, then ${Math.round(slowest)} ms at most`)
     t.equal(await heartbeat(app), 503)
   })
