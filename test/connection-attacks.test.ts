@@ -329,8 +329,8 @@ t.test('a Content-Length behind 2,000 filler headers: 431, and the connection cl
   const { answers: got, rest } = answers(answer ?? 'not closed')
   t.same(got.map(answer => answer.status), ['431'], 'refused, not answered 204 as if it had no body')
   t.match(answer, /\r\nConnection: close\r\n/)
-  // Node 20 and 24 parse the 2,001 headers and the service counts them; Node 22's parser may stop first at
-  // its header size limit (16 KiB, the body's bytes behind them): a 431 either way, said as the one that acted.
+  // Node 20 parses the 2,001 headers and the service counts them; Node 22's and 24's parsers stop first at
+  // their header size limit (16 KiB, with the body's bytes behind them): a 431 either way, said as the one that acted.
   t.match(JSON.parse(got[0]?.body ?? '{}'), { errorMessages: [/^(The request has more than 2000 headers|The request headers are larger than the server accepts)$/] })
   t.equal(rest, '', 'nothing more: the body was never read as requests')
   await until(() => read.length === 1)
