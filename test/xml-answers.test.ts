@@ -2,7 +2,7 @@
 // refused, and one that reached the store another way (an older version, a host's own store) is answered
 // with U+FFFD in its place; so is such a character anywhere else an answer shows (a journal's path).
 import t from 'tap'
-import { escapeXml, findingXml, noteUnfitForXml, unfitForXml } from '../src/domain/http/xml.js'
+import { escapeXml, findingXml, noteUnfitForXml, sessionXml, unfitForXml } from '../src/domain/http/xml.js'
 import { build, newSession, storeOf } from './helper.js'
 import { wellFormed } from './xml-well-formed.js'
 
@@ -81,4 +81,12 @@ t.test('findingXml: a found defect, or the explanation of a correct answer, well
   const correct = findingXml({ verdict: 'correct', explanation: 'It was right', found: 0, hidden: 3 })
   t.equal(correct, '<?xml version="1.0" encoding="UTF-8"?><finding><verdict>correct</verdict><explanation>It was right</explanation><found>0</found><hidden>3</hidden></finding>')
   t.same([wellFormed(found), wellFormed(correct)], [true, true])
+})
+
+t.test('sessionXml: a named hunt session, with its hunt and the defects found, well-formed', async t => {
+  const xml = sessionXml({ xChallenger: 'g', xAuthToken: 't', secretNote: 'a & b', challengeStatus: { '02': false, '01': true }, name: 'Ada', hunt: { defects: 'abc', found: ['heartbeat-200'] } })
+  t.equal(xml, '<?xml version="1.0" encoding="UTF-8"?><challenger><xChallenger>g</xChallenger><xAuthToken>t</xAuthToken><secretNote>a &amp; b</secretNote>' +
+    '<challengeStatus><challenge id="01">true</challenge><challenge id="02">false</challenge></challengeStatus><name>Ada</name>' +
+    '<hunt><defects>abc</defects><found><id>heartbeat-200</id></found></hunt></challenger>')
+  t.equal(wellFormed(xml), true)
 })
