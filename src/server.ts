@@ -44,7 +44,8 @@ export function trustProxyOption (trust: TrustProxy): false | string | ((address
 
 /** Fastify's logger options for `config`: JSON lines at its level, or pino-pretty's for a person at a terminal. */
 export function loggerOptions (config: Pick<ServerConfig, 'logLevel' | 'prettyLogs'>): FastifyLoggerOptions & { stream?: NodeJS.WritableStream } {
-  if (config.prettyLogs !== true) return { level: config.logLevel }
+  // process.stdout writes files and pipes synchronously: pino's default buffers, and the last lines were lost at exit.
+  if (config.prettyLogs !== true) return { level: config.logLevel, stream: process.stdout }
   // pino's own pretty printer, in this thread and synchronous, so that nothing is lost on exit.
   return { level: config.logLevel, stream: pinoPretty({ sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }) }
 }

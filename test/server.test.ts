@@ -452,7 +452,7 @@ t.test('a close that close-with-grace begins says why: an error, a signal, or no
 })
 
 t.test('the logger as LOG_LEVEL sets it: none at silent, one per request at info and debug', async t => {
-  t.same(loggerOptions({ logLevel: 'warn' }), { level: 'warn' }, 'JSON lines')
+  t.same(loggerOptions({ logLevel: 'warn' }), { level: 'warn', stream: process.stdout }, 'JSON lines, written before the process exits')
   const pretty = loggerOptions({ logLevel: 'info', prettyLogs: true })
   t.equal(pretty.level, 'info')
   t.equal(typeof pretty.stream?.write, 'function', 'through pino-pretty at a terminal')
