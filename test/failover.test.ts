@@ -185,6 +185,23 @@ if (redisMissing !== false && process.env.CI === 'true') {
     })
   }
 
+  t.test('with sentinels that name hosts (announce-hostnames yes), the switch is followed at once too', { skip: redisMissing }, async t => {
+    const cls = await redisClass(t, [], { hostnames: true })
+    const { lines, class: group, run, news } = await lesson(t, cls, '1', 'hostnames:')
+    await (cls.admins[0] as Redis).call('SENTINEL', 'FAILOVER', 'mymaster')
+    await until('the sentinels switch', () => news.has('+switch-master'))
+    const switched = news.get('+switch-master') as number
+    await until('a note acknowledged after the switch, or 5 s', () => acked(group).some(note => note.at > switched) || performance.now() - switched > FOLLOWS_WITHIN_MS)
+    await run.stop()
+    const lost = await lostNotes(cls, group, 'hostnames:')
+    const first = firstOnNew(acked(group), lost, switched)
+    t.ok(first - switched <= FOLLOWS_WITHIN_MS, `the new primary, named by host, is written to at once (${Math.round(first - switched)} ms after the switch)`)
+    t.same(lost, [], 'no acknowledged note is lost')
+    const port = (await cls.primary()).port
+    t.match(storeLines(lines).find(line => line.event === 'switch-master'), { msg: new RegExp(`to localhost:${port}\\b`) }, 'the switch names the host as the sentinels do')
+    t.match(storeLines(lines).find(line => line.event === 'connected' && line.outageMs !== undefined), { role: 'primary', redis: `localhost:${port}` })
+  })
+
   t.test('an instance pointed at a writable replica acknowledges no write: 503, heartbeat 503, store_up 0, one line', { skip: redisMissing }, async t => {
     const primary = await redisServer(['--appendonly', 'no'])
     t.teardown(() => primary.remove())

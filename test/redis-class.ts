@@ -59,18 +59,24 @@ async function start (t: Test, args: string[], ready: string): Promise<ChildProc
   return child
 }
 
-export async function redisClass (t: Test, extra: string[] = []): Promise<RedisClass> {
+/**
+ * `hostnames`: every Redis announces itself as `localhost`, and the sentinels name them so
+ * (`resolve-hostnames` and `announce-hostnames yes`), as in a cluster that names its hosts.
+ */
+export async function redisClass (t: Test, extra: string[] = [], { hostnames = false } = {}): Promise<RedisClass> {
+  const host = hostnames ? 'localhost' : '127.0.0.1'
+  const announce = hostnames ? ['--replica-announce-ip', host] : []
   const dir = await mkdtemp(join(tmpdir(), 'api-challenges-class-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const node = async (name: string, follow?: number): Promise<RedisNode> => {
     const port = await freePort()
     const home = join(dir, name)
     await mkdir(home)
-    const replicaof = follow === undefined ? [] : ['--replicaof', '127.0.0.1', String(follow)]
+    const replicaof = follow === undefined ? [] : ['--replicaof', host, String(follow)]
     // A copy: at a failover Sentinel has each Redis rewrite its file (CONFIG REWRITE).
     const config = join(home, 'redis.conf')
     await writeFile(config, readFileSync(REDIS_CONF))
-    const child = await start(t, [config, '--port', String(port), '--dir', home, ...replicaof, ...extra], 'Ready to accept connections')
+    const child = await start(t, [config, '--port', String(port), '--dir', home, ...replicaof, ...announce, ...extra], 'Ready to accept connections')
     return { port, url: `redis://127.0.0.1:${port}`, child }
   }
   const primary = await node('primary')
@@ -83,7 +89,8 @@ export async function redisClass (t: Test, extra: string[] = []): Promise<RedisC
     const home = join(dir, name)
     await mkdir(home)
     const config = join(home, 'sentinel.conf')
-    await writeFile(config, reference.replace(MONITOR, `sentinel monitor mymaster 127.0.0.1 ${primary.port} 2`))
+    const names = hostnames ? 'sentinel resolve-hostnames yes\nsentinel announce-hostnames yes\n' : ''
+    await writeFile(config, reference.replace(MONITOR, `${names}sentinel monitor mymaster ${host} ${primary.port} 2`))
     await start(t, [config, '--sentinel', '--port', String(port), '--dir', home], '+monitor master')
     ports.push(port)
   }

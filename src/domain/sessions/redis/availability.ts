@@ -101,6 +101,8 @@ export class Availability {
   #role: 'primary' | 'replica' | undefined
   /** host:port of the Redis connected to (or last connected to). */
   #node: string | undefined
+  /** With Sentinel, the primary as the sentinels named it, host name or address (see redirect()). */
+  #named: string | undefined
   /** A failover under way: no write until the new primary (`to`, once switched from `from`) answers, or `timer` gives up. */
   #fence: { from?: string, to?: string, timer: NodeJS.Timeout } | undefined
   /** When the connection was last made. */
@@ -155,7 +157,7 @@ export class Availability {
       this.#unfit = undefined
       this.#role = undefined
       this.#readyAt = this.#now()
-      this.#node = this.#address ?? hostPort(client.stream.remoteAddress as string, client.stream.remotePort as number)
+      this.#node = this.#address ?? this.#named ?? hostPort(client.stream.remoteAddress as string, client.stream.remotePort as number)
       // Perhaps another Redis (a failover): the probe below measures its clock.
       this.clock.forget()
       // After a switch, the new primary only (see redirect()).
@@ -302,11 +304,16 @@ export class Availability {
   /**
    * With Sentinel, where to connect instead of `address` (host:port, as a sentinel named the primary):
    * after a switch, a sentinel that has not heard of it yet still names the old primary, meaning the new one.
+   * ioredis asks this of the sentinels it learns of, then of the primary, then connects: the last one
+   * asked names the connection, as the sentinels do (a host name with `announce-hostnames yes`).
    */
   redirect (address: string): { host: string, port: number } | null {
     const at = address.lastIndexOf(':')
-    if (this.#fence?.to === undefined || hostPort(address.slice(0, at), address.slice(at + 1)) !== this.#fence.from) return null
-    const [, toHost, toPort] = /^\[?(.*?)\]?:(\d+)$/.exec(this.#fence.to) as unknown as [string, string, string]
+    const named = hostPort(address.slice(0, at), address.slice(at + 1))
+    const to = named === this.#fence?.from ? this.#fence.to : undefined
+    this.#named = to ?? named
+    if (to === undefined) return null
+    const [, toHost, toPort] = /^\[?(.*?)\]?:(\d+)$/.exec(to) as unknown as [string, string, string]
     return { host: toHost, port: Number(toPort) }
   }
 
