@@ -1,4 +1,6 @@
 // The service as a plugin inside another Fastify app, under a prefix.
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import Fastify from 'fastify'
 import t from 'tap'
 import app, { EVERY_METHOD, MemoryStore, supportEveryMethod } from '../src/app.js'
@@ -114,4 +116,21 @@ t.test('an exception inside a handler or hook is a 500 with the error body and a
   t.ok(lines.some(line => /boom at \/internal\/place/.test(line) && /"msg":"request failed"/.test(line)), 'the handler\'s error is logged')
   t.ok(lines.some(line => /lookup exploded/.test(line) && /"msg":"request failed"/.test(line)), 'the hook\'s error is logged')
   t.equal((await host.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 204, 'and it goes on answering')
+})
+
+t.test('in a host\'s own server, two Host headers, or none in HTTP/1.1, are 400 with Connection: close, and a request pipelined after it is not answered', async t => {
+  const host = Fastify()
+  await host.register(app, { store: new MemoryStore() })
+  await host.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => host.close())
+  const { port } = host.server.address() as { port: number }
+  for (const [what, head] of [['two', 'Host: a\r\nHost: b\r\n'], ['none', '']] as const) {
+    const socket = connect(port, '127.0.0.1')
+    let raw = ''
+    socket.setEncoding('utf8').on('data', (chunk: string) => { raw += chunk })
+    socket.write(`GET /heartbeat HTTP/1.1\r\n${head}\r\n` + 'GET /heartbeat HTTP/1.1\r\nHost: x\r\n\r\n')
+    await once(socket, 'close')
+    t.same(raw.match(/^HTTP\/1\.1 \d+/gm), ['HTTP/1.1 400'], `${what}: the 400 alone`)
+    t.match(raw, /\r\nconnection: close\r\n/i, what)
+  }
 })
