@@ -401,7 +401,9 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await app.ready()
       const other = new RedisStore({ url: redis.url, prefix: 'other:', idleMs: 1000, maxSessions: 1 })
       t.teardown(() => other.close())
+      // Both stores' first probes done: the heartbeat asks the app's.
       await ready(other)
+      await ready(sessions)
       t.equal((await app.inject({ method: 'GET', url: '/heartbeat' })).statusCode, 204)
       // Redis stops running writes (scripts count) but keeps the connection: a hang, not an outage.
       await other.client.call('CLIENT', 'PAUSE', '60000', 'WRITE')
