@@ -199,7 +199,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
     t.same(lost, [], 'no acknowledged note is lost')
     const port = (await cls.primary()).port
     t.match(storeLines(lines).find(line => line.event === 'switch-master'), { msg: new RegExp(`to localhost:${port}\\b`) }, 'the switch names the host as the sentinels do')
-    t.match(storeLines(lines).find(line => line.event === 'connected' && line.outageMs !== undefined), { role: 'primary', redis: `localhost:${port}` })
+    // Named by its address (127.0.0.1 or ::1: localhost is both).
+    const back = (): StoreLine | undefined => storeLines(lines).find(line => line.event === 'connected' && line.outageMs !== undefined)
+    await until('the line of the new primary', () => back() !== undefined)
+    t.match(back(), { role: 'primary', redis: new RegExp(`:${port}$`) })
   })
 
   t.test('an instance pointed at a writable replica acknowledges no write: 503, heartbeat 503, store_up 0, one line', { skip: redisMissing }, async t => {

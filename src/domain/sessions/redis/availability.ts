@@ -101,7 +101,7 @@ export class Availability {
   #role: 'primary' | 'replica' | undefined
   /** host:port of the Redis connected to (or last connected to). */
   #node: string | undefined
-  /** With Sentinel, the primary as the sentinels named it, host name or address (see redirect()). */
+  /** With Sentinel, the primary as the sentinels last named it, a host name with `announce-hostnames yes` (see redirect()). */
   #named: string | undefined
   /** A failover under way: no write until the new primary (`to`, once switched from `from`) answers, or `timer` gives up. */
   #fence: { from?: string, to?: string, timer: NodeJS.Timeout } | undefined
@@ -157,15 +157,12 @@ export class Availability {
       this.#unfit = undefined
       this.#role = undefined
       this.#readyAt = this.#now()
-      this.#node = this.#address ?? this.#named ?? hostPort(client.stream.remoteAddress as string, client.stream.remotePort as number)
+      this.#node = this.#address ?? hostPort(client.stream.remoteAddress as string, client.stream.remotePort as number)
       // Perhaps another Redis (a failover): the probe below measures its clock.
       this.clock.forget()
-      // After a switch, the new primary only (see redirect()).
+      // After a switch, the new primary only, by its address or by the host name the sentinels gave it (see redirect()).
       if (this.#fence?.to !== undefined) {
-        if (this.#node !== this.#fence.to) {
-          client.disconnect(true)
-          return
-        }
+        if (this.#node !== this.#fence.to && this.#named !== this.#fence.to) return client.disconnect(true)
         this.#unfence()
       }
       // What it is (without INFO or a version, the scripts' errors will tell), then a probe: its role, then a script.
@@ -304,8 +301,7 @@ export class Availability {
   /**
    * With Sentinel, where to connect instead of `address` (host:port, as a sentinel named the primary):
    * after a switch, a sentinel that has not heard of it yet still names the old primary, meaning the new one.
-   * ioredis asks this of the sentinels it learns of, then of the primary, then connects: the last one
-   * asked names the connection, as the sentinels do (a host name with `announce-hostnames yes`).
+   * ioredis asks this of the sentinels it learns of, then of the primary, then connects: the last asked is the primary.
    */
   redirect (address: string): { host: string, port: number } | null {
     const at = address.lastIndexOf(':')
