@@ -51,15 +51,11 @@ async function headers (fastify: FastifyInstance, options: HeadersOptions): Prom
     // server lets a request without one through to here, so that the refusal carries the echo and
     // the error body like every other answer. Node keeps the first of two Hosts in
     // `request.headers` and drops the other: only the raw headers show them both.
-    // Either is the connection's last answer (what the server of `npm start` does before the app, a host's does here).
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+    const hostless = request.headers.host === undefined && request.raw.httpVersion === '1.1'
+    if (hostless || hostCount(request.raw) > 1) {
+      // The connection's last answer in any server (`npm start`'s marks it so before the app: server-options.ts).
       reply.raw.shouldKeepAlive = false
-      reply.fail(400, 'An HTTP/1.1 request needs a Host header')
-      return
-    }
-    if (hostCount(request.raw) > 1) {
-      reply.raw.shouldKeepAlive = false
-      reply.fail(400, 'The request has more than one Host header; send one')
+      reply.fail(400, hostless ? 'An HTTP/1.1 request needs a Host header' : 'The request has more than one Host header; send one')
       return
     }
     done()
