@@ -330,17 +330,18 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
   return fastify
 }
 
-/** For standard output's errors: `grade --help | head` closes the pipe early, which is no error; any other is. */
+/** For standard output's errors: a reader gone early (`grade --help | head`, `npm start | head`) is no error; any other is. */
 export function ignoreClosedPipe (error: NodeJS.ErrnoException): void {
   if (error.code !== 'EPIPE') throw error
 }
 
 const entry = process.argv[1]
 if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href) {
+  // The log's reader gone, the server serves on, its lines dropped.
+  process.stdout.on('error', ignoreClosedPipe)
   if (process.argv[2] === 'grade') {
     // `grade -- <command>`: a test suite graded by the defects it catches (src/grade/), on services made here.
     const { grade } = await import('./grade/grade.js')
-    process.stdout.on('error', ignoreClosedPipe)
     process.exitCode = await grade(process.argv.slice(3), { createServer, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() })
   } else if (await main(process.env) === undefined) process.exitCode = 1
 }

@@ -66,6 +66,20 @@ t.test('the process listens, says where, and closes gracefully on SIGTERM', asyn
   ], 'one line once it has closed, the last')
 })
 
+t.test('its log\'s reader gone (npm start | head): the server serves on, its lines dropped, and closes gracefully', async t => {
+  const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'debug', ...NO_DRAIN })
+  const url = `http://127.0.0.1:${await waitForReady(child)}`
+  // The pipe's reading end closed: the next line (each request's, at debug) meets EPIPE.
+  child.stdout.destroy()
+  const exited = once(child, 'close')
+  t.equal((await fetch(`${url}/heartbeat`)).status, 204)
+  t.equal((await fetch(`${url}/heartbeat`)).status, 204, 'still serving after a line was refused')
+  child.kill('SIGTERM')
+  const [code] = await exited
+  t.equal(code, 0, 'a graceful close, not a crash')
+  t.notMatch(output().stderr, /EPIPE|second error/)
+})
+
 t.test('LOG_LEVEL=debug logs one line per request, at debug, once it is answered', async t => {
   const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'debug', ...NO_DRAIN })
   t.teardown(() => child.kill('SIGKILL'))
