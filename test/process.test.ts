@@ -68,6 +68,7 @@ t.test('the process listens, says where, and closes gracefully on SIGTERM', asyn
 
 t.test('its log\'s reader gone (npm start | head): the server serves on, its lines dropped, and closes gracefully', async t => {
   const { child, output } = startProcess({ PORT: '0', LOG_LEVEL: 'debug', ...NO_DRAIN })
+  t.teardown(() => child.kill('SIGKILL'))
   const url = `http://127.0.0.1:${await waitForReady(child)}`
   // The pipe's reading end closed: the next line (each request's, at debug) meets EPIPE.
   child.stdout.destroy()
