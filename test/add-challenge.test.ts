@@ -61,7 +61,7 @@ t.test('the list is checked: a bit or an id used twice, or a bit out of range, i
   t.throws(() => createCatalogue([...list, { ...added, id: 43, bit: NEXT_BIT + 1, referenceName: 'X', trigger: 'X' as Trigger, nearMisses: [] }]), /challenge 43 has no near miss/)
 })
 
-// The steps, followed on a copy of the service and its tests: three files are changed (counted),
+// The steps, followed on a copy of the service and its tests: four files are changed (counted),
 // the copy is compiled and its app run, with and without the route's line, and the copy's tests
 // that read the catalogue run green with the new challenge in it.
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -83,7 +83,7 @@ const ROW = `  {
 // Step 2: the route asks for the trigger's bit and passes it (the heartbeat passes the bit of the method sent).
 const ROUTE_LINE = "      ['OPTIONS', fastify.bitFor('OPTIONS /heartbeat')]\n"
 
-// Step 3: its test, beside the others.
+// Step 3: its test, beside the others, and its line in their group's test file.
 const TEST = `import t from 'tap'
 import { build, passed } from '../helper.js'
 
@@ -99,7 +99,8 @@ t.test('OPTIONS /heartbeat passes challenge 39; a POST posing as OPTIONS is its 
   t.same(await passed(app, guid), [1, 39])
 })
 `
-const NEW_TEST = 'test/routes/options-heartbeat.test.ts'
+const NEW_TEST = 'test/routes/options-heartbeat.ts'
+const GROUP = 'test/routes.test.ts'
 
 /** Replaces `find`, which must be there once, in `file` of the copy. */
 function edit (copy: string, file: string, find: string, replace: string): void {
@@ -130,7 +131,8 @@ async function copyWithChallenge (t: Test): Promise<{ copy: string, withRoute: A
   edit(copy, 'src/domain/challenges/challenge-list.ts', '  {\n    id: 40,', `${ROW}  {\n    id: 40,`)
   edit(copy, 'routes/heartbeat.ts', "      ['TRACE', fastify.bitFor('TRACE /heartbeat')]\n", "      ['TRACE', fastify.bitFor('TRACE /heartbeat')],\n" + ROUTE_LINE)
   writeFileSync(join(copy, NEW_TEST), TEST)
-  t.same(changedFiles(copy), ['routes/heartbeat.ts', 'src/domain/challenges/challenge-list.ts', NEW_TEST], 'three files, and no other')
+  writeFileSync(join(copy, GROUP), `${readFileSync(join(copy, GROUP), 'utf8')}import './routes/options-heartbeat.js'\n`)
+  t.same(changedFiles(copy), ['routes/heartbeat.ts', 'src/domain/challenges/challenge-list.ts', GROUP, NEW_TEST], 'four files, and no other')
   // The build is incremental (tsconfig.build.json): with this tree's build beside it, tsc compiles
   // what the steps changed and what depends on it; without one, everything.
   if (existsSync(join(root, 'dist', '.tsbuildinfo'))) cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true })
@@ -158,7 +160,7 @@ async function started (t: Test, app: App): Promise<FastifyInstance> {
 interface Status { challengeStatus: Record<string, boolean> }
 interface Row { id: number, status: boolean }
 
-t.test('following the steps on a copy: three files, and the new challenge is passed through its route, listed, linked and counted', async t => {
+t.test('following the steps on a copy: four files, and the new challenge is passed through its route, listed, linked and counted', async t => {
   const { copy, withRoute, withoutRoute } = await copyWithChallenge(t)
 
   const server = await started(t, withRoute)
@@ -185,8 +187,9 @@ t.test('following the steps on a copy: three files, and the new challenge is pas
   without.register(withoutRoute)
   await t.rejects(async () => { await without.ready() }, { code: 'APICH_UNREACHABLE_CHALLENGE', message: /^api-challenges: no route reports "OPTIONS \/heartbeat" \(challenge 39\)$/ })
 
-  // Nothing else needed changing: the copy's tests that read the catalogue, and the new one, pass.
-  const tests = [NEW_TEST, 'test/domain.test.ts', 'test/journal.test.ts', 'test/challenges-shape.test.ts', 'test/docs.test.ts', 'test/pages.test.ts', 'test/routes/challenger.test.ts']
+  // Nothing else needed changing: the copy's tests that read the catalogue, and the new one, pass; and the house's
+  // test finds the new one in its group's file, so \`npm test\` runs it.
+  const tests = [NEW_TEST, 'test/modules/domain.ts', 'test/journal/journal.ts', 'test/routes/challenges-shape.ts', 'test/pages/docs.ts', 'test/pages/pages.ts', 'test/routes/challenger.ts', 'test/setup/house.ts']
   const run = spawnSync(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), '--disable-coverage', '--reporter=tap', ...tests], { cwd: copy, encoding: 'utf8' })
   if (run.status !== 0) t.comment(`${run.stdout}${run.stderr}`)
   t.equal(run.status, 0, 'the copy\'s tests pass')

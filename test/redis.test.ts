@@ -653,7 +653,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const token = (await earn(two, guid)).headers['x-auth-token'] as string
       const other = (await two.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
       const theirs = (await earn(one, other)).headers['x-auth-token'] as string
-      // Where each defect a hunt may hide shows (test/defects.test.ts): whichever three are hidden, some of these answers change.
+      // Where each defect a hunt may hide shows (test/hunt/defects.ts): whichever three are hidden, some of these answers change.
       const own = { 'x-challenger': guid }
       const requests: Array<{ method?: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, payload?: object }> = [
         { url: '/heartbeat', headers: own },

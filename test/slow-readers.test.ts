@@ -13,7 +13,7 @@ import { createServer } from '../src/server.js'
 import { pythonMissing, slowReaders } from './sockets.js'
 
 const quiet = { port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} } satisfies ServerConfig
-// Bounds no load reaches (see test/connection-attacks.test.ts): a timeout out of reach, and "at once".
+// Bounds no load reaches (see test/http/connection-attacks.ts): a timeout out of reach, and "at once".
 const FAR = 600_000
 const AT_ONCE = 10_000
 

@@ -1,7 +1,7 @@
 // Every setting, described once: its option name (the key), its environment variable, its type,
 // limits and default, and what it does (the comment, which a host's editor shows on the option).
 // options.ts checks a host's options by it, config.ts reads npm start's environment by it, and
-// test/options.test.ts and test/config.test.ts hold the docs' tables to it.
+// test/setup/options.ts and test/setup/config.ts hold the docs' tables to it.
 import { MAX_JOURNAL_SIZE } from '../journal/journal.js'
 import type { SessionStore } from '../sessions/store.js'
 import { abortSignal, choice, credential, defectIds, flag, given, pemFile, redisUrl, sentinels, text, whole } from './kinds.js'

@@ -1,0 +1,155 @@
+// What the process says once it listens (src/server.ts's start-up message): the addresses learners
+// can use when it serves every interface, the store as found at start, the class preset, the landing
+// page's QR code. The start-up block of a real process, at a terminal too: test/process.test.ts.
+import type { NetworkInterfaceInfo } from 'node:os'
+import type { AddressInfo } from 'node:net'
+import QRCode from 'qrcode'
+import t from 'tap'
+import type { ServerConfig } from '../../src/domain/config/config.js'
+import { learnerUrls, loopbackOnly } from '../../src/domain/http/addresses.js'
+import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
+import type { SessionStore } from '../../src/domain/sessions/store.js'
+import { landingQr, main, startupMessage, storeAtStart, type StoreAtStart } from '../../src/server.js'
+
+const v4 = (address: string, internal = false): NetworkInterfaceInfo =>
+  ({ address, netmask: '255.255.255.0', family: 'IPv4', mac: '00:00:00:00:00:00', internal, cidr: `${address}/24` })
+const v6 = (address: string, internal = false): NetworkInterfaceInfo =>
+  ({ address, netmask: 'ffff:ffff:ffff:ffff::', family: 'IPv6', mac: '00:00:00:00:00:00', internal, cidr: `${address}/64`, scopeid: 0 })
+
+// A laptop in a classroom: loopback, a docker bridge listed before the wired and wireless networks.
+const laptop = {
+  lo: [v4('127.0.0.1', true), v6('::1', true)],
+  docker0: [v4('172.17.0.1')],
+  eth0: [v4('192.168.1.20'), v6('fe80::1c2b:3aff:fe4d:5e6f'), v6('2001:db8::20')],
+  wlan0: [v4('10.0.0.5'), v4('10.0.0.5')]
+}
+
+t.test('bound to 0.0.0.0, learners get every IPv4 address but loopback, the machine\'s own networks before a container bridge', async t => {
+  t.same(learnerUrls('0.0.0.0', 3000, laptop), ['http://192.168.1.20:3000', 'http://10.0.0.5:3000', 'http://172.17.0.1:3000'])
+})
+
+t.test('bound to ::, the IPv6 addresses too, in brackets, but not link-local ones (a URL carries no zone)', async t => {
+  const urls = ['http://192.168.1.20:3000', 'http://[2001:db8::20]:3000', 'http://10.0.0.5:3000', 'http://172.17.0.1:3000']
+  for (const host of ['::', '::0', '0:0:0:0:0:0:0:0']) t.same(learnerUrls(host, 3000, laptop), urls, host)
+})
+
+t.test('bound to one address, the listener\'s own address says it: no list', async t => {
+  for (const host of ['127.0.0.1', '192.168.1.20', 'localhost', '::1', 'example.test']) t.equal(learnerUrls(host, 3000, laptop), undefined, host)
+  t.same(learnerUrls('0.0.0.0', 3000, { lo: [v4('127.0.0.1', true)], eth0: undefined }), [], 'no network: none')
+  t.ok(Array.isArray(learnerUrls('0.0.0.0', 3000)), 'this machine\'s own interfaces by default')
+})
+
+t.test('loopback is 127.0.0.0/8, ::1 and localhost', async t => {
+  for (const host of ['127.0.0.1', '127.1.2.3', '::1', 'localhost']) t.equal(loopbackOnly(host), true, host)
+  for (const host of ['0.0.0.0', '::', '192.168.1.20', '127.example.test', 'localhost.example.test']) t.equal(loopbackOnly(host), false, host)
+})
+
+const config = (app: ServerConfig['app'] = {}, more: Partial<ServerConfig> = {}): ServerConfig => ({ port: 3000, host: '0.0.0.0', logLevel: 'info', app, ...more })
+
+t.test('bound to every interface, the message leads with an address learners can use, and lists them all', async t => {
+  const addresses = ['http://192.168.1.20:3000', 'http://10.0.0.5:3000']
+  const [fields, message] = startupMessage('http://127.0.0.1:3000', config({ adminToken: 'instructor-token-0123456789' }), { addresses })
+  t.same(fields, {
+    address: 'http://192.168.1.20:3000',
+    addresses,
+    landingPage: 'http://192.168.1.20:3000/',
+    docs: 'http://192.168.1.20:3000/docs',
+    mode: 'multi-player (a session per learner)',
+    store: 'memory (sessions end with the process)',
+    board: 'http://192.168.1.20:3000/admin'
+  })
+  t.equal(message, 'API Challenges practice target ready: curl -i -X POST http://192.168.1.20:3000/challenger')
+  t.notMatch(JSON.stringify(fields), /127\.0\.0\.1|instructor-token/, 'nothing only this machine can use, and a token the instructor chose is never said')
+  const [alone] = startupMessage('http://127.0.0.1:3000', config(), { addresses: [] })
+  t.equal(alone.address, 'http://127.0.0.1:3000', 'without a network, this machine\'s')
+  t.equal(alone.addresses, 'none but this machine\'s: no network interface is up')
+})
+
+t.test('the store line says a Redis not reachable yet, and the live sessions a reachable one holds at start', async t => {
+  const redis = config({ redisUrl: 'redis://:s3cret@cache:6379', redisKeyPrefix: 'course-a:' })
+  const store = (found: StoreAtStart) => startupMessage('http://127.0.0.1:3000', redis, { store: found })[0].store
+  t.equal(store({ reachable: false }), 'Redis at cache:6379, keys course-a:*: not reachable yet; requests that need a session, and GET /heartbeat, answer 503 until it is (the log says when)')
+  t.equal(store({ reachable: true, live: 0 }), 'Redis at cache:6379, keys course-a:*; no live session there at start')
+  t.equal(store({ reachable: true, live: 1 }), 'Redis at cache:6379, keys course-a:*; 1 live session there at start')
+  t.equal(store({ reachable: true, live: 1234 }), 'Redis at cache:6379, keys course-a:*; 1234 live sessions there at start')
+  t.equal(store({ reachable: true }), 'Redis at cache:6379, keys course-a:*')
+  t.equal(startupMessage('http://127.0.0.1:3000', config(), { store: { reachable: true } })[0].store, 'memory (sessions end with the process)')
+})
+
+t.test('with CLASS=1, the message says what the preset set and kept, and the admin token it made, once', async t => {
+  const preset = { set: ['SESSION_IDLE_MS=10800000', 'HOST=0.0.0.0'], kept: ['CREATION_RATE_LIMIT'], adminTokenMade: true }
+  const [fields] = startupMessage('http://127.0.0.1:3000', config({ adminToken: 'made-0123456789abcdef' }, { preset }), { addresses: ['http://192.168.1.20:3000'] })
+  t.equal(fields.class, 'on (CLASS=1): set SESSION_IDLE_MS=10800000, HOST=0.0.0.0, a new ADMIN_TOKEN (adminToken, below); kept as given: CREATION_RATE_LIMIT')
+  t.equal(fields.adminToken, 'made-0123456789abcdef')
+  t.same(Object.keys(fields).slice(-3), ['board', 'class', 'adminToken'], 'the token right below the board\'s address')
+  t.equal(JSON.stringify(fields).split('made-0123456789abcdef').length, 2, 'said once')
+
+  const given = { set: [], kept: ['SESSION_IDLE_MS', 'ADMIN_TOKEN'], adminTokenMade: false }
+  const [own] = startupMessage('http://127.0.0.1:3000', config({ adminToken: 'the-instructors-own-token' }, { preset: given }))
+  t.equal(own.class, 'on (CLASS=1): nothing to set; kept as given: SESSION_IDLE_MS, ADMIN_TOKEN')
+  t.notOk('adminToken' in own, 'a token the instructor gave is never said')
+  t.notMatch(JSON.stringify(own), /the-instructors-own-token/)
+  const [none] = startupMessage('http://127.0.0.1:3000', config({}, { preset: { set: ['HOST=0.0.0.0'], kept: [], adminTokenMade: false } }))
+  t.equal(none.class, 'on (CLASS=1): set HOST=0.0.0.0')
+})
+
+t.test('the store at start: the memory store answers; a store across the network says whether it does, and counts its live sessions once', async t => {
+  const memory = new MemoryStore()
+  t.teardown(() => memory.close())
+  await memory.create()
+  t.same(await storeAtStart(memory), { reachable: true }, 'in memory: nothing to count at start')
+  let counted = 0
+  const remote = (available: boolean, counts: () => Promise<{ live: number, active: number }>): SessionStore =>
+    Object.assign(Object.create(memory) as SessionStore, { description: 'Redis at cache:6379', available: () => available, counts: async () => { counted++; return await counts() } })
+  t.same(await storeAtStart(remote(false, async () => ({ live: 3, active: 0 }))), { reachable: false })
+  t.equal(counted, 0, 'nothing asked of a store that does not answer')
+  t.same(await storeAtStart(remote(true, async () => ({ live: 3, active: 0 }))), { reachable: true, live: 3 })
+  t.same(await storeAtStart(remote(true, async () => { throw new Error('gone') })), { reachable: false }, 'gone since')
+  t.equal(counted, 2)
+})
+
+t.test('the landing page\'s QR code, for a terminal, under a line that names the page', async t => {
+  const url = 'http://192.168.1.20:3000/'
+  const said = await landingQr(url)
+  t.equal(said, `\nThe landing page, ${url}, for a phone's camera:\n${await QRCode.toString(url, { type: 'terminal', small: true })}`)
+  t.match(said, /▄▄▄▄▄▄▄/, 'half blocks: two rows of modules a line')
+})
+
+/** What `start` wrote on stderr, and what it resolved with. */
+async function stderrOf<T> (start: () => Promise<T>): Promise<[T, string]> {
+  const write = process.stderr.write
+  let text = ''
+  process.stderr.write = ((chunk: string) => { text += chunk; return true }) as typeof write
+  try {
+    return [await start(), text]
+  } finally {
+    process.stderr.write = write
+  }
+}
+
+t.test('CLASS=1 serves a room behind one address: 100 sessions in a minute from one client, the board with the given token', async t => {
+  const token = 'the-instructors-own-token'
+  const app = await main({ CLASS: '1', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ADMIN_TOKEN: token })
+  t.teardown(() => app?.close())
+  const base = `http://127.0.0.1:${(app?.server.address() as AddressInfo).port}`
+  const created = await Promise.all(Array.from({ length: 100 }, async () => (await fetch(`${base}/challenger`, { method: 'POST' })).status))
+  t.same(created.filter(status => status !== 201), [], 'none refused (the default limit is 60 a minute)')
+  const summary = await fetch(`${base}/admin/summary`, { headers: { authorization: `Bearer ${token}` } })
+  t.equal(summary.status, 200)
+  t.equal((await summary.json() as { live: number }).live, 100)
+})
+
+t.test('CLASS=1 at a log level that would hide the token it makes does not start, in one line', async t => {
+  const [app, said] = await stderrOf(() => main({ CLASS: '1', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }))
+  t.equal(app, undefined)
+  t.equal(said, 'api-challenges: CLASS=1 makes the admin token and says it in the start-up message, which LOG_LEVEL=silent hides; set ADMIN_TOKEN yourself, or LOG_LEVEL=info\n')
+})
+
+t.test('a store that cannot be made stops start-up with one line, as a listen that fails does', async t => {
+  const { main: mocked } = await t.mockImport<typeof import('../../src/server.js')>('../../src/server.js', {
+    '../../src/domain/sessions/stores.js': { createStore: () => { throw new Error('the Redis scripts are not in dist/') } }
+  })
+  const [app, said] = await stderrOf(() => mocked({ PORT: '0', LOG_LEVEL: 'silent' }))
+  t.equal(app, undefined)
+  t.equal(said, 'api-challenges: could not start on 127.0.0.1:0: the Redis scripts are not in dist/\n')
+})
