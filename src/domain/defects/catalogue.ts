@@ -33,7 +33,7 @@ export interface DefectContext {
 export interface Phases {
   /** Before the route's own hooks, once the session is known: may change the headers. */
   request?: (asked: Asked, context: DefectContext) => boolean
-  /** Once the body is parsed, before the token is judged: may change the body. */
+  /** Once the body is parsed and the token has passed, before the body is judged: may change the body. */
   body?: (asked: Asked, context: DefectContext) => boolean
   /** The handler's payload before it is serialized: the payload to send instead, or undefined. */
   payload?: (asked: Asked, payload: unknown, context: DefectContext) => unknown

@@ -207,8 +207,8 @@ const ENTRY_BYTES = 64
 
 /**
  * The most memory a session of the memory store takes with a full journal of `size` entries: the
- * session, the journal, its entries and its texts. 2,020 bytes at the default 20 (a stranger's
- * session, measured: bench/journal-memory.ts and bench/hostile-journals.ts).
+ * session, the journal, its entries and its texts. 2,020 bytes at the default 20: a bound, above what a
+ * stranger's session measures (docs/benchmarks.md, "A stranger's journals").
  */
 export function worstSessionBytes (size: number): number {
   return size === 0 ? SESSION_BYTES : SESSION_BYTES + JOURNAL_BYTES + size * ENTRY_BYTES + textRoom(size)
