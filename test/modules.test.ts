@@ -3,4 +3,5 @@
 // share one test process, which saves each the ~3 CPU-s a process costs to start (docs/architecture.md).
 import './modules/capacity.js'
 import './modules/domain.js'
+import './modules/last-ids.js'
 import './modules/store.js'

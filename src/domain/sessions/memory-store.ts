@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks'
 import { WindowCounts } from './counts.js'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { Journal, type JournalEntry } from '../journal/journal.js'
+import { LastIds } from './last-ids.js'
 import { Marks } from './marks.js'
 import { SessionsFullError } from '../http/errors.js'
 import { atWork } from './worth.js'
@@ -48,7 +49,7 @@ interface SessionState {
   createdSecond: number
   /** Whether a request has named it since it was made (unused sessions are evicted first). */
   used: boolean
-  /** Used, but not at work (worth.ts): in #light, next to make room after the unused ones. */
+  /** Used, but not at work (worth.ts): next to make room after the unused ones (see #lightFrom). */
   light: boolean
   /** Its place in the order of activity, given at each touch: the board's cursor finds it by this (marks.ts). */
   seq: number
@@ -81,8 +82,13 @@ export class MemoryStore implements SessionStore {
    * touched, so they keep the order they were made in: eviction looks from here toward the newest.
    */
   #freshFrom: SessionState | null = null
+  /**
+   * No light session is older than this one (null: there is none). A session turns light only as it
+   * moves to the newest end (#judge), so the light ones keep the order of activity: eviction looks
+   * from here toward the newest, as from #freshFrom.
+   */
+  #lightFrom: SessionState | null = null
   /** Used sessions not at work, least recently active first (a touch deletes and adds one again). */
-  readonly #light = new Set<SessionState>()
   readonly #idleMs: number
   readonly #maxSessions: number
   readonly #journalSize: number
@@ -94,8 +100,8 @@ export class MemoryStore implements SessionStore {
   readonly #counts: WindowCounts
   #seq = 0
   readonly #marks = new Marks<SessionState>()
-  /** The ids of the last EXPIRED_KEPT sessions to end, the oldest first (a Set keeps insertion order). */
-  readonly #ended = new Set<string>()
+  /** The ids of the last EXPIRED_KEPT sessions to end. */
+  readonly #ended = new LastIds(EXPIRED_KEPT)
 
   constructor (options: MemoryStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60 * 1000
@@ -131,6 +137,7 @@ export class MemoryStore implements SessionStore {
 
   #unlink (session: SessionState): void {
     if (session === this.#freshFrom) this.#freshFrom = session.newer
+    if (session === this.#lightFrom) this.#lightFrom = session.newer
     if (session.older === null) this.#oldest = session.newer
     else session.older.newer = session.newer
     if (session.newer === null) this.#newest = session.older
@@ -152,16 +159,13 @@ export class MemoryStore implements SessionStore {
 
   #remove (session: SessionState): void {
     this.#unlink(session)
-    if (session.light) this.#light.delete(session)
     this.#sessions.delete(session.guid)
   }
 
   /** Removes a session that expired or makes room, and remembers that it ended. */
   #end (session: SessionState): void {
     this.#remove(session)
-    this.#ended.delete(session.guid)
     this.#ended.add(session.guid)
-    if (this.#ended.size > EXPIRED_KEPT) this.#ended.delete(this.#ended.values().next().value as string)
   }
 
   /** Removes up to `limit` expired sessions, oldest first. */
@@ -191,11 +195,10 @@ export class MemoryStore implements SessionStore {
     return session
   }
 
-  /** Puts a used session in #light, at its newest end, or takes it out once it is at work. */
+  /** Whether a used session, just moved to the newest end, is light. */
   #judge (session: SessionState): void {
-    if (session.light) this.#light.delete(session)
     session.light = !atWork(session.progress, session.note)
-    if (session.light) this.#light.add(session)
+    if (session.light) this.#lightFrom ??= session
   }
 
   /** The live session by `guid` (pinned or not), not touched. */
@@ -222,7 +225,11 @@ export class MemoryStore implements SessionStore {
     let fresh = this.#freshFrom
     while (fresh !== null && fresh.used) fresh = fresh.newer
     this.#freshFrom = fresh
-    return fresh ?? this.#light.values().next().value
+    if (fresh !== null) return fresh
+    let light = this.#lightFrom
+    while (light !== null && !light.light) light = light.newer
+    this.#lightFrom = light
+    return light ?? undefined
   }
 
   /** The session as the store hands it out: a copy. */
@@ -272,11 +279,8 @@ export class MemoryStore implements SessionStore {
     if (session === undefined) return false
     if (change.note !== undefined) session.note = detached(change.note)
     session.progress |= change.passed ?? 0
-    // Not activity: a session at work now leaves #light, and keeps its place in the order.
-    if (session.light && atWork(session.progress, session.note)) {
-      this.#light.delete(session)
-      session.light = false
-    }
+    // Not activity: a session at work now is light no more, and keeps its place in the order.
+    if (session.light && atWork(session.progress, session.note)) session.light = false
     const hunt = session.hunt
     if (change.found !== undefined && hunt !== undefined && hunt.hidden.includes(change.found) && !hunt.found.includes(change.found)) {
       session.hunt = { hidden: hunt.hidden, found: [...hunt.found, change.found] }
@@ -385,9 +389,9 @@ export class MemoryStore implements SessionStore {
     this.#sessions.clear()
     this.#pinned.clear()
     this.#ended.clear()
-    this.#light.clear()
     this.#oldest = null
     this.#newest = null
     this.#freshFrom = null
+    this.#lightFrom = null
   }
 }
