@@ -88,7 +88,6 @@ export class MemoryStore implements SessionStore {
    * from here toward the newest, as from #freshFrom.
    */
   #lightFrom: SessionState | null = null
-  /** Used sessions not at work, least recently active first (a touch deletes and adds one again). */
   readonly #idleMs: number
   readonly #maxSessions: number
   readonly #journalSize: number
