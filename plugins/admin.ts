@@ -12,8 +12,8 @@ declare module 'fastify' {
     adminEnabled: boolean
     /** Answers 401, 403 or 429 (and resolves with the reply) unless the request carries the admin token. */
     adminOnly: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
-    /** Makes the calling plugin's later routes admin routes: the token checked first, left out of the OpenAPI
-     * document and the journal (set per request: the journal's onRoute saw the route first). */
+    /** Leaves the calling plugin's later routes out of the OpenAPI document. Each admin route says
+     * `config: { admin: true }`: the pipeline checks the token first (plugins/pipeline.ts). */
     adminRoutes (): void
   }
 }
@@ -64,15 +64,10 @@ async function admin (fastify: FastifyInstance, options: AdminOptions): Promise<
   })
 
   fastify.decorate('adminRoutes', function (this: FastifyInstance) {
-    const adminOnly = this.adminOnly
-    this.addHook('onRequest', async function adminRoute (request, reply) {
-      request.journaled = false
-      return await adminOnly(request, reply)
-    })
     this.addHook('onRoute', route => {
       route.schema = { ...route.schema, hide: true }
     })
   })
 }
 
-export default fp(admin, { name: 'admin', fastify: '5.x', dependencies: ['errors', 'journal', 'challenger-registry'] })
+export default fp(admin, { name: 'admin', fastify: '5.x', dependencies: ['errors', 'challenger-registry'] })

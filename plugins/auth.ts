@@ -1,10 +1,11 @@
 // Authorization: the Basic credentials that earn a token (`fastify.checkCredentials`), and the
 // session's token, judged in one place (`fastify.judgeToken`): by the preHandler that guards the
-// note (`fastify.tokenAuth`), and by the journal for a request answered before it. Secrets are
+// note (`fastify.tokenAuth`, which the pipeline attaches to a route whose config names its
+// refusals: `config.token`), and by the journal for a request answered before it. Secrets are
 // compared in constant time. Wrong Basic credentials are limited per client and per session
 // (`fastify.judgeCredentials`), counted as the admin token's guesses are. A request whose session is
 // not live is told why (`fastify.whyNoSession`): it expired, and how to restore it, when it did so recently.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Trigger } from '../src/domain/challenges/catalogue.js'
 import { expiredMessage, missingTokenMessage, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
@@ -15,6 +16,10 @@ import { guessCounter, retryAfterSeconds } from '../src/domain/sessions/guesses.
 import { presentedToken, safeEqual, type TokenSource } from '../src/domain/sessions/secrets.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes the session's token: the challenges its refusals pass, by method (the pipeline attaches tokenAuth). */
+    token?: Partial<Record<string, Refusals>>
+  }
   interface FastifyInstance {
     /** Whether an Authorization header holds the accepted Basic credentials. */
     checkCredentials (authorization: string | undefined): boolean
@@ -34,7 +39,7 @@ declare module 'fastify' {
      * A preHandler that lets a request through only with its session's token, and records the
      * challenge of a refusal (`missing` token, `wrong` token) for the methods named in `refusals`.
      */
-    tokenAuth (refusals: Partial<Record<string, Refusals>>): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
+    tokenAuth (refusals: Partial<Record<string, Refusals>>): preHandlerHookHandler
     /**
      * The message for a request that names `guid` but no live session: that it expired and how to
      * restore it (under this instance's prefix: the API's base) when it did so recently, else
@@ -143,21 +148,26 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
     const bits = (outcome: keyof Refusals) => new Map(Object.entries(refusals).map(([method, triggers]) => [method, fastify.bitFor((triggers as Refusals)[outcome])]))
     const noToken = bits('missing')
     const wrongToken = bits('wrong')
-    // An answer sent here is returned: the hooks and the handler after it do not run.
-    return async function requireToken (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-      if (request.session === null) return reply.fail(401, await routes.whyNoSession(request.headers['x-challenger'], NAME_A_SESSION))
+    // An answer sent here ends the request: the hooks and the handler after it do not run.
+    return function requireToken (request, reply, done) {
+      if (request.session === null) {
+        routes.whyNoSession(request.headers['x-challenger'], NAME_A_SESSION).then(message => { reply.fail(401, message) }, done)
+        return
+      }
       const verdict = fastify.judgeToken(request)
       if (verdict === 'missing') {
-        await request.pass(noToken.get(request.method) ?? 0)
-        return reply.fail(401, missingTokenMessage(authorizationOf(request.headers.authorization) === 'bare'))
+        request.pass(noToken.get(request.method) ?? 0)
+        reply.fail(401, missingTokenMessage(authorizationOf(request.headers.authorization) === 'bare'))
+        return
       }
       if (verdict === 'wrong') {
         // A wrong Bearer token passes nothing: challenges 31 and 36 are about X-AUTH-TOKEN.
-        if (request.tokenSource === 'x-auth-token') await request.pass(wrongToken.get(request.method) ?? 0)
-        return reply.fail(403, 'The token is not the one issued to this session')
+        if (request.tokenSource === 'x-auth-token') request.pass(wrongToken.get(request.method) ?? 0)
+        reply.fail(403, 'The token is not the one issued to this session')
+        return
       }
-      return undefined
-    }
+      done()
+    } as preHandlerHookHandler
   })
 }
 

@@ -1,9 +1,10 @@
 // Request bodies, one policy per route plugin, within the service's limit (413); by default read and dropped.
-// With 'json', a body's 415 or 400 is set aside and answered by `judgeBody` after the route's other
-// preHandlers (the token's), and a body without a Content-Type is read as JSON: both as the reference does.
-// An XML body is kept as text and read only once the token has passed (`readXml`): a stranger's XML
-// costs what the same bytes of JSON cost.
-import { errorCodes, type FastifyError, type FastifyInstance, type FastifyRequest, type preHandlerHookHandler, type preParsingHookHandler } from 'fastify'
+// With 'json', a body's 415 or 400 is set aside and answered by the body's verdict (`fastify.bodyVerdict`,
+// the pipeline's last preHandler, after the token's), and a body without a Content-Type is read as
+// JSON: both as the reference does. An XML body is kept as text and read only once the token has
+// passed, by the verdict: a stranger's XML costs what the same bytes of JSON cost. Which routes get
+// these steps is plugins/pipeline.ts's to say (`fastify.setsAside`: the routes that take a body).
+import { errorCodes, type FastifyError, type FastifyInstance, type FastifyRequest, type preHandlerHookHandler, type preParsingHookHandler, type RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { BadXmlBodyError } from '../src/domain/http/errors.js'
 
@@ -13,11 +14,17 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Sets the body policy of the calling plugin; with 'json', `xml` reads XML bodies (it throws to refuse one). */
     acceptBodies (policy: BodyPolicy, options?: { xml?: (text: string) => unknown }): void
+    /** The pipeline's preParsing step: a Content-Type that is no media type, set aside for the verdict. */
+    setAside: preParsingHookHandler
+    /** Whether `route`, registered on `instance`, gets setAside: it takes a body, or reads none but may be sent one. */
+    setsAside (instance: FastifyInstance, route: RouteOptions): boolean
+    /** The pipeline's body step for a route of `instance` with a body schema: XML read (where the plugin reads it), `change`d, then judged. */
+    bodyVerdict (instance: FastifyInstance, change?: (request: FastifyRequest) => void): preHandlerHookHandler
   }
   interface FastifyRequest {
     /** Why the body cannot be used (415 or 400), kept until the route's preHandlers have run. */
     bodyError: FastifyError | null
-    /** An XML body as it came, until the route's preHandlers reach `readXml`. */
+    /** An XML body as it came, until the body's verdict reads it. */
     xmlText: string | null
   }
 }
@@ -43,12 +50,6 @@ const setAside: preParsingHookHandler = function setAside (request, _reply, payl
   done(null, payload)
 }
 
-// The schema judged a stand-in for a body kept as XML text: its verdict waits for the text's.
-const setXmlAside: preHandlerHookHandler = function setXmlAside (request, _reply, done) {
-  if (request.xmlText !== null) request.validationError = undefined
-  done()
-}
-
 /** The app's validator (TypeBox's compiler, src/app.ts): the value, or the errors. */
 type Validate = (body: unknown) => { value?: unknown, error?: Array<{ instancePath: string, message: string }> }
 
@@ -58,9 +59,24 @@ function validationError (errors: Array<{ instancePath: string, message: string 
   return Object.assign(new Error(message), { code: 'FST_ERR_VALIDATION', statusCode: 400, validationContext: 'body', validation: errors })
 }
 
-/** The route's last preHandler: the body's failure, else the schema's, else on to the handler. */
-const judgeBody: preHandlerHookHandler = function judgeBody (request, _reply, done) {
-  done(request.bodyError ?? request.validationError ?? undefined)
+/** Where a route plugin keeps its body policy and its XML reader (acceptBodies), for the pipeline's steps. */
+const POLICY = Symbol('api-challenges.body-policy')
+interface Policed { [POLICY]?: { policy: BodyPolicy, xml?: ((text: string) => unknown) | undefined } }
+
+/** Reads a body kept as XML text (the schema judged a stand-in), and validates it by the route's schema as Fastify validates JSON. */
+function readXml (request: FastifyRequest, xml: (text: string) => unknown): void {
+  const text = request.xmlText
+  if (text === null) return
+  request.xmlText = null
+  request.validationError = undefined
+  try {
+    request.body = xml(text)
+  } catch (error) {
+    request.bodyError = badRequest(error as Error)
+    return
+  }
+  const verdict = (request.getValidationFunction('body') as unknown as Validate)(request.body)
+  if (verdict.error !== undefined) request.validationError = validationError(verdict.error)
 }
 
 async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promise<void> {
@@ -68,7 +84,23 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
   fastify.decorateRequest('bodyError', null)
   fastify.decorateRequest('xmlText', null)
 
+  fastify.decorate('setAside', setAside)
+  fastify.decorate('setsAside', function (instance: FastifyInstance, route: RouteOptions): boolean {
+    if (route.schema?.body !== undefined) return true
+    return (instance as Policed)[POLICY]?.policy === 'ignore' && [route.method].flat().some(method => method !== 'GET' && method !== 'HEAD')
+  })
+  fastify.decorate('bodyVerdict', function (instance: FastifyInstance, change?: (request: FastifyRequest) => void): preHandlerHookHandler {
+    const xml = (instance as Policed)[POLICY]?.xml
+    return function judgeBody (request, _reply, done) {
+      if (xml !== undefined) readXml(request, xml)
+      change?.(request)
+      // The body's failure, else the schema's, else on to the handler.
+      done(request.bodyError ?? request.validationError ?? undefined)
+    }
+  })
+
   fastify.decorate('acceptBodies', function (this: FastifyInstance, policy: BodyPolicy, extra: { xml?: (text: string) => unknown } = {}) {
+    ;(this as Policed)[POLICY] = { policy, xml: extra.xml }
     this.removeAllContentTypeParsers()
     if (policy === 'none') {
       this.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, _body, done) => { done(null, undefined) })
@@ -77,9 +109,6 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
     if (policy === 'ignore') {
       // Handed the request's stream, the parser leaves it unread.
       this.addContentTypeParser('*', (_request, _payload, done) => { done(null, undefined) })
-      this.addHook('onRoute', route => {
-        if ([route.method].flat().some(method => method !== 'GET' && method !== 'HEAD')) route.preParsing = [route.preParsing ?? []].flat().concat(setAside)
-      })
       return
     }
 
@@ -103,31 +132,12 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
       })
     }
     this.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, text, done) => { json(request, text as string, done) })
-    // An XML body is kept as text, within the body limit as JSON is, and read by `readXml`, the first of
-    // the route's own preHandlers: after the token's, before what looks at the body.
-    const readers: preHandlerHookHandler[] = []
-    const xml = extra.xml
-    if (xml !== undefined) {
+    // An XML body is kept as text, within the body limit as JSON is, and read by the body's verdict:
+    // after the token's, before what looks at the body.
+    if (extra.xml !== undefined) {
       this.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit }, (request, text, done) => {
         request.xmlText = text as string
         done(null, undefined)
-      })
-      // Before the token's preHandler, which the calling plugin adds after this call.
-      this.addHook('preHandler', setXmlAside)
-      readers.push(function readXml (request, _reply, done) {
-        const text = request.xmlText
-        if (text === null) return done()
-        request.xmlText = null
-        try {
-          request.body = xml(text)
-        } catch (error) {
-          request.bodyError = badRequest(error as Error)
-          return done()
-        }
-        // Validated by the route's schema, as Fastify validates a JSON body.
-        const verdict = (request.getValidationFunction('body') as unknown as Validate)(request.body)
-        if (verdict.error !== undefined) request.validationError = validationError(verdict.error)
-        done()
       })
     }
     // No Content-Type is JSON (unless one was set aside); any other type is 415.
@@ -138,12 +148,6 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
       }
       request.bodyError ??= new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE()
       done(null, undefined)
-    })
-
-    this.addHook('onRoute', route => {
-      route.attachValidation = true
-      route.preHandler = [...readers, ...[route.preHandler ?? []].flat(), judgeBody]
-      if (route.schema?.body !== undefined) route.preParsing = [route.preParsing ?? []].flat().concat(setAside)
     })
   })
 

@@ -1,17 +1,28 @@
 // Deliberate defects (src/domain/defects/catalogue.ts): the service's own, for `grade` (the
-// `defects` option), or a hunt's, hidden in its session. The request's defects are looked up once,
-// when its session is known; each phase below runs them, and does nothing when there are none.
-// A defect that changed the request or its answer is noted in `request.defectHit`: the journal
-// keeps it, and a finding on that entry reveals it.
-import type { FastifyInstance, FastifyRequest, preHandlerHookHandler, preSerializationHookHandler } from 'fastify'
+// `defects` option), or a hunt's, hidden in its session. The pipeline (plugins/pipeline.ts) meets
+// them with the session, on the API's routes and the 404; each later phase is a call inside a step
+// those routes have anyway (the body's verdict, the payload's format, the finish), and does nothing
+// when the request met none. A defect that changed the request or its answer is noted in
+// `request.defectHit`: the journal keeps it, and a finding on that entry reveals it.
+import type { FastifyInstance, FastifyReply, FastifyRequest, preSerializationHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { routeResource } from '../src/domain/challenges/catalogue.js'
 import { defectById, type Asked, type Defect, type DefectContext } from '../src/domain/defects/catalogue.js'
 import type { Session } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The session step's sequel: the defects the request meets, and their request phase (its headers). */
+    meetDefects (request: FastifyRequest): void
+    /** The body's phase, once the token has passed and before the body is judged. */
+    defectBody (request: FastifyRequest): void
+    /** The payload's phase, a preSerialization hook of the routes that take a body. */
+    defectPayload: preSerializationHookHandler<unknown>
+    /** The answer's phase, in the finish: its status and headers, and the body to send. */
+    defectAnswer (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown
+  }
   interface FastifyRequest {
-    /** The defects this request meets: the service's, else its session's hunt's; none most of the time (null before its session is known). */
+    /** The defects this request meets: the service's, else its session's hunt's; null for none (most of the time). */
     defects: readonly Defect[] | null
     /** The defect that changed this request or its answer, if one did. */
     defectHit: string | null
@@ -28,11 +39,6 @@ export interface DefectsOptions {
 }
 
 const NONE: readonly Defect[] = Object.freeze([])
-
-/** A route's hooks of one kind, as an array (a route option may hold one, several or none). */
-function hooks<T> (given: T | T[] | undefined): T[] {
-  return given === undefined ? [] : [given].flat() as T[]
-}
 
 /** The defects of a hunt's ids, in the catalogue's order. */
 function huntDefects (session: Session | null): readonly Defect[] {
@@ -55,36 +61,33 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
   fastify.decorateRequest('defectHit', null)
   fastify.decorateRequest('huntFinding', null)
 
-  fastify.addHook('onRequest', function meetDefects (request, _reply, done) {
+  fastify.decorate('meetDefects', function meetDefects (request: FastifyRequest): void {
     const met = everywhere.length > 0 ? everywhere : huntDefects(request.session)
+    if (met.length === 0) return
     request.defects = met
-    if (met.length > 0) {
-      const asked: Asked = {
-        method: request.method,
-        resource: routeResource(request.routeOptions.url ?? '', prefix),
-        headers: request.headers,
-        body: undefined,
-        session: request.session
-      }
-      askedOf.set(request, asked)
-      for (const defect of met) if (defect.request?.(asked, context) === true) request.defectHit = defect.id
+    const asked: Asked = {
+      method: request.method,
+      resource: routeResource(request.routeOptions.url ?? '', prefix),
+      headers: request.headers,
+      body: undefined,
+      session: request.session
     }
-    done()
+    askedOf.set(request, asked)
+    for (const defect of met) if (defect.request?.(asked, context) === true) request.defectHit = defect.id
   })
 
-  const changeBody: preHandlerHookHandler = function (request, _reply, done) {
+  fastify.decorate('defectBody', function defectBody (request: FastifyRequest): void {
     const met = request.defects
-    if (met !== null && met.length > 0) {
-      const asked = askedOf.get(request) as Asked
-      asked.body = request.body
-      for (const defect of met) if (defect.body?.(asked, context) === true) request.defectHit = defect.id
-      request.body = asked.body
-    }
-    done()
-  }
-  const changePayload: preSerializationHookHandler<unknown> = function (request, _reply, payload, done) {
+    if (met === null) return
+    const asked = askedOf.get(request) as Asked
+    asked.body = request.body
+    for (const defect of met) if (defect.body?.(asked, context) === true) request.defectHit = defect.id
+    request.body = asked.body
+  })
+
+  fastify.decorate('defectPayload', function defectPayload (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) {
     const met = request.defects
-    if (met === null || met.length === 0) return done(null, payload)
+    if (met === null) return done(null, payload)
     const asked = askedOf.get(request) as Asked
     let sent = payload
     for (const defect of met) {
@@ -95,17 +98,11 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
       }
     }
     done(null, sent)
-  }
-  // A body, and the payload that answers it, exist only where a route takes a body: their phases run there alone.
-  fastify.addHook('onRoute', route => {
-    if (route.schema?.body === undefined) return
-    route.preHandler = [changeBody, ...hooks(route.preHandler)]
-    route.preSerialization = [...hooks(route.preSerialization), changePayload]
-  })
+  } as preSerializationHookHandler<unknown>)
 
-  fastify.addHook('onSend', function changeAnswer (request, reply, payload, done) {
+  fastify.decorate('defectAnswer', function defectAnswer (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
     const met = request.defects
-    if (met === null || met.length === 0) return done(null, payload)
+    if (met === null) return payload
     const asked = askedOf.get(request) as Asked
     let sent = payload
     for (const defect of met) {
@@ -115,7 +112,7 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
         if (outcome.body !== undefined) sent = outcome.body
       }
     }
-    done(null, sent)
+    return sent
   })
 }
 

@@ -17,6 +17,10 @@ declare module 'fastify' {
     /** Sends `status` with the error body `{"errorMessages": [message]}`. */
     fail (status: number, message: string): FastifyReply
   }
+  interface FastifyInstance {
+    /** For an answer already on its way (an onSend step): sets `status`, and gives the error body to send instead. */
+    failurePayload (request: FastifyRequest, reply: FastifyReply, status: number, message: string): string
+  }
   interface FastifyRequest {
     /** For a 404: the real path nearest the one sent, or null. Worked out when read. */
     readonly nearPath: string | null
@@ -73,6 +77,16 @@ async function errors (fastify: FastifyInstance, options: ErrorsOptions): Promis
     this.code(status)
     if (this.request.format === 'xml') return this.type(`${this.request.xmlType}; charset=utf-8`).send(errorsXml(errorBody(message)))
     return this.send(errorBody(message))
+  })
+
+  fastify.decorate('failurePayload', function (request: FastifyRequest, reply: FastifyReply, status: number, message: string): string {
+    reply.code(status)
+    if (request.format === 'xml') {
+      reply.type(`${request.xmlType}; charset=utf-8`)
+      return errorsXml(errorBody(message))
+    }
+    reply.type('application/json; charset=utf-8')
+    return JSON.stringify(errorBody(message))
   })
 
   // One line per invalid field (TypeBox reports a missing string twice: required, and not a string).

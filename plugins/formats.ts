@@ -1,5 +1,6 @@
 // Content negotiation: Accept picks JSON (the default) or XML (@fastify/accepts) as `request.format`, and
-// a route's `config.xml` serializes its payload as XML. The 406 is plugins/acceptable.ts's.
+// a route's `config.xml` serializes its payload as XML (`fastify.toXml`, the pipeline's format step).
+// The 406 is plugins/acceptable.ts's.
 import accepts from '@fastify/accepts'
 import type { FastifyInstance, FastifyRequest, preSerializationHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
@@ -12,6 +13,10 @@ declare module 'fastify' {
     format: Format | null
     /** The media type to answer XML with: application/xml or text/xml, as asked. */
     xmlType: string
+  }
+  interface FastifyInstance {
+    /** The pipeline's format step for a route with an XML form: a successful payload as `xml` writes it, when XML was asked for. */
+    toXml (xml: (payload: never) => string): preSerializationHookHandler<unknown>
   }
   interface FastifyContextConfig {
     xml?: (payload: never) => string
@@ -48,16 +53,13 @@ async function formats (fastify: FastifyInstance): Promise<void> {
   fastify.decorateRequest('xmlType', { getter (this: FastifyRequest) { return negotiated(this as FastifyRequest & { negotiation: Negotiation | null }).xmlType } })
 
   // A successful payload of a route with an XML form (error bodies are reply.fail's).
-  fastify.addHook('onRoute', route => {
-    const xml = route.config?.xml
-    if (xml === undefined) return
-    const toXml: preSerializationHookHandler<unknown> = function (request, reply, payload, done) {
+  fastify.decorate('toXml', function (xml: (payload: never) => string): preSerializationHookHandler<unknown> {
+    return function toXml (request, reply, payload, done) {
       if (reply.statusCode < 400 && request.format === 'xml') {
         reply.type(`${request.xmlType}; charset=utf-8`).serializer(xml as (payload: unknown) => string)
       }
       done(null, payload)
     }
-    route.preSerialization = [route.preSerialization ?? []].flat().concat(toXml)
   })
 }
 

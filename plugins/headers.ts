@@ -1,16 +1,24 @@
-// Common response headers and the checks that come before everything else. X-Challenger echoes
-// the request's X-CHALLENGER on every answer (errors and 404s too), and X-Content-Type-Options:
-// nosniff keeps a browser from reading an answer as another type than it says (CORS is
-// plugins/cors.ts's). An X-CHALLENGER over 100 characters is refused with 431, and a missing or
-// repeated Host with 400, before routing has any effect, before a body is read. Without X-CHALLENGER,
-// a header near it (X-CHALLENGE) is named in X-Hint, and kept for the journal (request.misspeltChallenger).
-import type { FastifyInstance } from 'fastify'
+// The arrival: the first step of every request (plugins/pipeline.ts), `fastify.checkHeaders`. The
+// wire as learners' clients expect it (src/domain/http/wire.ts): the first value of a repeated
+// X-CHALLENGER or X-AUTH-TOKEN, and every answer's header names in Title-Case. Then the common
+// response headers: X-Challenger echoes the request's X-CHALLENGER on every answer (errors and 404s
+// too), and X-Content-Type-Options: nosniff keeps a browser from reading an answer as another type
+// than it says (CORS is plugins/cors.ts's). An X-CHALLENGER over 100 characters is refused with 431,
+// and a missing or repeated Host with 400, before routing has any effect, before a body is read.
+// Without X-CHALLENGER, a header near it (X-CHALLENGE) is named in X-Hint, and kept for the journal
+// (request.misspeltChallenger).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { misspeltHeaderHint } from '../src/domain/challenges/messages.js'
 import { challengerEcho, COMMON_HEADERS, hostCount } from '../src/domain/http/common-headers.js'
 import { misspeltChallenger, type MisspeltHeader } from '../src/domain/http/misspelt-header.js'
+import { firstValues, namesOnTheWire } from '../src/domain/http/wire.js'
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The arrival's step: true once it has answered (431, the Host 400s). */
+    checkHeaders (request: FastifyRequest, reply: FastifyReply): boolean
+  }
   interface FastifyRequest {
     /** Without X-CHALLENGER: a header near it that the request sent (its name as sent, and value), or null. */
     misspeltChallenger: MisspeltHeader | null
@@ -31,17 +39,20 @@ const OWN_HEADERS = {
 async function headers (fastify: FastifyInstance, options: HeadersOptions): Promise<void> {
   const hints = options.mode !== 'single'
   fastify.decorateRequest('misspeltChallenger', null)
-  fastify.addHook('onRequest', function echoChallenger (request, reply, done) {
+  fastify.decorate('checkHeaders', function checkHeaders (request: FastifyRequest, reply: FastifyReply): boolean {
+    const raw = request.raw
+    firstValues(raw)
+    namesOnTheWire(raw, reply.raw)
     // @fastify/cors sets the origin and exposed headers; the rest of the common ones are set here.
     reply.headers(OWN_HEADERS)
     const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
     if (refusal !== undefined) {
       reply.fail(431, refusal)
-      return
+      return true
     }
     if (echo !== undefined) reply.header('x-challenger', echo)
     else if (hints) {
-      const misspelt = misspeltChallenger(request.raw.rawHeaders)
+      const misspelt = misspeltChallenger(raw.rawHeaders)
       if (misspelt !== null) {
         request.misspeltChallenger = misspelt
         reply.header('x-hint', misspeltHeaderHint(misspelt.name))
@@ -50,17 +61,18 @@ async function headers (fastify: FastifyInstance, options: HeadersOptions): Prom
     // HTTP/1.1 requires exactly one Host (RFC 9112 §3.2: 400 otherwise, whatever the path). The
     // server lets a request without one through to here, so that the refusal carries the echo and
     // the error body like every other answer. Node keeps the first of two Hosts in
-    // `request.headers` and drops the other: only the raw headers show them both.
-    const hostless = request.headers.host === undefined && request.raw.httpVersion === '1.1'
-    if (hostless || hostCount(request.raw) > 1) {
+    // `request.headers` and drops the other: only the raw headers show them both (counted once,
+    // by the server's own screening when it is npm start's: src/server-options.ts).
+    const hostless = request.headers.host === undefined && raw.httpVersion === '1.1'
+    if (hostless || hostCount(raw) > 1) {
       // The connection's last answer in any server (`npm start`'s marks it so before the app: server-options.ts).
       reply.raw.shouldKeepAlive = false
       reply.fail(400, hostless ? 'An HTTP/1.1 request needs a Host header' : 'The request has more than one Host header; send one')
-      return
+      return true
     }
-    done()
+    return false
   })
 }
 
-// After cors, so that its headers are on every refusal made here too.
-export default fp(headers, { name: 'headers', fastify: '5.x', dependencies: ['errors', 'cors'] })
+// @fastify/cors's hook, the one global hook, runs before every route's steps: its headers are on every refusal made here too.
+export default fp(headers, { name: 'headers', fastify: '5.x', dependencies: ['errors'] })

@@ -1,29 +1,39 @@
-// The journal: each request about a live session (X-CHALLENGER's, or the one in the URL of
-// /challenger/{guid}…) is recorded in that session's journal as it is answered, with what it passed
-// and, for a near miss, which challenge it missed and why (src/domain/journal/journal.ts, and the
-// catalogue's near misses). Recorded before the answer leaves, so that a learner who reads the
-// journal next, from any instance, finds the request there. A request without X-CHALLENGER that named
+// The journal, and the session's changes: `fastify.commitFor(instance, route)` makes, once per API
+// route and for the 404, the part of the pipeline's finish (plugins/pipeline.ts) that writes what
+// the request changed in its session (request.pass, request.writeNote) and records the request in
+// that session's journal, with what it passed and, for a near miss, which challenge it missed and
+// why (src/domain/journal/journal.ts, and the catalogue's near misses). The two are asked of the
+// store together (with Redis, sent in one write), before the answer leaves, so that a learner who
+// reads the journal next, from any instance, finds the request there. Recorded: each request about
+// a live session (X-CHALLENGER's, or the one in the URL of /challenger/{guid}…). A request without X-CHALLENGER that named
 // a live session in a header near it (X-CHALLENGE: plugins/headers.ts) is recorded there, with a hint
 // that says so. Never recorded: the token's value,
 // credentials, bodies, the journal's own reads (config.journal false) and requests a route leaves
 // out (request.journaled false: the challenges page's refresh).
 import { METHODS } from 'node:http'
-import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { NAME_A_SESSION } from '../src/domain/challenges/messages.js'
 import { MISSPELT_SESSION_HINT, nearMiss, nearMissMask, routeBase, routeResource } from '../src/domain/challenges/catalogue.js'
 import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
 import { MAX_CHALLENGER_LENGTH } from '../src/domain/http/common-headers.js'
 import { keptText, knownText, sharedText, type JournalEntry } from '../src/domain/journal/journal.js'
 import { bearerToken } from '../src/domain/sessions/secrets.js'
-import type { Session } from '../src/domain/sessions/store.js'
+import { isPending, later, type Maybe, type Session } from '../src/domain/sessions/store.js'
 import { truncate } from '../src/domain/sessions/truncate.js'
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The finish's store call for `route` of `instance` (null: the 404): it writes the request's
+     * changes and its journal entry, and resolves with the payload to send instead, when a note's
+     * session was gone (401); undefined when it had nothing to wait for.
+     */
+    commitFor (instance: FastifyInstance, route: RouteOptions | null): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | undefined
+  }
   interface FastifyContextConfig {
     /** false: requests to this route are not recorded (the journal's own reads). */
     journal?: boolean
-    /** The route takes the session's token: its entries say whether one came, and was right. */
-    takesToken?: boolean
   }
   interface FastifyRequest {
     /** false: this request is left out of the journal (the challenges page's own refresh). */
@@ -55,6 +65,8 @@ function bodyOf (request: FastifyRequest, status: number, noteMaxLength: number)
   if (status === 413) return 'too-large'
   const error = request.bodyError
   if (error !== null) return error.statusCode === 415 ? 'unsupported' : 'malformed'
+  // An XML body the verdict never read (refused before it): the schema judged only a stand-in.
+  if (request.xmlText !== null) return 'ignored'
   if (request.validationError !== undefined && request.validationError !== null) return 'refused'
   const body = request.body as { note?: unknown } | null | undefined
   if (body === undefined) return 'ignored'
@@ -80,13 +92,15 @@ interface RouteFacts {
   /** The progress bits of the challenges the route's requests can come near (0: none). */
   missable: number
   takesToken: boolean
+  /** Whether its requests are recorded (config.journal). */
+  recorded: boolean
 }
 
 async function journal (fastify: FastifyInstance, options: JournalOptions): Promise<void> {
   fastify.decorateRequest('journaled', true)
-  if (options.journalSize === 0) return
   const store = fastify.sessions
   const prefix = fastify.prefix
+  const keeps = options.journalSize > 0
 
   /** What the journal keeps of the request. */
   const entryOf = (request: FastifyRequest, reply: FastifyReply, session: Session, route: RouteFacts, misspelt: boolean): JournalEntry => {
@@ -126,7 +140,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
       passed,
       hint,
       // A 404's "did you mean …?" (plugins/errors.ts).
-      suggestion: request.unmatched ? request.nearPath : null
+      suggestion: route.url === null ? request.nearPath : null
     }
     if (token !== undefined) entry.token = token
     if (tokenSource !== undefined) entry.tokenSource = tokenSource
@@ -146,13 +160,6 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     return entry
   }
 
-  /** The live session a header near X-CHALLENGER names (looked up only for such a header), else null. */
-  const sessionMeant = async (request: FastifyRequest): Promise<Session | null> => {
-    const value = request.misspeltChallenger?.value
-    if (value === undefined || value === '' || value.length > MAX_CHALLENGER_LENGTH) return null
-    return await fastify.findSession(value) ?? null
-  }
-
   /** The kind of an Authorization header: Basic with this server's credentials or not, Bearer, a bare token, other. */
   const authorizationKind = (header: string | undefined): JournalEntry['authorization'] => {
     if (header === undefined) return undefined
@@ -161,43 +168,68 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     return /^(?!bearer$)\S+$/i.test(header) ? 'token' : 'other'
   }
 
-  const record = async (request: FastifyRequest, reply: FastifyReply, route: RouteFacts): Promise<void> => {
-    if (!request.journaled) return
+  /** A request without X-CHALLENGER that named a live session in a header near it: recorded there, with a hint that says so. */
+  const recordMisspelt = async (request: FastifyRequest, reply: FastifyReply, route: RouteFacts): Promise<undefined> => {
+    const value = request.misspeltChallenger?.value
+    if (value === undefined || value === '' || value.length > MAX_CHALLENGER_LENGTH) return
     try {
-      const session = request.session ?? request.sessionInUrl
-      if (session !== null) {
-        await store.record(session.guid, entryOf(request, reply, session, route, false))
-        return
-      }
-      if (request.misspeltChallenger === null) return
-      const meant = await sessionMeant(request)
-      if (meant !== null) await store.record(meant.guid, entryOf(request, reply, meant, route, true))
+      const meant = await fastify.findSession(value)
+      if (meant !== undefined) await store.record(meant.guid, entryOf(request, reply, meant, route, true))
     } catch {
       // The journal is for learning: a store that fails to keep an entry (or to find one) fails nothing else.
     }
   }
 
-  fastify.addHook('onRoute', route => {
-    // Every route's path is a known text: an entry's path, or a 404's suggestion, is then shared.
-    knownText(route.url)
-    if (route.config?.journal === false) return
+  /** A note written to a session that is gone since it was looked up: the answer becomes its 401. */
+  const gone = async (instance: FastifyInstance, request: FastifyRequest, reply: FastifyReply, guid: string): Promise<unknown> => {
+    request.passedBits = 0
+    return fastify.failurePayload(request, reply, 401, await instance.whyNoSession(guid, NAME_A_SESSION))
+  }
+
+  fastify.decorate('commitFor', function (instance: FastifyInstance, route: RouteOptions | null) {
+    const facts: RouteFacts = route === null
+      ? { url: null, resource: '', base: '', missable: 0, takesToken: false, recorded: true }
+      : factsOf(route)
+    return function commit (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined {
+      const session = request.session ?? request.sessionInUrl
+      const recorded = keeps && facts.recorded && request.journaled
+      if (session === null) return recorded && request.misspeltChallenger !== null ? recordMisspelt(request, reply, facts) : undefined
+      const change = request.change
+      request.change = null
+      const entry = recorded ? entryOf(request, reply, session, facts, false) : null
+      // Both asked at once: with Redis, one write carries the two scripts.
+      const updated: Maybe<boolean> = change === null ? true : later(() => store.update(session.guid, change))
+      let kept: Maybe<void> = entry === null ? undefined : later(() => store.record(session.guid, entry))
+      // The journal is for learning: a store that fails to keep an entry fails nothing else.
+      if (isPending(kept)) kept = kept.catch(() => undefined)
+      const wrote = change?.note !== undefined
+      if (!isPending(updated)) {
+        if (!updated && wrote) return gone(instance, request, reply, session.guid)
+        return isPending(kept) ? kept : undefined
+      }
+      return Promise.all([updated, kept]).then(([written]) => written || !wrote ? undefined : gone(instance, request, reply, session.guid), (error: unknown) => {
+        // The change was not written: the answer is the store's failure, and it passed nothing.
+        request.passedBits = 0
+        throw error
+      })
+    }
+  })
+
+  /** What the journal knows of a route, worked out when the pipeline asks. */
+  function factsOf (route: RouteOptions): RouteFacts {
     const resource = routeResource(route.url, prefix)
-    const facts: RouteFacts = { url: sharedText(route.url), resource, base: routeBase(route.url, prefix), missable: nearMissMask(resource), takesToken: route.config?.takesToken === true }
-    const recordRequest: onSendHookHandler = async (request, reply, payload) => {
-      await record(request, reply, facts)
-      return payload
+    return {
+      url: sharedText(route.url),
+      resource,
+      base: routeBase(route.url, prefix),
+      missable: nearMissMask(resource),
+      takesToken: route.config?.token !== undefined,
+      recorded: route.config?.journal !== false
     }
-    route.onSend = [...[route.onSend ?? []].flat(), recordRequest]
-  })
-  // Unknown paths (404) have no route: one hook for them, which lets every other request by at once.
-  const notFound: RouteFacts = { url: null, resource: '', base: '', missable: 0, takesToken: false }
-  fastify.addHook('onSend', function recordNotFound (request, reply, payload, done) {
-    if (!request.is404) {
-      done(null, payload)
-      return
-    }
-    record(request, reply, notFound).then(() => { done(null, payload) }, done)
-  })
+  }
+
+  // Every route's path is a known text: an entry's path, or a 404's suggestion, is then shared.
+  fastify.addHook('onRoute', route => { knownText(route.url) })
 }
 
 export default fp(journal, {

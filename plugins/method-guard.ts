@@ -5,8 +5,9 @@
 // Each is answered in an onRequest hook, before Fastify reads, limits or parses a body: a request
 // that is refused is refused whatever it carries, and its body is never read to the end (see
 // plugins/shutdown.ts). Fastify wants a handler on every route, so each route's handler is the same
-// function as its hook: reading the route shows its answer.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+// function as its hook: reading the route shows its answer. The 404 is `fastify.answerNotFound`,
+// which plugins/pipeline.ts makes the not-found handler and the last of the 404's steps.
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { notFoundMessage } from '../src/domain/challenges/messages.js'
 import { EVERY_METHOD } from '../src/domain/http/methods.js'
@@ -20,17 +21,14 @@ declare module 'fastify' {
      * Answers OPTIONS on `url` with 204 and `Allow`, and every other method of the server that is
      * not in `allow` with 405, `Allow` and the error body, before any body is read.
      */
-    allowOnly (url: string, allow: readonly string[]): void
-  }
-  interface FastifyRequest {
-    /** Whether the request was answered as one to an unknown path (404), the CORS catch-all's included. */
-    unmatched: boolean
+    allowOnly (url: string, allow: readonly string[], config?: FastifyContextConfig): void
+    /** The 404 of the service, for any path under its prefix that it does not have: a hook and a handler. */
+    answerNotFound (request: FastifyRequest, reply: FastifyReply): void
   }
 }
 
 /** The 404 of the service, for any path under its prefix that it does not have. */
 function notFound (request: FastifyRequest, reply: FastifyReply): void {
-  request.unmatched = true
   reply.fail(404, notFoundMessage(request))
 }
 
@@ -39,20 +37,9 @@ async function methodGuard (fastify: FastifyInstance): Promise<void> {
     return this.supportedMethods.filter(method => EVERY_METHOD.includes(method))
   })
 
-  fastify.decorateRequest('unmatched', false)
-  // Unknown paths come under the service's hooks (the common headers, the echo, the error format).
-  fastify.setNotFoundHandler(notFound)
-  fastify.addHook('onRequest', function answerNotFound (request, reply, done) {
-    // @fastify/cors's catch-all OPTIONS route counts as unknown too. It is the only OPTIONS route
-    // that ends in `*`; GET /docs/static/*, Swagger UI's assets, is a real route.
-    if (request.is404 || (request.method === 'OPTIONS' && request.routeOptions.url?.endsWith('*') === true)) {
-      notFound(request, reply)
-      return
-    }
-    done()
-  })
+  fastify.decorate('answerNotFound', notFound)
 
-  fastify.decorate('allowOnly', function (this: FastifyInstance, url: string, allow: readonly string[]) {
+  fastify.decorate('allowOnly', function (this: FastifyInstance, url: string, allow: readonly string[], config: FastifyContextConfig = {}) {
     const allowHeader = allow.join(', ')
     const options = async (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
       reply.code(204).headers({ allow: allowHeader, 'access-control-allow-methods': allowHeader }).send()
@@ -66,6 +53,7 @@ async function methodGuard (fastify: FastifyInstance): Promise<void> {
         summary: 'The methods this path answers (also the CORS preflight)',
         response: { 204: noBody(`Allow: ${allowHeader}`, { Allow, 'Access-Control-Allow-Methods': header('The same methods, for CORS') }) }
       },
+      config,
       onRequest: options,
       handler: options
     })
@@ -77,7 +65,7 @@ async function methodGuard (fastify: FastifyInstance): Promise<void> {
       url,
       // Every path has them, and they teach nothing: they answer, but the document leaves them out.
       schema: { hide: true, summary: 'Not allowed here', response: { 405: failure(`Method not allowed; allowed: ${allowHeader}`, { Allow }) } },
-      config: { refusal: true },
+      config: { ...config, refusal: true },
       onRequest: notAllowed,
       handler: notAllowed
     })

@@ -1,9 +1,9 @@
 // Prometheus metrics, for the instructor (registered only with an admin token): a prom-client
 // Registry of the app's own (two apps in one process never share one), read by GET /metrics
-// (routes/metrics.ts). Answers are counted in each route's last onSend hook, so that the duration
-// includes the journal's write; the store's state and the process's own figures are read when
+// (routes/metrics.ts). Answers are counted last in the pipeline's finish (`fastify.countAnswer`,
+// plugins/pipeline.ts), so that the duration includes the journal's write; the store's state and the process's own figures are read when
 // Prometheus scrapes, the session counts every few seconds in the background.
-import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
@@ -15,6 +15,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The app's metrics, in Prometheus's text format by `metrics.metrics()`. */
     metrics: Registry
+    /** The finish's count of an answer to `route` (null: the 404). */
+    countAnswer (route: RouteOptions | null): (request: FastifyRequest, reply: FastifyReply) => void
+    /** The arrival's clock, in a host whose Fastify does not time requests; null where it does. */
+    metricsClock: ((request: FastifyRequest) => boolean) | null
   }
   interface FastifyRequest {
     /** performance.now() when the metrics' clock started, in a host whose Fastify does not time requests. */
@@ -109,37 +113,25 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   // does; a host made without one (Fastify()) gets the metrics' own clock. (Fastify's null logger
   // has no level.)
   const fastifyTimes = typeof fastify.log.level === 'string'
-  if (!fastifyTimes) {
+  if (fastifyTimes) fastify.decorate('metricsClock', null)
+  else {
     fastify.decorateRequest('metricsStart', 0)
-    fastify.addHook('onRequest', function startClock (request, _reply, done) {
+    fastify.decorate('metricsClock', function startClock (request: FastifyRequest): boolean {
       request.metricsStart = performance.now()
-      done()
+      return false
     })
   }
-  const count = (route: string, request: FastifyRequest, reply: FastifyReply): void => {
-    requests.inc({ route, method: request.method, status: String(reply.statusCode) })
-    durations.observe((fastifyTimes ? reply.elapsedTime : performance.now() - request.metricsStart) / 1000)
-    for (const challenge of challenges) {
-      if (isPassed(request.passedBits, challenge)) passes.inc({ challenge: String(challenge.id) })
+  // Requests to no route (404s, @fastify/cors's catch-all OPTIONS route among them) under one label.
+  fastify.decorate('countAnswer', function (route: RouteOptions | null) {
+    const label = route === null ? UNMATCHED : route.url
+    return function countAnswer (request: FastifyRequest, reply: FastifyReply): void {
+      requests.inc({ route: label, method: request.method, status: String(reply.statusCode) })
+      durations.observe((fastifyTimes ? reply.elapsedTime : performance.now() - request.metricsStart) / 1000)
+      for (const challenge of challenges) {
+        if (isPassed(request.passedBits, challenge)) passes.inc({ challenge: String(challenge.id) })
+      }
+      if (request.huntFinding !== null) findings.inc({ verdict: request.huntFinding })
     }
-    if (request.huntFinding !== null) findings.inc({ verdict: request.huntFinding })
-  }
-
-  // Each route's own hook, after those that plugins registered before this one added (the journal's).
-  fastify.addHook('onRoute', route => {
-    // The operators' probes (routes/health.ts) would add their own steady rate to the class's.
-    if (route.config?.probe !== undefined) return
-    const hook: onSendHookHandler = function countAnswer (request, reply, payload, done) {
-      count(route.url, request, reply)
-      done(null, payload)
-    }
-    route.onSend = [...[route.onSend ?? []].flat(), hook]
-  })
-  // Requests to no route have no route hook: one hook for them. @fastify/cors's catch-all OPTIONS
-  // route, registered before this plugin, is the method guard's 404 too, and is counted as one.
-  fastify.addHook('onSend', function countUnmatched (request, reply, payload, done) {
-    if (request.unmatched) count(UNMATCHED, request, reply)
-    done(null, payload)
   })
   fastify.addHook('onError', function countStoreError (_request, _reply, error, done) {
     if (error instanceof StoreUnavailableError) storeErrors.inc()
@@ -147,4 +139,4 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['challenger-registry', 'session', 'method-guard', 'defects'] })
+export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['challenger-registry', 'session', 'defects'] })

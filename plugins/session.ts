@@ -1,27 +1,34 @@
 // The session a request is about: `request.session` is the one X-CHALLENGER names (or null), looked
-// up once per request, here; `request.pass(bit)` records progress on it. Single-player mode lives
-// here and nowhere else: its one session answers for every request, whatever X-CHALLENGER says,
-// is the only one a page shows or a restore may name (`fastify.sessionGuidFor`), and is made again
-// should it ever be missing.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+// up once per request by the pipeline's session step (`fastify.sessionStep`, plugins/pipeline.ts),
+// on the API's routes and the 404 only; `request.pass(bit)` and `request.writeNote(note)` ask for
+// changes to it, which the pipeline's finish writes with the request's journal entry. The store may
+// answer at once (the memory store) or with a promise (Redis): only the steps here wait for one.
+// Single-player mode lives here and nowhere else: its one session answers for every request,
+// whatever X-CHALLENGER says, is the only one a page shows or a restore may name
+// (`fastify.sessionGuidFor`), and is made again should it ever be missing.
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../src/domain/challenges/catalogue.js'
 import { SINGLE_PLAYER_GUID } from '../src/domain/config/options.js'
 import { newToken } from '../src/domain/sessions/ids.js'
-import type { Session } from '../src/domain/sessions/store.js'
+import { isPending, later, type Maybe, type Session, type SessionChange } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route works without its session: a store that cannot be reached is no error there. */
     sessionOptional?: boolean
-    /** An operator's probe (routes/health.ts; 'refused': its 405s): no session is looked up, in single-player mode either. */
+    /** An operator's probe (routes/health.ts; 'refused': its 405s): no session, no journal, no metrics. */
     probe?: 'live' | 'ready' | 'refused'
   }
   interface FastifyInstance {
     /** The session a request naming `guid` is about: `guid` (null for none), or in single-player mode the one session. */
     sessionGuidFor (guid: string | null | undefined): string | null
-    /** The live session `guid` (checked with sessionGuidFor) names, in any case; in single-player mode the one session. */
-    findSession (guid: string | undefined): Promise<Session | undefined>
+    /** The live session `guid` names, in any case; in single-player mode the one session. A value, or a promise of one. */
+    findSession (guid: string | undefined): Maybe<Session | undefined>
+    /** The pipeline's session step: `request.session` found, then `then(request)` (the defects), then the next step. */
+    sessionStep (then: (request: FastifyRequest) => void): onRequestHookHandler
+    /** The pipeline's step for a route with a session in its URL (/challenger/{guid}…): `request.sessionInUrl`. */
+    sessionInUrlStep: onRequestHookHandler
     /** The progress bit of the challenge `trigger` passes, asked for when a route is registered (unreachableChallenges notes it). */
     bitFor (trigger: Trigger): number
     /** The challenges whose trigger no route of this app has asked a bit for so far. */
@@ -30,12 +37,16 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The session X-CHALLENGER names; null when the header is absent or names no live session. */
     session: Session | null
-    /** On a route with a session in its URL (/challenger/{guid}): that session, once its route looked it up. */
+    /** On a route with a session in its URL (/challenger/{guid}): that session, or null. */
     sessionInUrl: Session | null
-    /** The progress bits this request has set so far. */
+    /** The progress bits this request has passed so far. */
     passedBits: number
-    /** Records the challenge of `bit` (from fastify.bitFor) on this request's session, unless it was passed already. */
-    pass (bit: number): Promise<void>
+    /** What this request changes in its session: written by the pipeline's finish, with its journal entry. */
+    change: SessionChange | null
+    /** Passes the challenge of `bit` (from fastify.bitFor) on this request's session, unless it was passed already. */
+    pass (bit: number): void
+    /** Makes `note` (already truncated) the session's note. */
+    writeNote (note: string): void
   }
 }
 
@@ -56,10 +67,13 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   // A store that is away at start-up is no reason not to start: the session is made on first use.
   if (single) await singlePlayer().catch((error: unknown) => { fastify.log.warn({ err: error }, 'the single-player session waits for the store') })
 
-  fastify.decorate('findSession', async function (guid: string | undefined): Promise<Session | undefined> {
-    if (single) return await store.get(SINGLE_PLAYER_GUID) ?? await singlePlayer()
-    // Session ids are issued in lowercase; the same UUID in capitals names the same session.
-    return await store.get((guid as string).toLowerCase())
+  fastify.decorate('findSession', function (guid: string | undefined): Maybe<Session | undefined> {
+    if (!single) {
+      // Session ids are issued in lowercase; the same UUID in capitals names the same session.
+      return store.get((guid as string).toLowerCase())
+    }
+    const found = store.get(SINGLE_PLAYER_GUID)
+    return isPending(found) ? found.then(async one => one ?? await singlePlayer()) : found ?? singlePlayer()
   })
 
   const emitted = new Set<string>()
@@ -73,27 +87,66 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   fastify.decorateRequest('session', null)
   fastify.decorateRequest('sessionInUrl', null)
   fastify.decorateRequest('passedBits', 0)
+  fastify.decorateRequest('change', null)
 
-  fastify.decorateRequest('pass', async function (this: FastifyRequest, bit: number): Promise<void> {
-    if (bit === 0 || this.session === null || (this.session.progress & bit) !== 0) return
-    await store.update(this.session.guid, { passed: bit })
+  fastify.decorateRequest('pass', function (this: FastifyRequest, bit: number): void {
+    if (bit === 0 || this.session === null || ((this.session.progress | this.passedBits) & bit) !== 0) return
     this.passedBits |= bit
+    this.change = { ...this.change, passed: (this.change?.passed ?? 0) | bit }
+  })
+  fastify.decorateRequest('writeNote', function (this: FastifyRequest, note: string): void {
+    this.change = { ...this.change, note }
   })
 
-  // The one lookup, before the method guard's 404, so that the journal keeps a learner's typo too.
-  fastify.addHook('onRequest', async function findSession (request) {
-    const guid = request.headers['x-challenger'] as string | undefined
-    if (!single && (guid === undefined || guid === '')) return
-    // The operators' probes (routes/health.ts) never wait on the store.
-    if (request.routeOptions.config.probe !== undefined) return
-    try {
-      request.session = await fastify.findSession(guid) ?? null
-    } catch (error) {
-      // While the store is away (503), the heartbeat and an unknown path answer without the session.
-      const optional = request.is404 || request.routeOptions.config.sessionOptional === true
-      if ((error as { statusCode?: number }).statusCode !== 503 || !optional) throw error
+  /** While the store is away (503), the heartbeat and an unknown path answer without the session. */
+  const unless = (request: FastifyRequest, error: unknown): unknown => {
+    const optional = request.is404 || request.routeOptions.config.sessionOptional === true
+    return (error as { statusCode?: number }).statusCode === 503 && optional ? undefined : error
+  }
+
+  fastify.decorate('sessionStep', function (then: (request: FastifyRequest) => void): onRequestHookHandler {
+    return function lookUpSession (request, _reply, done) {
+      const guid = request.headers['x-challenger'] as string | undefined
+      if (!single && (guid === undefined || guid === '')) {
+        then(request)
+        return done()
+      }
+      const found = later(() => fastify.findSession(guid))
+      if (!isPending(found)) {
+        request.session = found ?? null
+        then(request)
+        return done()
+      }
+      found.then(session => {
+        request.session = session ?? null
+        then(request)
+        done()
+      }, (error: unknown) => {
+        const failure = unless(request, error)
+        if (failure === undefined) then(request)
+        done(failure as Error | undefined)
+      })
     }
   })
+
+  // Every request that names a session in the URL counts as activity, whatever its method or fate.
+  fastify.decorate('sessionInUrlStep', function lookUpSessionInUrl (request: FastifyRequest, _reply: unknown, done: (error?: Error) => void) {
+    const guid = (request.params as { guid: string }).guid.toLowerCase()
+    // The session of X-CHALLENGER, when it is this one, was looked up already: once is enough.
+    if (request.session?.guid === guid) {
+      request.sessionInUrl = request.session
+      return done()
+    }
+    const found = later(() => store.get(guid))
+    if (!isPending(found)) {
+      request.sessionInUrl = found ?? null
+      return done()
+    }
+    found.then(session => {
+      request.sessionInUrl = session ?? null
+      done()
+    }, done)
+  } as onRequestHookHandler)
 }
 
 export default fp(session, {

@@ -26,7 +26,9 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     return chosen as string
   }
 
+  const config = { admin: true }
   fastify.get('/admin/sessions', {
+    config,
     schema: {
       querystring: AdminPageQuery,
       response: { 200: { content: { 'application/json': { schema: AdminSessionPage }, 'text/csv': { schema: Type.String() } } } }
@@ -62,9 +64,9 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       next: page.next
     })
   })
-  fastify.allowOnly('/admin/sessions', ['GET', 'HEAD', 'OPTIONS'])
+  fastify.allowOnly('/admin/sessions', ['GET', 'HEAD', 'OPTIONS'], config)
 
-  fastify.get('/admin/summary', { schema: { response: { 200: AdminSummary } } }, async (request, reply) => {
+  fastify.get('/admin/summary', { config, schema: { response: { 200: AdminSummary } } }, async (request, reply) => {
     if (formatOf(request, reply, [JSON_TYPE]) === null) return reply
     const summary = await store.summary(ACTIVE_WINDOW_MS)
     return reply.type(JSON_TYPE).send({
@@ -73,7 +75,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       challenges: challenges.map(c => ({ id: c.id, name: c.name, passedBy: summary.passedBy[c.bit] as number }))
     })
   })
-  fastify.allowOnly('/admin/summary', ['GET', 'HEAD', 'OPTIONS'])
+  fastify.allowOnly('/admin/summary', ['GET', 'HEAD', 'OPTIONS'], config)
 }
 
 export default adminRoutes

@@ -92,7 +92,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       // A hunt asked for starts anew on the one session, which keeps the rest.
       if (hunt !== undefined) await store.restore({ ...session, hunt })
       if (name !== undefined) await store.setName(session.guid, name)
-      await request.pass(created)
+      request.pass(created)
       return answerCreated(reply, session.guid)
     }
 
@@ -139,12 +139,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     fastify.acceptBodies('json')
     /** The 404's message for a guid that names no live session (that it expired, when it did so recently). */
     const noLiveSession = async (guid: string): Promise<string> => await fastify.whyNoSession(guid, `No live session ${JSON.stringify(guid)}`)
-    // Every request that names a session in the URL counts as activity, whatever its method or fate.
-    fastify.addHook('onRequest', async (request) => {
-      const guid = (request.params as { guid: string }).guid.toLowerCase()
-      // The session of X-CHALLENGER, when it is this one, was looked up already: once is enough.
-      request.sessionInUrl = request.session?.guid === guid ? request.session : await fastify.sessions.get(guid) ?? null
-    })
+    // The session in the URL is looked up by the pipeline (plugins/session.ts), as request.sessionInUrl.
 
     fastify.get('/challenger/:guid', {
       onRequest: fastify.requireAcceptable,
@@ -155,7 +150,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         response: { 200: answer(SessionJson, 'The session', {}, XML.session), 404: failure('No live session by that id (one that expired recently is told so, with the restore command)') }
       }
     }, async (request, reply) => {
-      // Looked up once, by the hook above.
+      // Looked up once, by the pipeline.
       const session = request.sessionInUrl
       if (session === null) return reply.fail(404, await noLiveSession(request.params.guid))
       return sessionJson(session)

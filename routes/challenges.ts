@@ -26,12 +26,12 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: Query,
       response: { 200: answer(ChallengeList, 'Every challenge, sorted by id', { Location: header('With a known session: its progress page, /gui/challenges/{guid}') }, XML.challenges) }
     }
-  }, async (request, reply) => {
+  }, (request, reply) => {
     // Neither HEAD nor the challenges page's own refresh (X-Challenges-Page) passes anything.
     const page = request.headers['x-challenges-page'] !== undefined
     const bit = request.method === 'GET' && !page ? listed : 0
     if (page) request.journaled = false
-    await request.pass(bit)
+    request.pass(bit)
     const progress = request.session === null ? 0 : request.session.progress | bit
     if (request.session !== null) reply.header('location', fastify.progressPage(request.session.guid))
     return { challenges: request.query.hints === 'true' ? challengeRows(progress, base) : challengeItems(progress) }

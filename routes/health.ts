@@ -1,8 +1,8 @@
 // GET /livez and /readyz: the operator's probes (Kubernetes, a load balancer), beside /heartbeat,
 // which is a challenge. /livez: the process answers. /readyz: the session store is usable, as its own
 // probe last found it, and the server is not draining; else 503 with a short reason. Neither waits on
-// the store: `config.probe` keeps the session lookup away (plugins/session.ts), and the journal and
-// the metrics leave them out. Answered in onRequest, so a body is never read.
+// the store: they are no API route, so the pipeline looks up no session for them and keeps no journal,
+// and `config.probe` keeps them out of the metrics. Answered in onRequest, so a body is never read.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { EVERY_METHOD } from '../src/domain/http/methods.js'
@@ -30,18 +30,17 @@ const health: FastifyPluginAsync = async (fastify) => {
         return reply.header('allow', ALLOW).fail(405, `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${ALLOW}`)
     }
   }
-  // Every method, GET included, is answered here: no body is read, nothing is parsed.
-  fastify.addHook('onRequest', answer)
-
   // Every other method Node knows: 405.
   const others = fastify.supportedMethods.filter(method => EVERY_METHOD.includes(method) && !ALLOWED.includes(method))
   for (const [url, probe, ok] of [['/livez', 'live', { 200: Ok }], ['/readyz', 'ready', { 200: Ok, 503: Unavailable }]] as const) {
-    fastify.route({ method: 'GET', url, schema: { hide: true, response: ok }, config: { probe, journal: false }, handler: answer })
+    // Every method, GET included, is answered in onRequest: no body is read, nothing is parsed.
+    fastify.route({ method: 'GET', url, schema: { hide: true, response: ok }, config: { probe }, onRequest: answer, handler: answer })
     fastify.route({
       method: others,
       url,
       schema: { hide: true, response: { 405: failure(`Method not allowed; allowed: ${ALLOW}`) } },
-      config: { probe: 'refused', refusal: true, journal: false },
+      config: { probe: 'refused', refusal: true },
+      onRequest: answer,
       handler: answer
     })
   }

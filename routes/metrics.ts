@@ -6,11 +6,12 @@ import type { FastifyPluginAsync } from 'fastify'
 const metricsRoute: FastifyPluginAsync = async (fastify) => {
   fastify.adminRoutes()
 
-  fastify.get('/metrics', async (_request, reply) => {
+  const config = { admin: true }
+  fastify.get('/metrics', { config }, async (_request, reply) => {
     const text = await fastify.metrics.metrics()
     return reply.type(fastify.metrics.contentType).send(text)
   })
-  fastify.allowOnly('/metrics', ['GET', 'HEAD', 'OPTIONS'])
+  fastify.allowOnly('/metrics', ['GET', 'HEAD', 'OPTIONS'], config)
 }
 
 export default metricsRoute

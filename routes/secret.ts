@@ -42,7 +42,7 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
         .fail(429, `Too many wrong Basic credentials ${by === 'client' ? 'from this address' : 'for this session'}: try again in ${waitSeconds} s`)
     }
     if (verdict === 'refused') {
-      if (authorization !== undefined) await request.pass(refused)
+      if (authorization !== undefined) request.pass(refused)
       return reply
         .header('www-authenticate', fastify.basicChallenge)
         .fail(401, 'Send Basic credentials that the server accepts (by default admin:password) in the Authorization header')
@@ -51,13 +51,13 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
     if (session === null) {
       return reply.fail(401, await fastify.whyNoSession(request.headers['x-challenger'], NAME_A_SESSION))
     }
-    await request.pass(issued)
+    request.pass(issued)
     return reply.header('x-auth-token', session.token).code(201).send()
   })
   fastify.allowOnly('/secret/token', ['POST', 'OPTIONS'])
 }
 
-/** The session of a request that tokenAuth let through: it always has one. */
+/** The session of a request that the auth step let through: it always has one. */
 function authorized (request: { session: Session | null }): Session {
   return request.session as Session
 }
@@ -69,11 +69,10 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   // Challenges 33, 34, 37 and 38, by method and by how the token came.
   const read = { 'x-auth-token': fastify.bitFor('GET /secret/note x-auth-token'), bearer: fastify.bitFor('GET /secret/note bearer') }
   const written = { 'x-auth-token': fastify.bitFor('POST /secret/note x-auth-token'), bearer: fastify.bitFor('POST /secret/note bearer') }
-  // Challenges 31, 32, 35 and 36: the refusals, by method. The token is judged before the body.
-  fastify.addHook('preHandler', fastify.tokenAuth({
-    GET: { missing: 'GET /secret/note no-token', wrong: 'GET /secret/note wrong-token' },
-    POST: { missing: 'POST /secret/note no-token', wrong: 'POST /secret/note wrong-token' }
-  }))
+  // Challenges 31, 32, 35 and 36: the refusals, by method. The token is judged before the body
+  // (the pipeline attaches the auth preHandler to a route whose config names its refusals).
+  const readToken = { GET: { missing: 'GET /secret/note no-token', wrong: 'GET /secret/note wrong-token' } } as const
+  const writeToken = { POST: { missing: 'POST /secret/note no-token', wrong: 'POST /secret/note wrong-token' } } as const
 
   const refused = {
     401: failure('A missing or unknown session (one that expired recently is told so, with the restore command), or no token'),
@@ -82,21 +81,21 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
 
   fastify.get('/secret/note', {
     onRequest: fastify.requireAcceptable,
-    config: { xml: noteXml, takesToken: true },
+    config: { xml: noteXml, token: readToken },
     schema: {
       summary: 'Read your secret note (challenges 31, 32, 33, 37)',
       security: security.note,
       response: { 200: answer(Note, 'The stored note', {}, XML.note), ...refused }
     }
-  }, async (request) => {
+  }, (request) => {
     // HEAD is answered by this handler too, and passes nothing.
-    if (request.method === 'GET') await request.pass(read[request.tokenSource as TokenSource])
+    if (request.method === 'GET') request.pass(read[request.tokenSource as TokenSource])
     return { note: authorized(request).note }
   })
 
   fastify.post('/secret/note', {
     onRequest: fastify.requireAcceptable,
-    config: { xml: noteXml, takesToken: true },
+    config: { xml: noteXml, token: writeToken },
     schema: {
       summary: 'Write your secret note (challenges 34, 35, 36, 38)',
       security: security.note,
@@ -110,16 +109,18 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
         415: failure('A content type other than application/json')
       }
     }
-  }, async (request, reply) => {
-    const session = authorized(request)
+  }, (request, reply) => {
     // Every note can be answered as XML: one XML cannot carry is refused, whole, before anything is stored.
     const unfit = noteUnfitForXml(request.body.note)
-    if (unfit !== undefined) return reply.fail(400, unfit)
+    if (unfit !== undefined) {
+      reply.fail(400, unfit)
+      return
+    }
     const note = truncate(request.body.note, options.noteMaxLength)
-    const bit = written[request.tokenSource as TokenSource]
-    // The note and its challenge in one write; the bit is this request's when the session had not passed it.
-    if (!await fastify.sessions.update(session.guid, { note, passed: bit })) return reply.fail(401, await fastify.whyNoSession(session.guid, NAME_A_SESSION))
-    if ((session.progress & bit) === 0) request.passedBits |= bit
+    // The note and its challenge, written in one store call with the journal entry by the pipeline's
+    // finish, before the answer leaves (a session gone by then makes it a 401).
+    request.writeNote(note)
+    request.pass(written[request.tokenSource as TokenSource])
     return { note }
   })
 

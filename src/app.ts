@@ -19,9 +19,9 @@ import journal from '../plugins/journal.js'
 import methodGuard from '../plugins/method-guard.js'
 import metrics from '../plugins/metrics.js'
 import openapi from '../plugins/openapi.js'
+import pipeline from '../plugins/pipeline.js'
 import session from '../plugins/session.js'
 import shutdown from '../plugins/shutdown.js'
-import wire from '../plugins/wire.js'
 import adminRoutes from '../routes/admin.js'
 import challenger from '../routes/challenger.js'
 import challenges from '../routes/challenges.js'
@@ -51,22 +51,16 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   fastify.setValidatorCompiler(TypeBoxValidatorCompiler)
   fastify.setSerializerCompiler(serializerOf)
 
-  // The wire first: one value of a repeated X-CHALLENGER for every hook after it, and Title-Case
-  // header names on every answer, the earliest refusals included.
-  await fastify.register(wire)
-  // Negotiation next, so that even the earliest refusals (431, 404) come in the asked format.
+  // The capabilities, each a plugin that offers its steps (none adds a hook to every request):
+  // negotiation and the error body first, which every early refusal uses.
   await fastify.register(formats)
   await fastify.register(errors, options)
   await fastify.register(acceptable)
   await fastify.register(shutdown, options)
-  await fastify.register(cors)
   await fastify.register(headers, options)
-  // An X-Forwarded-For client that is no address is refused before any session, limit or count sees it.
   await fastify.register(clientAddress)
-  // The session is looked up before an unknown path's 404, so that the journal keeps a typo too.
   await fastify.register(challengerRegistry, options)
   await fastify.register(session, options)
-  // Deliberate defects, once the session (and its hunt) is known: before every route's own hooks.
   await fastify.register(defects, options)
   await fastify.register(methodGuard)
   await fastify.register(bodies, options)
@@ -75,6 +69,10 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   await fastify.register(admin, options)
   // Metrics are for the instructor: collected only when there is an admin token to read them with.
   if (fastify.adminEnabled) await fastify.register(metrics)
+  // What happens to a request, in order: each route registered after this gets the steps it needs.
+  await fastify.register(pipeline, options)
+  // The one global hook: every answer carries the CORS headers (its catch-all OPTIONS route, a 404, gets the 404's steps).
+  await fastify.register(cors)
   await fastify.register(openapi, options)
   if (options.docs) await fastify.register(docs, { version: VERSION })
   await fastify.register(apiBases, options)
@@ -83,12 +81,14 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   // again under /api (the reference's 2026 tutorials): one set of sessions, challenges and limits,
   // the same answers. The document shows the root's (plugins/docs.ts names both bases).
   const api = async (base: FastifyInstance): Promise<void> => {
+    // The API's routes look up the session, meet its defects and keep the journal (plugins/pipeline.ts).
+    base.servesApi()
     await base.register(heartbeat)
     await base.register(challenger, options)
     await base.register(challenges)
     await base.register(secret, options)
   }
-  await api(fastify)
+  await fastify.register(api)
   await fastify.register(async function apiBase (base) {
     base.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
     await api(base)

@@ -12,7 +12,7 @@ import { firstValues, namesOnTheWire, wireName } from './domain/http/wire.js'
 
 /** Fastify's `frameworkErrors` option: errors before a route is found (a malformed URL), before any hook. */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  // The wire as on every answer (plugins/wire.ts): one X-CHALLENGER, Title-Case names.
+  // The wire as on every answer (plugins/headers.ts): one X-CHALLENGER, Title-Case names.
   firstValues(request.raw)
   namesOnTheWire(request.raw, reply.raw)
   // An oversized X-CHALLENGER is refused first, here as everywhere.

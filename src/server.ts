@@ -85,7 +85,7 @@ export function createServer (config: ServerConfig): FastifyInstance {
   })
   // Odd methods (PROPFIND, QUERY, …) reach the service and get its 405, rather than Fastify's 404.
   supportEveryMethod(fastify)
-  fastify.register(app, config.app)
+  fastify.register(app, { ...config.app, behindProxy: (config.trustProxy ?? false) !== false })
   return fastify
 }
 

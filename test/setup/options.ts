@@ -9,7 +9,7 @@ import { appSettings } from '../../src/domain/config/settings.js'
 // The names a host may pass, in the order the message lists them.
 const listed = 'the options are username, password, realm, noteMaxLength, bodyLimit, mode, sessionIdleMs, maxSessions, ' +
   'journalSize, creationRateLimit, basicGuessLimit, redisUrl, redisSentinels, redisSentinelMaster, redisSentinelPassword, redisPassword, ' +
-  "redisTlsCa, redisTlsCert, redisTlsKey, redisKeyPrefix, redisWaitReplicas, docs, solutionLinks, adminToken, defects, store, drainSignal, and Fastify's own prefix, logLevel, logSerializers, name"
+  "redisTlsCa, redisTlsCert, redisTlsKey, redisKeyPrefix, redisWaitReplicas, docs, solutionLinks, adminToken, defects, store, drainSignal, behindProxy, and Fastify's own prefix, logLevel, logSerializers, name"
 
 // Registering with keys the options type does not know, as a JavaScript host can.
 const loose = app as FastifyPluginAsync<Record<string, unknown>>
@@ -107,7 +107,9 @@ t.test('Fastify\'s own keys and every option of ours are accepted together, and 
     adminToken: 'an-instructor-token-0123',
     store: new MemoryStore(),
     // Not aborted: test/http/shutdown.ts drains.
-    drainSignal: new AbortController().signal
+    drainSignal: new AbortController().signal,
+    // The host below trusts no proxy: the check of a forwarded client is attached, and finds the socket's address.
+    behindProxy: true
   }
   // `name` is avvio's, outside Fastify's RegisterOptions type, hence the loose plugin type.
   await host.register(loose, { ...every, prefix: '/practice', logLevel: 'error', logSerializers: { req: () => 'r' }, name: 'practice' })

@@ -72,7 +72,9 @@ export const appSettings = {
   /** Where sessions live, instead of a memory store made for this registration (closed with the app); it brings its own expiry and capacity. */
   store: given<SessionStore>(),
   /** Once it aborts, every answer says `Connection: close` and `GET /heartbeat` 503, so that clients move away before the app closes (npm start: on SIGTERM). */
-  drainSignal: abortSignal()
+  drainSignal: abortSignal(),
+  /** The host's server trusts a proxy's X-Forwarded-For (Fastify's trustProxy): a forwarded client that is no address is then refused (400); npm start sets it from TRUST_PROXY. */
+  behindProxy: choice({ default: false, values: [true, false] })
 }
 
 /** npm start's own settings, for the server around the plugin. */

@@ -28,13 +28,19 @@ export function unreadBody (raw: IncomingMessage): boolean {
   return announced && !(raw.complete || raw.readableEnded)
 }
 
-/** How many Host headers the request has: Node keeps only the first in `headers`. */
-export function hostCount (raw: IncomingMessage): number {
+/** Where npm start's server keeps a request's count of Host headers (src/server-options.ts), so that the app counts them once. */
+export const HOSTS = Symbol('api-challenges.hosts')
+
+/** How many Host headers the request has: Node keeps only the first in `headers`. Counted once per request. */
+export function hostCount (raw: IncomingMessage & { [HOSTS]?: number }): number {
+  const counted = raw[HOSTS]
+  if (counted !== undefined) return counted
   let count = 0
   const { rawHeaders } = raw
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i] as string
     if (name.length === 4 && name.toLowerCase() === 'host') count++
   }
+  raw[HOSTS] = count
   return count
 }

@@ -1,7 +1,7 @@
 // The wire as learners' clients expect it (issue 35): response header names in the Title-Case the
 // hosted reference sent (`X-Challenger`: Karate's response-header map, for one, is case-sensitive),
 // and the first value of a request header sent more than once, as the reference reads it (Node joins
-// the copies with ", "). Applied by plugins/wire.ts, and by src/server-options.ts before routing.
+// the copies with ", "). Applied by plugins/headers.ts (the arrival), and by src/server-options.ts before routing.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
 
 /** Names not spelled with one capital per dash-separated word. */
@@ -36,25 +36,34 @@ export function wireName (name: string): string {
   return wire
 }
 
+/** Where a response keeps the writeHead it had (Node's, or one a host's code put there). */
+const ORIGINAL = Symbol('api-challenges.writeHead')
+type WriteHead = (this: ServerResponse, ...args: unknown[]) => ServerResponse
+type Renamed = ServerResponse & { [ORIGINAL]: WriteHead }
+
+/** The writeHead of an answer whose names go out in Title-Case: one function for every answer, made once. */
+function titleCaseWriteHead (this: Renamed, statusCode: number, reason?: unknown, headers?: unknown): ServerResponse {
+  if (typeof reason === 'object') [reason, headers] = [undefined, reason]
+  if (typeof headers === 'object' && headers !== null && !Array.isArray(headers)) {
+    const wire: OutgoingHttpHeaders = {}
+    for (const name in headers) wire[wireName(name)] = (headers as OutgoingHttpHeaders)[name]
+    headers = wire
+  } else {
+    // An answer streamed sets its headers one by one: setHeader under another case of a name replaces it.
+    for (const name of this.getHeaderNames()) this.setHeader(wireName(name), this.getHeader(name) as string)
+  }
+  return this[ORIGINAL](statusCode, reason, headers)
+}
+
 /**
  * Makes `response` send its header names in Title-Case, through the writeHead it has (Node's, or one
  * a host's code put there). HTTP/1 only: HTTP/2's names are lower case by definition (RFC 9113 §8.2.1).
  */
 export function namesOnTheWire (request: IncomingMessage, response: ServerResponse): void {
   if (request.httpVersionMajor !== 1) return
-  const writeHead = response.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse
-  response.writeHead = function (this: ServerResponse, statusCode: number, reason?: unknown, headers?: unknown): ServerResponse {
-    if (typeof reason === 'object') [reason, headers] = [undefined, reason]
-    if (typeof headers === 'object' && headers !== null && !Array.isArray(headers)) {
-      const wire: OutgoingHttpHeaders = {}
-      for (const name in headers) wire[wireName(name)] = (headers as OutgoingHttpHeaders)[name]
-      headers = wire
-    } else {
-      // An answer streamed sets its headers one by one: setHeader under another case of a name replaces it.
-      for (const name of this.getHeaderNames()) this.setHeader(wireName(name), this.getHeader(name) as string)
-    }
-    return writeHead.call(this, statusCode, reason, headers)
-  } as ServerResponse['writeHead']
+  const renamed = response as Renamed
+  renamed[ORIGINAL] = response.writeHead as WriteHead
+  renamed.writeHead = titleCaseWriteHead as unknown as Renamed['writeHead']
 }
 
 /**

@@ -6,8 +6,9 @@ import { Journal, type JournalEntry } from '../journal/journal.js'
 import { LastIds } from './last-ids.js'
 import { Marks } from './marks.js'
 import { SessionsFullError } from '../http/errors.js'
+import { detached } from './truncate.js'
 import { atWork } from './worth.js'
-import { BadCursorError, EXPIRED_KEPT, type ClassSummary, type CreationCount, type Hunt, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary } from './store.js'
+import { BadCursorError, EXPIRED_KEPT, type ClassSummary, type CreationCount, type Hunt, type Maybe, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary } from './store.js'
 
 export interface MemoryStoreOptions {
   /** A session untouched for this long is gone. Default 10 minutes. */
@@ -28,14 +29,6 @@ export interface MemoryStoreOptions {
 function every (ms: number, task: () => void): () => void {
   const timer = setInterval(task, ms).unref()
   return () => { clearInterval(timer) }
-}
-
-/**
- * A copy of `text` that shares no memory with the string it was cut from: a note sliced out of a
- * 16 KiB body would otherwise keep the whole body alive for as long as the session lives.
- */
-export function detached (text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string
 }
 
 interface SessionState {
@@ -267,16 +260,18 @@ export class MemoryStore implements SessionStore {
     return this.#snapshot(session)
   }
 
-  async get (guid: string): Promise<Session | undefined> {
+  // The request's own path answers at once (a Maybe, so that a test's store may answer later).
+  get (guid: string): Maybe<Session | undefined> {
     this.#expire(2)
     const session = this.#find(guid)
     return session === undefined ? undefined : this.#snapshot(session)
   }
 
-  async update (guid: string, change: SessionChange): Promise<boolean> {
+  update (guid: string, change: SessionChange): Maybe<boolean> {
     const session = this.#named(guid)
     if (session === undefined) return false
-    if (change.note !== undefined) session.note = detached(change.note)
+    // A note comes truncate()d: a string of its own, not a slice of the body (see detached).
+    if (change.note !== undefined) session.note = change.note
     session.progress |= change.passed ?? 0
     // Not activity: a session at work now is light no more, and keeps its place in the order.
     if (session.light && atWork(session.progress, session.note)) session.light = false
@@ -287,7 +282,7 @@ export class MemoryStore implements SessionStore {
     return true
   }
 
-  async record (guid: string, entry: JournalEntry): Promise<void> {
+  record (guid: string, entry: JournalEntry): Maybe<void> {
     const session = this.#named(guid)
     if (session === undefined || this.#journalSize === 0) return
     session.journal ??= new Journal(this.#journalSize, session.guid)

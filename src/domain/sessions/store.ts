@@ -1,5 +1,8 @@
 // The one interface both session stores implement (memory-store.ts in this process, redis-store.ts
-// shared by instances), and the types they share. Every method answers with a promise.
+// shared by instances), and the types they share. The methods of a request's own path (get, update,
+// record) answer with a value or a promise of one (`Maybe`): the memory store at once, a store across
+// the network later; only plugins/session.ts and plugins/journal.ts, the pipeline's steps, tell
+// them apart. Every other method answers with a promise.
 import type { JournalEntry } from '../journal/journal.js'
 export { BadCursorError, StoreUnavailableError } from '../http/errors.js'
 
@@ -8,6 +11,23 @@ export { BadCursorError, StoreUnavailableError } from '../http/errors.js'
  * the oldest forgotten first. Only ids of the store's own sessions go in, so no request can grow it.
  */
 export const EXPIRED_KEPT = 10_000
+
+/** A value now, or a promise of it. */
+export type Maybe<T> = T | Promise<T>
+
+/** Whether a store's answer is still to come (a promise, or another thenable of a host's store). */
+export function isPending<T> (value: Maybe<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function'
+}
+
+/** `call()`'s answer, a throw made a rejected promise: a host's store may throw where ours reject. */
+export function later<T> (call: () => Maybe<T>): Maybe<T> {
+  try {
+    return call()
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
 
 /** One learner's session, as the store hands it out. Change it only through the store. */
 export interface Session {
@@ -120,13 +140,13 @@ export interface SessionStore extends ClassBoard {
    */
   create (name?: string, progress?: number, hunt?: Hunt): Promise<Session>
   /** The live session, as it is now; looking it up counts as activity and keeps it alive. */
-  get (guid: string): Promise<Session | undefined>
+  get (guid: string): Maybe<Session | undefined>
   /** Applies `change` to the session: false when it is gone (and it stays gone). */
-  update (guid: string, change: SessionChange): Promise<boolean>
+  update (guid: string, change: SessionChange): Maybe<boolean>
   /** Puts `session` in place of the one with its guid (`ifAbsent`: only if there is none); making one, as create. A pinned session never expires. */
   restore (session: Session, options?: { pinned?: boolean, ifAbsent?: boolean }): Promise<'replaced' | 'created'>
   /** Adds `entry` to the session's journal, which keeps the newest entries; resolves once any instance would find it. */
-  record (guid: string, entry: JournalEntry): Promise<void>
+  record (guid: string, entry: JournalEntry): Maybe<void>
   /** The session's journal, newest first; undefined when the session is gone. Not activity. */
   journal (guid: string): Promise<JournalEntry[] | undefined>
   /**
