@@ -10,7 +10,7 @@ declare module 'fastify' {
 }
 
 async function acceptable (fastify: FastifyInstance): Promise<void> {
-  fastify.decorate('requireAcceptable', function (request: FastifyRequest, reply: FastifyReply, done: () => void) {
+  fastify.decorate('requireAcceptable', function requireAcceptable (request: FastifyRequest, reply: FastifyReply, done: () => void) {
     if (request.format === null) {
       reply.fail(406, `Accept ${JSON.stringify(request.headers.accept)} allows neither application/json nor application/xml (or text/xml)`)
       return

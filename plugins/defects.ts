@@ -4,7 +4,7 @@
 // those routes have anyway (the body's verdict, the payload's format, the finish), and does nothing
 // when the request met none. A defect that changed the request or its answer is noted in
 // `request.defectHit`: the journal keeps it, and a finding on that entry reveals it.
-import type { FastifyInstance, FastifyReply, FastifyRequest, preSerializationHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { routeResource } from '../src/domain/challenges/catalogue.js'
 import { defectById, type Asked, type Defect, type DefectContext } from '../src/domain/defects/catalogue.js'
@@ -16,8 +16,8 @@ declare module 'fastify' {
     meetDefects (request: FastifyRequest): void
     /** The body's phase, once the token has passed and before the body is judged. */
     defectBody (request: FastifyRequest): void
-    /** The payload's phase, a preSerialization hook of the routes that take a body. */
-    defectPayload: preSerializationHookHandler<unknown>
+    /** The payload's phase, in the format step of the routes that take a body: the payload to serialize. */
+    defectPayload (request: FastifyRequest, payload: unknown): unknown
     /** The answer's phase, in the finish: its status and headers, and the body to send. */
     defectAnswer (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown
   }
@@ -85,9 +85,9 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
     request.body = asked.body
   })
 
-  fastify.decorate('defectPayload', function defectPayload (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) {
+  fastify.decorate('defectPayload', function defectPayload (request: FastifyRequest, payload: unknown): unknown {
     const met = request.defects
-    if (met === null) return done(null, payload)
+    if (met === null) return payload
     const asked = askedOf.get(request) as Asked
     let sent = payload
     for (const defect of met) {
@@ -97,8 +97,8 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
         request.defectHit = defect.id
       }
     }
-    done(null, sent)
-  } as preSerializationHookHandler<unknown>)
+    return sent
+  })
 
   fastify.decorate('defectAnswer', function defectAnswer (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
     const met = request.defects

@@ -15,8 +15,8 @@ declare module 'fastify' {
     xmlType: string
   }
   interface FastifyInstance {
-    /** The pipeline's format step for a route with an XML form: a successful payload as `xml` writes it, when XML was asked for. */
-    toXml (xml: (payload: never) => string): preSerializationHookHandler<unknown>
+    /** The pipeline's format step: the payload `change`d (a defect's), then, for a route with an XML form, a successful payload as `xml` writes it when XML was asked for. */
+    toXml (xml: ((payload: never) => string) | undefined, change?: (request: FastifyRequest, payload: unknown) => unknown): preSerializationHookHandler<unknown>
   }
   interface FastifyContextConfig {
     xml?: (payload: never) => string
@@ -53,12 +53,12 @@ async function formats (fastify: FastifyInstance): Promise<void> {
   fastify.decorateRequest('xmlType', { getter (this: FastifyRequest) { return negotiated(this as FastifyRequest & { negotiation: Negotiation | null }).xmlType } })
 
   // A successful payload of a route with an XML form (error bodies are reply.fail's).
-  fastify.decorate('toXml', function (xml: (payload: never) => string): preSerializationHookHandler<unknown> {
+  fastify.decorate('toXml', function (xml: ((payload: never) => string) | undefined, change?: (request: FastifyRequest, payload: unknown) => unknown): preSerializationHookHandler<unknown> {
     return function toXml (request, reply, payload, done) {
-      if (reply.statusCode < 400 && request.format === 'xml') {
+      if (xml !== undefined && reply.statusCode < 400 && request.format === 'xml') {
         reply.type(`${request.xmlType}; charset=utf-8`).serializer(xml as (payload: unknown) => string)
       }
-      done(null, payload)
+      done(null, change === undefined ? payload : change(request, payload))
     }
   })
 }

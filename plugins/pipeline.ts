@@ -96,10 +96,10 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
     // The schema's verdict on the body waits for the token's (6).
     if (body) route.attachValidation = true
     // 9: the answer as XML when asked; a defect's payload where a body was written.
+    const payloadChange = api && body ? fastify.defectPayload : undefined
     route.preSerialization = [
       ...own(route.preSerialization),
-      ...(config.xml === undefined ? [] : [fastify.toXml(config.xml)]),
-      ...(api && body ? [fastify.defectPayload] : [])
+      ...(config.xml === undefined && payloadChange === undefined ? [] : [fastify.toXml(config.xml, payloadChange)])
     ]
     // 10: the finish; the operators' probes are left out of the metrics.
     route.onSend = [...own(route.onSend), finish(api ? fastify.commitFor(this, route) : null, config.probe === undefined ? metrics?.countAnswer(route) : undefined)]

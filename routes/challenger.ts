@@ -248,7 +248,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     const replays = { curl: { render: curlScript, extension: 'sh' }, http: { render: httpFile, extension: 'http' } }
     const replayAsked = (request: FastifyRequest): boolean => Object.hasOwn(replays, (request.query as { format?: unknown }).format as string)
     fastify.get('/challenger/:guid/requests', {
-      onRequest: (request, reply, done) => { if (replayAsked(request)) done(); else fastify.requireAcceptable(request, reply, done) },
+      onRequest: function acceptableUnlessReplay (request, reply, done) { if (replayAsked(request)) done(); else fastify.requireAcceptable(request, reply, done) },
       // Reading the journal is not a request the journal keeps.
       config: { xml: requestsXml, journal: false },
       schema: {

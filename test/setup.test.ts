@@ -4,6 +4,7 @@
 import './setup/config.js'
 import './setup/docs-links.js'
 import './setup/embed.js'
+import './setup/hooks.js'
 import './setup/house.js'
 import './setup/options.js'
 import './setup/startup.js'
