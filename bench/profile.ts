@@ -117,7 +117,8 @@ try {
   for (const name of scenarioRequests([]).map(([scenario]) => scenario)) {
     process.stderr.write(`bench:profile: ${name}\n`)
     const serviceArgs = profiled()
-    const service = await startService('service', 'silent', {}, undefined, serviceArgs)
+    // No drain on SIGTERM: the profile's last BENCH_SECONDS must be the load's, not 5 s of draining.
+    const service = await startService('service', 'silent', { SHUTDOWN_DRAIN_MS: '0' }, undefined, serviceArgs)
     // Sessions live in the process: the profiled service makes its own, and the baseline, which
     // ignores X-CHALLENGER and X-AUTH-TOKEN, gets the same requests.
     const sessions = await createSessions(service.url, 200)

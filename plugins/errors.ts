@@ -44,7 +44,7 @@ const messages: Record<string, Message> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => 'The Content-Length header does not match the body',
   // The note's body in the journal's plain words, naming what the body was; other routes' as TypeBox says.
   FST_ERR_VALIDATION: (error, request) => error.validationContext === 'body' && request.routeOptions.schema?.body === NoteBody
-    ? noteBodyMessage(request.body, isXml(request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase() ?? ''))
+    ? noteBodyMessage(request.body, isXml(request.mediaType ?? ''))
     : `Invalid request: ${error.message}`
 }
 

@@ -75,9 +75,14 @@ function bodyOf (request: FastifyRequest, status: number, noteMaxLength: number)
   return status === 400 ? 'refused' : 'other'
 }
 
-/** The media type of a Content-Type header, without parameters, in lowercase; null for none. */
-function mediaType (header: string | undefined): string | null {
-  const type = header?.split(';', 1)[0]?.trim().toLowerCase() ?? ''
+/**
+ * The media type of the request's Content-Type, without parameters, in lowercase; null for none. As
+ * Fastify parsed it (once a request, for its body parser), or for one that is no media type, as sent.
+ */
+function mediaType (request: FastifyRequest): string | null {
+  const parsed = request.mediaType
+  if (parsed !== undefined) return keptText(parsed)
+  const type = request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase() ?? ''
   return type === '' ? null : keptText(type)
 }
 
@@ -108,7 +113,7 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     const url = request.url
     const query = url.indexOf('?')
     const path = query === -1 ? url : url.slice(0, query)
-    const contentType = mediaType(headers['content-type'])
+    const contentType = mediaType(request)
     // The token is judged on the session X-CHALLENGER names, the one a token route guards.
     const token = route.takesToken && request.session !== null ? fastify.judgeToken(request) : undefined
     const tokenSource = token === undefined ? undefined : request.tokenSource ?? undefined
