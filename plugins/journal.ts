@@ -202,17 +202,16 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
       const change = request.change
       request.change = null
       const entry = recorded ? entryOf(request, reply, session, facts, false) : null
-      // Both asked at once: with Redis, one write carries the two scripts.
-      const updated: Maybe<boolean> = change === null ? true : later(() => store.update(session.guid, change))
-      let kept: Maybe<void> = entry === null ? undefined : later(() => store.record(session.guid, entry))
-      // The journal is for learning: a store that fails to keep an entry fails nothing else.
-      if (isPending(kept)) kept = kept.catch(() => undefined)
-      const wrote = change?.note !== undefined
-      if (!isPending(updated)) {
-        if (!updated && wrote) return gone(instance, request, reply, session.guid)
-        return isPending(kept) ? kept : undefined
+      if (change === null) {
+        if (entry === null) return undefined
+        // The journal is for learning: a store that fails to keep an entry fails nothing else.
+        const kept = later(() => store.record(session.guid, entry))
+        return isPending(kept) ? kept.then(() => undefined, () => undefined) : undefined
       }
-      return Promise.all([updated, kept]).then(([written]) => written || !wrote ? undefined : gone(instance, request, reply, session.guid), (error: unknown) => {
+      // The change and the entry in one store call (with Redis, one script).
+      const written: Maybe<boolean> = later(() => entry === null ? store.update(session.guid, change) : store.record(session.guid, entry, change))
+      if (!isPending(written)) return written || change.note === undefined ? undefined : gone(instance, request, reply, session.guid)
+      return written.then(done => done || change.note === undefined ? undefined : gone(instance, request, reply, session.guid), (error: unknown) => {
         // The change was not written: the answer is the store's failure, and it passed nothing.
         request.passedBits = 0
         throw error

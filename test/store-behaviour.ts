@@ -60,6 +60,20 @@ export function storeBehaviour (t: Test, make: (maxSessions: number) => Promise<
     t.equal(store.available(), true)
   })
 
+  t.test('record: a request\'s journal entry, with its change applied in the same step; false for a session that is gone', async t => {
+    const store = await make(100)
+    t.teardown(() => store.close())
+    const a = await store.create()
+    const entry: JournalEntry = { at: 5, method: 'POST', path: '/secret/note', status: 200, contentType: 'application/json', passed: 0b10, hint: -1, suggestion: null }
+    t.equal(await store.record(a.guid, entry, { note: 'with its entry', passed: 0b10 }), true)
+    t.same(await store.get(a.guid), { guid: a.guid, token: a.token, note: 'with its entry', progress: 0b10 }, 'the change is applied')
+    t.match(await store.journal(a.guid), [{ path: '/secret/note', passed: 0b10 }], 'and the entry kept')
+    t.equal(await store.record(a.guid, { ...entry, at: 6, passed: 0 }), true, 'an entry alone')
+    t.equal((await store.journal(a.guid))?.length, 2)
+    t.equal(await store.record('11111111-2222-4333-8444-555555555555', entry, { note: 'nowhere', passed: 1 }), false, 'no session: nothing written')
+    t.equal(await store.get('11111111-2222-4333-8444-555555555555'), undefined)
+  })
+
   t.test('create makes a session with its name and progress', async t => {
     const store = await make(10)
     t.teardown(() => store.close())

@@ -1,11 +1,12 @@
 // The journal (issue 16): the near-miss rules of the catalogue, and GET /challenger/{guid}/requests
 // over the app: what is recorded and what never is. The journal module's own: test/journal/journal-entries.ts.
 import t from 'tap'
-import { challenges, MISSPELT_SESSION_HINT, nearMiss, nearMissSays, progressFrom, resourceOf, routeBase, routeResource, type RequestFacts } from '../../src/domain/challenges/catalogue.js'
+import { bitFor, challenges, MISSPELT_SESSION_HINT, nearMiss, nearMissSays, progressFrom, resourceOf, routeBase, routeResource, type RequestFacts } from '../../src/domain/challenges/catalogue.js'
 import { authorizationOf } from '../../src/domain/challenges/near-miss-rules.js'
 import { JOURNAL_TEXT_BYTES, journalText, MAX_JOURNAL_TEXT, type JournalEntry } from '../../src/domain/journal/journal.js'
 import { RedisStore, sessionId } from '../../src/domain/sessions/redis-store.js'
 import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
+import { StoreUnavailableError, type SessionChange } from '../../src/domain/sessions/store.js'
 import { basic, build, newSession } from '../helper.js'
 import { fakeTime } from '../clock.js'
 import { redisMissing, redisServer } from '../redis-server.js'
@@ -401,15 +402,33 @@ t.test('single-player mode: the one session records every request, a stray path 
   t.same(list.map((r: { path: string, status: number }) => [r.path, r.status]), [['/heartbeat', 204], ['/nowhere', 404]])
 })
 
-t.test('a store that fails to keep an entry fails nothing', async t => {
+t.test('a store that fails to keep an entry alone fails nothing; with the request\'s change, the request fails', async t => {
+  // An entry with no change to write (a heartbeat after the first) is only for learning.
   class Failing extends MemoryStore {
-    override async record (): Promise<void> { throw new Error('the journal store is away') }
+    override async record (guid: string, entry: JournalEntry, change?: SessionChange): Promise<boolean> {
+      if (change === undefined) throw new Error('the journal store is away')
+      return await super.record(guid, entry, change)
+    }
   }
   const kept = new Failing()
   const other = await build(t, { store: kept, creationRateLimit: 0 })
   const session = await newSession(other)
+  const first = await other.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': session.guid } })
+  t.equal(first.statusCode, 204, 'the first heartbeat passes its challenge, its entry with it')
   const res = await other.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': session.guid } })
   t.equal(res.statusCode, 204, 'answered as usual')
-  t.same(await kept.journal(session.guid), [])
-  t.same((await other.inject({ method: 'GET', url: `/challenger/${session.guid}/requests` })).json(), { requests: [] })
+  // Kept: the token's entry and the first heartbeat's, each with its change; not the creation's, nor the second heartbeat's.
+  t.same((await kept.journal(session.guid))?.map(entry => entry.passed), [bitFor('GET /heartbeat'), bitFor('POST /secret/token issued')], 'the entries without a change are not kept')
+
+  // The change and its entry go together: a store that cannot keep them answers 503, and nothing passed.
+  class Away extends MemoryStore {
+    override async record (): Promise<boolean> { throw new StoreUnavailableError(new Error('away')) }
+  }
+  const away = new Away()
+  const third = await build(t, { store: away, creationRateLimit: 0 })
+  const learner = await newSession(third)
+  const refused = await third.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': learner.guid } })
+  t.equal(refused.statusCode, 503)
+  // Only the creation's challenge, which create() stores with the session (the token's write failed too).
+  t.equal((await away.get(learner.guid))?.progress, bitFor('POST /challenger created'), 'the heartbeat\'s challenge is not passed')
 })

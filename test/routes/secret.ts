@@ -1,6 +1,7 @@
 import t from 'tap'
 import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
 import { NAME_A_SESSION } from '../../src/domain/challenges/messages.js'
+import type { JournalEntry } from '../../src/domain/journal/journal.js'
 import type { SessionChange } from '../../src/domain/sessions/store.js'
 import { BASES, baseName, basic, build, errorMessages, newSession, passed, storeOf } from '../helper.js'
 
@@ -363,8 +364,13 @@ for (const base of BASES) {
     })
 
     t.test('a session that ends while its note is written gets 401, not a false 200', async t => {
+      // The session is gone when the request's change (the note, with its journal entry) is written.
       class EndingStore extends MemoryStore {
         override async update (): Promise<boolean> {
+          return false
+        }
+
+        override async record (): Promise<boolean> {
           return false
         }
       }
@@ -377,10 +383,11 @@ for (const base of BASES) {
 
     t.test('a store that fails to record a refusal\'s challenge: 500 with the error body, nothing stored', async t => {
       let failing = false
+      // The refusal's challenge is written with its journal entry.
       class FailingStore extends MemoryStore {
-        override async update (guid: string, change: SessionChange): Promise<boolean> {
-          if (failing) throw new Error('pass failed at /internal/place')
-          return await super.update(guid, change)
+        override async record (guid: string, entry: JournalEntry, change?: SessionChange): Promise<boolean> {
+          if (failing && change !== undefined) throw new Error('pass failed at /internal/place')
+          return await super.record(guid, entry, change)
         }
       }
       const memory = new FailingStore()

@@ -270,6 +270,11 @@ export class MemoryStore implements SessionStore {
   update (guid: string, change: SessionChange): Maybe<boolean> {
     const session = this.#named(guid)
     if (session === undefined) return false
+    this.#change(session, change)
+    return true
+  }
+
+  #change (session: SessionState, change: SessionChange): void {
     // A note comes truncate()d: a string of its own, not a slice of the body (see detached).
     if (change.note !== undefined) session.note = change.note
     session.progress |= change.passed ?? 0
@@ -279,14 +284,16 @@ export class MemoryStore implements SessionStore {
     if (change.found !== undefined && hunt !== undefined && hunt.hidden.includes(change.found) && !hunt.found.includes(change.found)) {
       session.hunt = { hidden: hunt.hidden, found: [...hunt.found, change.found] }
     }
-    return true
   }
 
-  record (guid: string, entry: JournalEntry): Maybe<void> {
+  record (guid: string, entry: JournalEntry, change?: SessionChange): Maybe<boolean> {
     const session = this.#named(guid)
-    if (session === undefined || this.#journalSize === 0) return
+    if (session === undefined) return false
+    if (change !== undefined) this.#change(session, change)
+    if (this.#journalSize === 0) return true
     session.journal ??= new Journal(this.#journalSize, session.guid)
     session.journal.add(entry)
+    return true
   }
 
   async journal (guid: string): Promise<JournalEntry[] | undefined> {

@@ -217,9 +217,14 @@ export class RedisStore implements SessionStore {
     return await this.#run(() => this.#scripts.update(...this.#writing(), sessionId(guid), note[0] as string, note[1] as string, change.passed ?? 0, change.found ?? '')) === 1
   }
 
-  async record (guid: string, entry: JournalEntry): Promise<void> {
-    if (this.#journalSize === 0) return
-    await this.#run(() => this.#scripts.record(...this.#writing(), sessionId(guid), encodeEntry(entry), this.#journalSize))
+  /** The entry, and the request's change with it: one script, one round trip. */
+  async record (guid: string, entry: JournalEntry, change?: SessionChange): Promise<boolean> {
+    if (this.#journalSize === 0) return change === undefined ? true : await this.update(guid, change)
+    const id = sessionId(guid)
+    const text = encodeEntry(entry)
+    return await this.#run(() => change === undefined
+      ? this.#scripts.record(...this.#writing(), id, text, this.#journalSize)
+      : this.#scripts.record(...this.#writing(), id, text, this.#journalSize, '1', change.note === undefined ? '0' : '1', change.note ?? '', change.passed ?? 0)) === 1
   }
 
   #rateKey (client: string): string {

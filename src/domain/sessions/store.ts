@@ -145,8 +145,12 @@ export interface SessionStore extends ClassBoard {
   update (guid: string, change: SessionChange): Maybe<boolean>
   /** Puts `session` in place of the one with its guid (`ifAbsent`: only if there is none); making one, as create. A pinned session never expires. */
   restore (session: Session, options?: { pinned?: boolean, ifAbsent?: boolean }): Promise<'replaced' | 'created'>
-  /** Adds `entry` to the session's journal, which keeps the newest entries; resolves once any instance would find it. */
-  record (guid: string, entry: JournalEntry): Maybe<void>
+  /**
+   * Adds `entry` to the session's journal, which keeps the newest entries, and applies `change` (the
+   * request's: its note and progress, never `found`) with it, in the same step: false when the
+   * session is gone. Done once any instance would find both.
+   */
+  record (guid: string, entry: JournalEntry, change?: SessionChange): Maybe<boolean>
   /** The session's journal, newest first; undefined when the session is gone. Not activity. */
   journal (guid: string): Promise<JournalEntry[] | undefined>
   /**
