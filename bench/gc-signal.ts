@@ -7,5 +7,6 @@ const gc = (globalThis as { gc?: () => void }).gc
 process.on('SIGWINCH', () => {
   gc?.()
   gc?.()
-  process.stdout.write(`bench-gc-done ${gc === undefined ? 'no-gc' : 'gc'}\n`)
+  const { rss, heapTotal, heapUsed, external } = process.memoryUsage()
+  process.stdout.write(`bench-gc-done ${gc === undefined ? 'no-gc' : 'gc'} ${JSON.stringify({ rss, heapTotal, heapUsed, external })}\n`)
 })
