@@ -6,7 +6,11 @@
 // profile: the server stops as soon as the load does). The service runs at LOG_LEVEL=silent, the
 // baseline with logger: false. The load generator spins as npm run bench's does (BENCH_SPIN=0: it
 // does not). Printed per scenario: CPU µs per request by origin on both sides, then the functions
-// that cost the service the most more than they cost the baseline.
+// that cost the service the most more than they cost the baseline, and the price list: the service's
+// CPU per request by capability (capabilityOf: the capability's own modules, self time). Settings:
+// BENCH_SECONDS, BENCH_SCENARIOS (as npm run bench's), BENCH_SERVICE_ENV (settings of the profiled
+// service, comma-separated NAME=value: ADMIN_TOKEN=… prices the metrics, TRUST_PROXY=1 the client's
+// address).
 import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -37,8 +41,31 @@ export function originOf (functionName: string, url: string): string {
   return 'node: other'
 }
 
-/** Self time of each function (and origin) in the last `windowMicros` of the profile, as a share of the busy samples. */
-export function shares (profile: Profile, windowMicros: number): { byFunction: Map<string, number>, byOrigin: Map<string, number> } {
+/** The capabilities of the price list (docs/benchmarks.md), each by the scripts of its own modules. */
+const CAPABILITIES: ReadonlyArray<[capability: string, scripts: RegExp]> = [
+  ['CORS (@fastify/cors)', /node_modules\/@fastify\/cors\//],
+  ['header casing (Title-Case names)', /\/dist\/src\/domain\/http\/wire\.js/],
+  ['arrival (echo, nosniff, 431, Host)', /\/dist\/plugins\/headers\.js|\/dist\/src\/domain\/http\/(common-headers|misspelt-header)\.js/],
+  ['client address (TRUST_PROXY only)', /\/dist\/plugins\/client-address\.js|\/dist\/src\/domain\/http\/forwarded\.js/],
+  ['session lookup', /\/dist\/plugins\/session\.js|\/dist\/src\/domain\/sessions\/(memory-store|marks|last-ids|worth|store)\.js/],
+  ['defects', /\/dist\/plugins\/defects\.js|\/dist\/src\/domain\/defects\//],
+  ['auth (the token)', /\/dist\/plugins\/auth\.js|\/dist\/src\/domain\/sessions\/secrets\.js/],
+  ['body (set aside, verdict)', /\/dist\/plugins\/bodies\.js/],
+  ['format (406, XML)', /\/dist\/plugins\/(formats|acceptable)\.js/],
+  ['journal (entry, near miss, ring)', /\/dist\/plugins\/journal\.js|\/dist\/src\/domain\/journal\/|\/dist\/src\/domain\/challenges\/(catalogue|near-miss-rules)\.js/],
+  ['metrics (ADMIN_TOKEN only)', /\/dist\/plugins\/metrics\.js|node_modules\/prom-client\//],
+  ['connection table', /\/dist\/src\/domain\/http\/(connection-table|connections)\.js|\/dist\/src\/server-options\.js/],
+  ['pipeline (the finish\'s calls)', /\/dist\/plugins\/pipeline\.js/],
+  ['handlers (routes/)', /\/dist\/routes\//]
+]
+
+/** The capability of the price list whose module `url` is, or undefined. */
+export function capabilityOf (url: string): string | undefined {
+  return CAPABILITIES.find(([, scripts]) => scripts.test(url))?.[0]
+}
+
+/** Self time of each function (and origin, and capability) in the last `windowMicros` of the profile, as a share of the busy samples. */
+export function shares (profile: Profile, windowMicros: number): { byFunction: Map<string, number>, byOrigin: Map<string, number>, byCapability: Map<string, number> } {
   const nodes = new Map(profile.nodes.map(node => [node.id, node]))
   const from = profile.endTime - windowMicros
   const self = new Map<number, number>()
@@ -54,17 +81,20 @@ export function shares (profile: Profile, windowMicros: number): { byFunction: M
   })
   const byFunction = new Map<string, number>()
   const byOrigin = new Map<string, number>()
+  const byCapability = new Map<string, number>()
   for (const [id, micros] of self) {
     const { functionName, url, lineNumber } = (nodes.get(id) as ProfileNode).callFrame
     const origin = originOf(functionName, url)
+    const capability = capabilityOf(url)
+    if (capability !== undefined) byCapability.set(capability, (byCapability.get(capability) ?? 0) + micros / busy)
     const key = `${functionName === '' ? '(anonymous)' : functionName} ${url.replace(/^.*\/(node_modules|dist)\//, '').replace(/^file:\/\//, '')}:${lineNumber + 1}\t${origin}`
     byFunction.set(key, (byFunction.get(key) ?? 0) + micros / busy)
     byOrigin.set(origin, (byOrigin.get(origin) ?? 0) + micros / busy)
   }
-  return { byFunction, byOrigin }
+  return { byFunction, byOrigin, byCapability }
 }
 
-interface Measured { cpuPerRequest: number, rps: number, byFunction: Map<string, number>, byOrigin: Map<string, number> }
+interface Measured { cpuPerRequest: number, rps: number, byFunction: Map<string, number>, byOrigin: Map<string, number>, byCapability: Map<string, number> }
 
 async function measure (server: Server, requests: autocannon.Request[], dir: string): Promise<Measured> {
   await autocannon({ url: server.url, connections: 50, duration: 1, requests })
@@ -101,6 +131,13 @@ function report (name: string, service: Measured, baseline: Measured): string {
     const [fn, origin] = key.split('\t')
     out += `| \`${fn}\` | ${origin} | ${f2(mine)} | ${f2(theirs)} |\n`
   }
+  out += '\nThe price list: the service\'s CPU per request by capability (its modules\' self time), and Fastify\'s own beyond the baseline\'s (its hook runner, for the steps):\n\n| capability | µs/req | share |\n|---|---|---|\n'
+  for (const [capability] of CAPABILITIES) {
+    const share = service.byCapability.get(capability) ?? 0
+    out += `| ${capability} | ${f2(serviceMicros(share))} | ${(100 * share).toFixed(1)}% |\n`
+  }
+  const fastify = serviceMicros(service.byOrigin.get('fastify')) - baselineMicros(baseline.byOrigin.get('fastify'))
+  out += `| Fastify, beyond the baseline's | ${f2(fastify)} | ${(100 * fastify / service.cpuPerRequest).toFixed(1)}% |\n`
   return out + '\n'
 }
 
@@ -114,11 +151,16 @@ try {
     dirs.push(dir)
     return ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '200']
   }
-  for (const name of scenarioRequests([]).map(([scenario]) => scenario)) {
+  const only = (process.env.BENCH_SCENARIOS ?? '').split(',').map(name => name.trim()).filter(name => name !== '')
+  const serviceEnv = Object.fromEntries((process.env.BENCH_SERVICE_ENV ?? '').split(',').filter(pair => pair.includes('=')).map(pair => {
+    const at = pair.indexOf('=')
+    return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()]
+  }))
+  for (const name of scenarioRequests([]).map(([scenario]) => scenario).filter(scenario => only.length === 0 || only.includes(scenario))) {
     process.stderr.write(`bench:profile: ${name}\n`)
     const serviceArgs = profiled()
     // No drain on SIGTERM: the profile's last BENCH_SECONDS must be the load's, not 5 s of draining.
-    const service = await startService('service', 'silent', { SHUTDOWN_DRAIN_MS: '0' }, undefined, serviceArgs)
+    const service = await startService('service', 'silent', { SHUTDOWN_DRAIN_MS: '0', ...serviceEnv }, undefined, serviceArgs)
     // Sessions live in the process: the profiled service makes its own, and the baseline, which
     // ignores X-CHALLENGER and X-AUTH-TOKEN, gets the same requests.
     const sessions = await createSessions(service.url, 200)

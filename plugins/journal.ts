@@ -19,7 +19,7 @@ import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
 import { MAX_CHALLENGER_LENGTH } from '../src/domain/http/common-headers.js'
 import { keptText, knownText, sharedText, type JournalEntry } from '../src/domain/journal/journal.js'
 import { bearerToken } from '../src/domain/sessions/secrets.js'
-import { isPending, later, type Maybe, type Session } from '../src/domain/sessions/store.js'
+import { isPending, type Maybe, type Session } from '../src/domain/sessions/store.js'
 import { truncate } from '../src/domain/sessions/truncate.js'
 
 declare module 'fastify' {
@@ -210,11 +210,20 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
       if (change === null) {
         if (entry === null) return undefined
         // The journal is for learning: a store that fails to keep an entry fails nothing else.
-        const kept = later(() => store.record(session.guid, entry))
-        return isPending(kept) ? kept.then(() => undefined, () => undefined) : undefined
+        try {
+          const kept = store.record(session.guid, entry)
+          return isPending(kept) ? kept.then(() => undefined, () => undefined) : undefined
+        } catch {
+          return undefined
+        }
       }
       // The change and the entry in one store call (with Redis, one script).
-      const written: Maybe<boolean> = later(() => entry === null ? store.update(session.guid, change) : store.record(session.guid, entry, change))
+      let written: Maybe<boolean>
+      try {
+        written = entry === null ? store.update(session.guid, change) : store.record(session.guid, entry, change)
+      } catch (error) {
+        written = Promise.reject(error)
+      }
       if (!isPending(written)) return written || change.note === undefined ? undefined : gone(instance, request, reply, session.guid)
       return written.then(done => done || change.note === undefined ? undefined : gone(instance, request, reply, session.guid), (error: unknown) => {
         // The change was not written: the answer is the store's failure, and it passed nothing.

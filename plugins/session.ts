@@ -11,7 +11,7 @@ import fp from 'fastify-plugin'
 import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../src/domain/challenges/catalogue.js'
 import { SINGLE_PLAYER_GUID } from '../src/domain/config/options.js'
 import { newToken } from '../src/domain/sessions/ids.js'
-import { isPending, later, type Maybe, type Session, type SessionChange } from '../src/domain/sessions/store.js'
+import { isPending, type Maybe, type Session, type SessionChange } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -111,7 +111,13 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
         then(request)
         return done()
       }
-      const found = later(() => fastify.findSession(guid))
+      let found: Maybe<Session | undefined>
+      try {
+        found = fastify.findSession(guid)
+      } catch (error) {
+        // A host's store may throw where ours reject.
+        found = Promise.reject(error)
+      }
       if (!isPending(found)) {
         request.session = found ?? null
         then(request)
@@ -137,7 +143,12 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
       request.sessionInUrl = request.session
       return done()
     }
-    const found = later(() => store.get(guid))
+    let found: Maybe<Session | undefined>
+    try {
+      found = store.get(guid)
+    } catch (error) {
+      found = Promise.reject(error)
+    }
     if (!isPending(found)) {
       request.sessionInUrl = found ?? null
       return done()

@@ -20,15 +20,6 @@ export function isPending<T> (value: Maybe<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | undefined)?.then === 'function'
 }
 
-/** `call()`'s answer, a throw made a rejected promise: a host's store may throw where ours reject. */
-export function later<T> (call: () => Maybe<T>): Maybe<T> {
-  try {
-    return call()
-  } catch (error) {
-    return Promise.reject(error)
-  }
-}
-
 /** One learner's session, as the store hands it out. Change it only through the store. */
 export interface Session {
   readonly guid: string
