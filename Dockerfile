@@ -7,9 +7,11 @@ ARG NODE_IMAGE=docker.io/library/node:24-bookworm-slim
 
 # The build: every dependency, the TypeScript compiled to dist/ and the Lua scripts copied beside it.
 FROM ${NODE_IMAGE} AS build
+# npm's notices of audits, funding and its own new versions are not for a build.
+ENV NPM_CONFIG_AUDIT=false NPM_CONFIG_FUND=false NPM_CONFIG_UPDATE_NOTIFIER=false
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY plugins plugins
@@ -19,9 +21,10 @@ RUN npm run build
 
 # The production dependencies alone, fastify (a peer dependency) among them; npm's cache left behind.
 FROM ${NODE_IMAGE} AS dependencies
+ENV NPM_CONFIG_AUDIT=false NPM_CONFIG_FUND=false NPM_CONFIG_UPDATE_NOTIFIER=false
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --omit=dev
 
 # What runs: the package's own files (package.json's "files") and its production dependencies.
 FROM ${NODE_IMAGE}

@@ -24,7 +24,7 @@ const landing = `${publicUrl ?? `http://<this machine's address>:${port}`}/`
 const lines = [
   `API Challenges class ready: learners open ${landing}`,
   publicUrl === undefined
-    ? `    (the address of this machine on the room's network: hostname -I on Linux, ipconfig getifaddr en0 on macOS; PUBLIC_URL=http://<it>:${port} docker compose up -d puts it here)`
+    ? `    (this machine's address on the room's network: hostname -I on Linux, ipconfig getifaddr en0 on macOS; with PUBLIC_URL=http://<it>:${port} set at docker compose up, it is written here)`
     : undefined,
   `    first request: curl -i -X POST ${landing}challenger`,
   process.env.ADMIN_TOKEN === undefined
