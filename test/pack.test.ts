@@ -7,6 +7,7 @@ import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -132,6 +133,9 @@ t.test('the packed tarball installs offline as docs/embedding.md says, runs its 
   const host = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'))
   t.equal(host.type, 'module')
   t.same(host.dependencies, { fastify: `^${versionOf('fastify')}`, [pkg.name]: `file:../api-challenges-fastify/${tarball}` }, 'the tarball by its path')
+  // fastify is a peer: the plugin uses the host's own copy, not one of its own beside it.
+  const fastifyFrom = (file: string): string => createRequire(file).resolve('fastify/package.json')
+  t.equal(fastifyFrom(join(dir, 'node_modules', pkg.name, 'package.json')), fastifyFrom(join(dir, 'package.json')), 'one fastify: the host\'s')
 
   await writeFile(join(dir, 'host.ts'), `
 import Fastify from 'fastify'
