@@ -91,12 +91,12 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
       ...(config.token === undefined ? [] : [this.tokenAuth(config.token)]),
       ...own(route.preHandler),
       // 6: the body: read as XML now (where the route reads XML), changed by a defect, then judged (415, 400).
-      ...(body ? [fastify.bodyVerdict(this, api ? fastify.defectBody : undefined)] : [])
+      ...(body ? [fastify.bodyVerdict(this, fastify.defectBody)] : [])
     ]
     // The schema's verdict on the body waits for the token's (6).
     if (body) route.attachValidation = true
-    // 9: the answer as XML when asked; a defect's payload where a body was written.
-    const payloadChange = api && body ? fastify.defectPayload : undefined
+    // 9: the answer as XML when asked; a defect's payload where a body was written (only the API's requests meet defects).
+    const payloadChange = body ? fastify.defectPayload : undefined
     route.preSerialization = [
       ...own(route.preSerialization),
       ...(config.xml === undefined && payloadChange === undefined ? [] : [fastify.toXml(config.xml, payloadChange)])
