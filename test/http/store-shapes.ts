@@ -66,6 +66,10 @@ for (const shape of ['later', 'throws'] as const) {
     t.equal((await app.inject({ method: 'GET', url: `/challenger/${me.guid}` })).statusCode, 503, 'the lookup of the session in the URL')
     t.equal((await app.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': me.guid } })).statusCode, 204, 'the heartbeat: its session is optional')
     t.equal((await app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-challenger': me.guid } })).statusCode, 404, 'and so is an unknown path\'s')
+    // A session named in a header near X-CHALLENGER is looked up only to record the request there: its failure fails nothing.
+    const near = await app.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenge': me.guid } })
+    t.equal(near.statusCode, 204)
+    t.equal(near.headers['x-hint'] !== undefined, true, 'with its hint')
   })
 
   t.test(`a store whose write fails (${shape === 'later' ? 'a rejected promise' : 'a throw'}): the change's request is 503 and passes nothing; an entry alone fails nothing`, async t => {
