@@ -10,10 +10,11 @@
 //                               named in the URL (/challenger/{guid}…)
 //   4. defects    the API, 404  the hunt's or grade's defects, met with the session (plugins/defects.ts)
 //   5. guard      per route     the route's own early answer: the admin token, 406, OPTIONS and 405
-//   6. body       body routes   a Content-Type set aside before parsing, the verdict after the token (plugins/bodies.ts)
+//   6. body       body routes   a Content-Type set aside before parsing (also where a body is sent but never
+//                               read, so that Fastify's 415 does not come first), the verdict after the token (plugins/bodies.ts)
 //   7. auth       token routes  the session's token, a preHandler (plugins/auth.ts)
-//   8. handler    the route's   its answer, and the changes it asks for (request.pass, request.write)
-//   9. format     XML routes    the answer as XML when asked (plugins/formats.ts); a defect's payload
+//   8. handler    the route's   its answer, and the changes it asks for (request.pass, request.writeNote)
+//   9. format     XML, body     the answer as XML when asked (plugins/formats.ts); a defect's payload
 //  10. finish     every route   Connection: close while draining, a defect's answer, the session's
 //                               changes and its journal entry in one store call, the metrics
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
