@@ -23,6 +23,8 @@ export interface RedisNode {
   port: number
   url: string
   child: ChildProcess
+  /** Starts it again, as it was started (from its own config file, which Sentinel may have rewritten), once it has exited. */
+  restart: () => Promise<void>
 }
 
 export interface RedisClass {
@@ -76,8 +78,15 @@ export async function redisClass (t: Test, extra: string[] = [], { hostnames = f
     // A copy: at a failover Sentinel has each Redis rewrite its file (CONFIG REWRITE).
     const config = join(home, 'redis.conf')
     await writeFile(config, readFileSync(REDIS_CONF))
-    const child = await start(t, [config, '--port', String(port), '--dir', home, ...replicaof, ...announce, ...extra], 'Ready to accept connections')
-    return { port, url: `redis://127.0.0.1:${port}`, child }
+    const args = [config, '--port', String(port), '--dir', home, ...announce, ...extra]
+    const made: RedisNode = {
+      port,
+      url: `redis://127.0.0.1:${port}`,
+      child: await start(t, [...args, ...replicaof], 'Ready to accept connections'),
+      // Without --replicaof: restarted, a Redis follows whom its file says (Sentinel rewrites it), or none, as systemd's restart would.
+      restart: async () => { made.child = await start(t, args, 'Ready to accept connections') }
+    }
+    return made
   }
   const primary = await node('primary')
   const nodes = [primary, await node('replica-1', primary.port), await node('replica-2', primary.port)]

@@ -16,6 +16,7 @@ import { configFromEnv } from '../src/domain/config/config.js'
 import { resolveOptions, type ApiChallengesOptions } from '../src/domain/config/options.js'
 import { connection, explainConnectionError, sentinelAddress } from '../src/domain/sessions/redis/connection.js'
 import { RedisStore } from '../src/domain/sessions/redis-store.js'
+import { Replicas } from '../src/domain/sessions/redis/replicas.js'
 import { SentinelNews } from '../src/domain/sessions/redis/sentinel-watch.js'
 import { startupMessage } from '../src/server.js'
 import { certificates, opensslMissing } from './certificates.js'
@@ -87,12 +88,48 @@ t.test('a sentinel\'s messages on a failover are read for this master only, and 
   news.hear('+switch-master', 'mymaster 127.0.0.1 6379 ::1 6380')
   news.hear('+switch-master', 'mymaster 127.0.0.1 6379 ::1 6380')
   news.hear('+switch-master', 'mymaster ::1 6380 127.0.0.1 6379')
+  news.hear('+sdown', 'slave 127.0.0.1:6381 127.0.0.1 6381 @ mymaster 127.0.0.1 6379')
+  news.hear('+sdown', 'slave 127.0.0.1:6381 127.0.0.1 6381 @ other 127.0.0.1 6379')
+  news.hear('+sdown', 'master mymaster 127.0.0.1 6379')
+  news.hear('+sdown', 'sentinel 0123abcd 127.0.0.1 26379 @ mymaster 127.0.0.1 6379')
+  news.hear('-sdown', 'slave 127.0.0.1:6381 127.0.0.1 6381 @ mymaster 127.0.0.1 6379')
   t.same(heard, [
     { news: 'begins', replica: '127.0.0.1:6380' },
     { news: 'abandoned' },
     { news: 'switched', from: '127.0.0.1:6379', to: '[::1]:6380' },
-    { news: 'switched', from: '[::1]:6380', to: '127.0.0.1:6379' }
-  ])
+    { news: 'switched', from: '[::1]:6380', to: '127.0.0.1:6379' },
+    { news: 'replica', replica: '127.0.0.1:6381', down: true },
+    { news: 'replica', replica: '127.0.0.1:6381', down: false }
+  ], 'and a replica of this master down or back, not the primary or a sentinel')
+})
+
+t.test('each write waits for every replica the primary has (at least REDIS_WAIT_REPLICAS); one gone is waited for until the probe after the one that found it gone', async t => {
+  const replicas = new Replicas(1)
+  t.equal(replicas.wanted(), 1, 'none known: the floor')
+  replicas.observed('10.0.0.1:6379', ['10.0.0.2:6379', '10.0.0.3:6379'])
+  t.equal(replicas.wanted(), 2, 'both replicas')
+  replicas.observed('10.0.0.1:6379', ['10.0.0.2:6379'])
+  t.equal(replicas.wanted(), 2, 'one gone at this probe: still waited for (it may have been promoted; Sentinel\'s news is on its way)')
+  replicas.observed('10.0.0.1:6379', ['10.0.0.2:6379'])
+  t.equal(replicas.wanted(), 1, 'gone since an earlier probe: forgotten')
+  replicas.observed('10.0.0.1:6379', ['10.0.0.2:6379', '10.0.0.3:6379'])
+  replicas.observed('10.0.0.1:6379', ['10.0.0.2:6379'])
+  replicas.observed('10.0.0.1:6379', ['10.0.0.2:6379', '10.0.0.3:6379'])
+  replicas.observed('10.0.0.1:6379', ['10.0.0.2:6379'])
+  t.equal(replicas.wanted(), 2, 'back in between: gone anew')
+  replicas.heard('10.0.0.3:6379', true)
+  t.equal(replicas.wanted(), 1, 'a replica a sentinel says is down is not waited for')
+  replicas.heard('10.0.0.3:6379', false)
+  t.equal(replicas.wanted(), 2, 'back')
+  replicas.observed('10.0.0.9:6379', [])
+  t.equal(replicas.wanted(), 1, 'another primary: its own replicas only')
+  t.equal(replicas.joined(['master', 100, [['10.0.0.8', '6379', '90']]]), true, 'a write\'s ROLE meets a replica not known')
+  t.equal(replicas.wanted(), 1)
+  replicas.observed('10.0.0.9:6379', ['10.0.0.8:6379', '[::1]:6380'])
+  t.equal(replicas.joined(['master', 100, [['10.0.0.8', '6379', '90'], ['::1', '6380', '100']]]), false, 'known ones, IPv6 in brackets')
+  t.equal(replicas.wanted(), 2)
+  t.equal(replicas.joined(['slave', '10.0.0.1', 6379, 'connected', 100]), false, 'a replica\'s ROLE: nothing')
+  t.equal(new Replicas(3).wanted(), 3, 'never fewer than asked for')
 })
 
 t.test('the start-up line names the sentinels and the master, never a password', async t => {

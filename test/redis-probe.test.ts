@@ -378,6 +378,37 @@ if (redisMissing !== false && process.env.CI === 'true') {
       }
     })
 
+    t.test('a scrape of /metrics with the right token answers from memory while Redis is frozen (SIGSTOP) and still thought up (issue 57)', async t => {
+      const frozen = await redisServer(['--appendonly', 'no'])
+      t.teardown(() => frozen.remove())
+      // A command waits up to 5 s here, and no probe comes to find the freeze: a scrape that asked Redis anything would take 5 s.
+      const COMMAND_TIMEOUT_MS = 5000
+      const store = new RedisStore({ url: frozen.url, prefix: 'frozen:', idleMs: 600_000, maxSessions: 10, commandTimeoutMs: COMMAND_TIMEOUT_MS, probeIntervalMs: 3_600_000 })
+      await until('connected', () => store.available())
+      const TOKEN = 'an-admin-token-for-the-scrape-0123'
+      const { app } = await logged(t, { store, adminToken: TOKEN })
+      const pid = Number(/^process_id:(\d+)/m.exec(await admin.info('server'))?.[1])
+      const frozenPid = Number(/^process_id:(\d+)/m.exec(await store.client.info('server'))?.[1])
+      t.not(frozenPid, pid, 'the frozen Redis is the test\'s own')
+      process.kill(frozenPid, 'SIGSTOP')
+      const times: number[] = []
+      try {
+        for (let i = 0; i < 5; i++) {
+          const sent = performance.now()
+          const res = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })
+          times.push(performance.now() - sent)
+          t.equal(res.statusCode, 200, `scrape ${i + 1}`)
+        }
+        t.ok(store.available(), 'the store had not found the freeze: the scrapes were not spared by a known outage')
+      } finally {
+        process.kill(frozenPid, 'SIGCONT')
+      }
+      const slowest = Math.max(...times)
+      t.comment(`scrapes with Redis frozen: ${times.map(ms => `${Math.round(ms)} ms`).join(', ')}`)
+      // The bound is a fifth of the command timeout, which a loaded machine cannot reach answering from memory.
+      t.ok(slowest < COMMAND_TIMEOUT_MS / 5, `each within ${COMMAND_TIMEOUT_MS / 5} ms: the slowest took ${Math.round(slowest)} ms`)
+    })
+
     t.test('a Redis restarted: the heartbeat is 204 within 1 s of Redis answering PING', async t => {
       const restarted = await redisServer(['--appendonly', 'no'])
       t.teardown(() => restarted.remove())

@@ -11,8 +11,10 @@ import { configFromEnv } from '../../src/domain/config/config.js'
 import { ADMIN_TOKEN_PATTERN } from '../../src/domain/config/options.js'
 import { RedisStore } from '../../src/domain/sessions/redis-store.js'
 import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
+import type { CreationCount } from '../../src/domain/sessions/store.js'
 import { fakeTime } from '../clock.js'
 import { redisMissing, redisServer } from '../redis-server.js'
+import { until } from '../until.js'
 
 const TOKEN = 'instructor-token-0123456789'
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` })
@@ -102,6 +104,45 @@ t.test('only wrong tokens count: none, another scheme and the right token do not
   for (let i = 0; i < ADMIN_GUESSES; i++) t.equal(await admin(bearer(`wrong-token-${i}-xxxxxxxx`), `2001:db8:0:1::${i + 1}`), 403)
   t.equal(await admin(bearer(TOKEN), '2001:db8:0:1::ffff'), 429, 'another address of the same /64 is the same client')
   t.equal(await admin(bearer(TOKEN), '2001:db8:0:2::1'), 200, 'the next /64 is another')
+})
+
+/** A memory store whose counts, once held, wait until released: a store that hangs while it still seems up. */
+class HeldCounts extends MemoryStore {
+  asked = 0
+  held = false
+  readonly #waiting: Array<() => void> = []
+
+  override async countCreation (client: string, windowMs: number, add: 0 | 1 = 1): Promise<CreationCount> {
+    this.asked++
+    if (this.held) await new Promise<void>(resolve => { this.#waiting.push(resolve) })
+    return await super.countCreation(client, windowMs, add)
+  }
+
+  release (): void {
+    this.held = false
+    for (const resolve of this.#waiting.splice(0)) resolve()
+  }
+}
+
+t.test('the right token waits on no store: /metrics answers while the counts hang; an address this process saw at the limit is asked after', async t => {
+  const store = new HeldCounts()
+  const { server } = await service(t, { store })
+  const scrape = async (token: string, remoteAddress: string) => await server.inject({ method: 'GET', url: '/metrics', headers: bearer(token), remoteAddress })
+  for (let i = 0; i < ADMIN_GUESSES; i++) t.equal((await scrape(`wrong-token-number-${i}`, '192.0.2.21')).statusCode, 403)
+  const counted = store.asked
+  t.equal(counted, ADMIN_GUESSES, 'each wrong token counted in the store')
+  store.held = true
+  t.ok(store.available(), 'the store still seems up')
+  for (let i = 0; i < 5; i++) t.equal((await scrape(TOKEN, '192.0.2.20')).statusCode, 200, `scrape ${i + 1} answered`)
+  t.equal(store.asked, counted, 'without asking the store')
+  // The address at the limit: its right token waits for the store's count, which says it is still refused.
+  let answered: number | undefined
+  const refused = scrape(TOKEN, '192.0.2.21').then(res => { answered = res.statusCode })
+  await until('the store asked', () => store.asked === counted + 1)
+  t.equal(answered, undefined, 'waiting for the store')
+  store.release()
+  await refused
+  t.equal(answered, 429)
 })
 
 t.test('a token made by `openssl rand -hex 24` (48 hex digits) is a good admin token', async t => {

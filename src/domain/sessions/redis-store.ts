@@ -22,8 +22,9 @@
 import { Redis } from 'ioredis'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { decodeEntry, encodeEntry, type JournalEntry } from '../journal/journal.js'
-import { Availability, ReplicaShortfall } from './redis/availability.js'
+import { Availability } from './redis/availability.js'
 import { connection, type ConnectionSettings } from './redis/connection.js'
+import { Replicas, ReplicaShortfall } from './redis/replicas.js'
 import { SentinelWatch } from './redis/sentinel-watch.js'
 import { guidOf, sessionId } from './redis/ids.js'
 import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Head, type Scripts } from './redis/scripts.js'
@@ -53,8 +54,9 @@ export interface RedisStoreOptions extends ConnectionSettings {
    */
   probeTimeoutMs?: number
   /**
-   * Replicas that must confirm each write (Redis's WAIT, for up to half the command timeout) before
-   * it is acknowledged; fewer: 503, and the store counts as down until they confirm again. Default 0.
+   * Replicas that must confirm each write at least (Redis's WAIT, for up to half the command timeout) before
+   * it is acknowledged; from 1, every replica the primary has (see ./redis/replicas.ts). Fewer: 503, and
+   * the store counts as down until they confirm again. Default 0: no WAIT.
    */
   waitReplicas?: number
   /** With Sentinel: how long writes wait for the switch once Sentinel chose a replica to promote. Default 30 s. */
@@ -96,9 +98,10 @@ export class RedisStore implements SessionStore {
   readonly #availability: Availability
   /** With Sentinel: its news of failovers. */
   readonly #watch: SentinelWatch | undefined
-  /** Replicas each write waits for (WAIT), and for how long. */
+  /** Replicas each write waits for (WAIT), at least, and for how long. */
   readonly #waitReplicas: number
   readonly #waitMs: number
+  readonly #replicas: Replicas
 
   constructor (options: RedisStoreOptions) {
     const scripts = loadScripts()
@@ -108,6 +111,7 @@ export class RedisStore implements SessionStore {
     const timeout = options.commandTimeoutMs ?? 1000
     this.#waitReplicas = options.waitReplicas ?? 0
     this.#waitMs = Math.max(1, Math.floor(timeout / 2))
+    this.#replicas = new Replicas(this.#waitReplicas)
     const { url, options: redisOptions, address, description, sentinels } = connection(options, {
       // Fail fast while Redis is away (the request gets 503) and reconnect on our own.
       enableOfflineQueue: false,
@@ -131,6 +135,7 @@ export class RedisStore implements SessionStore {
     this.#availability = new Availability(this.client, {
       address: url === undefined ? undefined : address,
       waitReplicas: this.#waitReplicas,
+      replicas: this.#replicas,
       failoverMaxMs: options.failoverMaxMs,
       timeoutMs: timeout,
       probeIntervalMs: options.probeIntervalMs ?? 1000,
@@ -143,7 +148,10 @@ export class RedisStore implements SessionStore {
     })
     this.#watch = sentinels === undefined
       ? undefined
-      : new SentinelWatch({ ...sentinels, connectTimeoutMs: timeout }, news => { this.#availability.failover(news) })
+      : new SentinelWatch({ ...sentinels, connectTimeoutMs: timeout }, news => {
+        if (news.news === 'replica') this.#replicas.heard(news.replica, news.down)
+        else this.#availability.failover(news)
+      })
   }
 
   /** What a script that may write takes first: its deadline, past which it does nothing (see ./redis/clock.ts). */
@@ -177,13 +185,19 @@ export class RedisStore implements SessionStore {
   }
 
   /**
-   * `written`, once as many replicas as asked for have it: WAIT goes right behind the script on the
-   * connection (one round trip), and answers once they confirm, or after #waitMs with how many did.
+   * `written`, once every replica waited for has it (./redis/replicas.ts): WAIT goes right behind the script on
+   * the connection (one round trip), and answers once they confirm, or after #waitMs with how many did.
    */
   async #replicated<T> (written: Promise<T>): Promise<T> {
     if (this.#waitReplicas === 0) return await written
-    const [result, confirmed] = await Promise.all([written, this.client.wait(this.#waitReplicas, this.#waitMs)])
-    if (confirmed < this.#waitReplicas) throw new ReplicaShortfall(confirmed, this.#waitReplicas, this.#waitMs)
+    let wanted = this.#replicas.wanted()
+    let [result, confirmed, role] = await Promise.all([written, this.client.wait(wanted, this.#waitMs), this.client.role()])
+    // A replica that came since the last probe is waited for too, this write's WAIT again.
+    if (this.#replicas.joined(role) && confirmed >= wanted) {
+      wanted = this.#replicas.wanted()
+      confirmed = await this.client.wait(wanted, this.#waitMs)
+    }
+    if (confirmed < wanted) throw new ReplicaShortfall(confirmed, wanted, this.#waitMs)
     return result
   }
 

@@ -5,56 +5,16 @@ import type { Redis } from 'ioredis'
 import { StoreUnavailableError, type StoreFields, type StoreStatus } from '../store.js'
 import { RedisClock } from './clock.js'
 import { explainConnectionError } from './connection.js'
+import { DOWN, EVENT, UP, type Outage } from './outages.js'
+import { ReplicaShortfall, type Replicas } from './replicas.js'
 import { hostPort, type FailoverNews } from './sentinel-watch.js'
 
-type Outage = 'start' | 'lost' | 'hang' | 'refused' | 'old' | 'cluster' | 'replica' | 'failover' | 'switch'
-const DOWN: Record<Outage, string> = {
-  start: 'cannot be reached',
-  lost: 'is unreachable',
-  hang: 'stopped answering',
-  refused: 'refuses this service\'s commands',
-  old: 'cannot run this service\'s scripts',
-  cluster: 'is a Redis Cluster, which this service does not use',
-  replica: 'is a replica, not a primary: this service writes to a primary only',
-  failover: 'is failing over',
-  switch: 'has a new primary'
-}
-const UP: Record<Outage, [event: string, text: string]> = {
-  start: ['connected', 'connected'],
-  lost: ['connected', 'connected again'],
-  hang: ['answering', 'answers again'],
-  refused: ['accepting', 'accepts commands again'],
-  old: ['connected', 'connected'],
-  cluster: ['connected', 'connected'],
-  replica: ['primary', 'is a primary again'],
-  failover: ['accepting', 'accepts commands again: no switch followed'],
-  switch: ['connected', 'connected again']
-}
-/** The log's `event` for each outage (docs/operations.md lists them). */
-const EVENT: Record<Outage, string> = {
-  start: 'unreachable',
-  lost: 'unreachable',
-  hang: 'hanging',
-  refused: 'refusing',
-  old: 'unfit',
-  cluster: 'unfit',
-  replica: 'not-primary',
-  failover: 'failover',
-  switch: 'switch-master'
-}
 /** The oldest Redis the scripts run on: their shebang and flags (see scripts.ts) came with 7.0. */
 const OLDEST_REDIS = 7
 const CLUSTER = 'every session lives in one hash, so a cluster adds no capacity and its slots refuse the scripts: use one Redis, with Sentinel for failover'
 
 // A command that timed out here, or a script that reached Redis past its deadline: too slow either way.
 const timedOut = (error: unknown): boolean => /timed out|^LATE /i.test((error as Error).message)
-/** Fewer replicas than asked for (REDIS_WAIT_REPLICAS) confirmed a write: it is answered 503. */
-export class ReplicaShortfall extends Error {
-  constructor (confirmed: number, wanted: number, withinMs: number) {
-    super(`WAIT: ${confirmed} of ${wanted} replicas confirmed the write within ${withinMs} ms`)
-  }
-}
-
 /** An error that Redis answered (OOM, READONLY, NOAUTH, LOADING, …) or a replica shortfall, as its first line. */
 const refusal = (error: unknown): string | undefined =>
   error instanceof ReplicaShortfall || (error instanceof Error && error.name === 'ReplyError') ? error.message.split('\n')[0] : undefined
@@ -68,8 +28,10 @@ export interface AvailabilityOptions {
   probe: () => Promise<number>
   /** host:port of a URL's Redis; none with Sentinel, where the connection names the primary it found. */
   address?: string
-  /** Replicas each write waits for: a primary with no more than this many is warned of, once. */
+  /** Replicas each write waits for at least: a primary with no more than this many is warned of, once. */
   waitReplicas?: number
+  /** The primary's replicas, as each probe's ROLE finds them (see ./replicas.ts). */
+  replicas?: Replicas
   /** How long writes wait for Sentinel's switch once it chose a replica to promote. */
   failoverMaxMs?: number
   now?: () => number
@@ -86,6 +48,7 @@ export class Availability {
   readonly #probeScript: () => Promise<number>
   readonly #address: string | undefined
   readonly #waitReplicas: number
+  readonly #replicas: Replicas | undefined
   readonly #failoverMaxMs: number
   readonly #now: () => number
   readonly clock: RedisClock
@@ -130,6 +93,7 @@ export class Availability {
     this.#address = options.address
     this.#node = options.address
     this.#waitReplicas = options.waitReplicas ?? 0
+    this.#replicas = options.replicas
     this.#failoverMaxMs = options.failoverMaxMs ?? 30_000
     this.#now = options.now ?? Date.now
     this.clock = new RedisClock(this.#now)
@@ -232,7 +196,8 @@ export class Availability {
 
   #refused (reason: string): void {
     this.#refusal = reason
-    this.#down('refused', reason)
+    // A write sent before a failover's news falls short as the replica promoted leaves: the failover's line says why.
+    if (this.#fence === undefined || !reason.startsWith('WAIT:')) this.#down('refused', reason)
   }
 
   #failed (error: unknown, waitedMs: number): void {
@@ -356,11 +321,13 @@ export class Availability {
       return
     }
     this.#role = 'primary'
+    const replicas = third as Array<[host: string, port: string, offset: string]>
+    this.#replicas?.observed(this.#node as string, replicas.map(([host, port]) => hostPort(host, port)))
     const sent = this.#now()
     const redisMs = await this.#probeScript()
     this.clock.measured(sent, this.#now(), redisMs)
     this.#answered()
-    this.#countReplicas((third as unknown[]).length)
+    this.#countReplicas(replicas.length)
   }
 
   /** Says once when the primary has no more replicas than each write waits for: a failover would leave too few. */

@@ -1,6 +1,7 @@
 // Every sentinel's news of a failover of this service's primary, so that the store follows it at once
 // rather than at its next reconnection: the replica Sentinel chose to promote (from then on, a write
-// to the old primary would be wiped when it is demoted), a failover given up, and the switch itself.
+// to the old primary would be wiped when it is demoted), a failover given up, and the switch itself;
+// and of its replicas found down or back (a replica down cannot be promoted: writes stop waiting for it).
 import { isIP } from 'node:net'
 import { Redis } from 'ioredis'
 import type { SentinelAddress } from './connection.js'
@@ -13,10 +14,15 @@ export type FailoverNews =
   /** The sentinels moved the primary from `from` to `to` (host:port each). */
   | { news: 'switched', from: string, to: string }
 
-// Published by the sentinel doing the failover, but +switch-master, which each sentinel says as it learns it.
-const CHANNELS = ['+selected-slave', '-failover-abort-slave-timeout', '+switch-master']
+/** A sentinel found a replica of the primary down (+sdown), or back (-sdown). */
+export interface ReplicaNews { news: 'replica', replica: string, down: boolean }
+export type SentinelNewsItem = FailoverNews | ReplicaNews
+
+// Published by the sentinel doing the failover, but +switch-master, which each sentinel says as it learns it;
+// each sentinel says the replicas' +sdown and -sdown as it finds them.
+const CHANNELS = ['+selected-slave', '-failover-abort-slave-timeout', '+switch-master', '+sdown', '-sdown']
 // The channels' messages: <master> <old-ip> <old-port> <new-ip> <new-port>;
-// slave <ip>:<port> <ip> <port> @ <master> <master-ip> <master-port>; master <master> <ip> <port>.
+// slave <ip>:<port> <ip> <port> @ <master> <master-ip> <master-port> (a replica's, +sdown's too); master <master> <ip> <port>.
 const SWITCHED = /^(\S+) (\S+) (\d+) (\S+) (\d+)$/
 const SELECTED = /^slave \S+ (\S+) (\d+) @ (\S+) /
 const ABORTED = /^master (\S+) /
@@ -26,8 +32,12 @@ function ignore (): void {}
 /** host:port, IPv6 in brackets (as connection.ts takes a sentinel's). */
 export const hostPort = (host: string, port: string | number): string => isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`
 
-/** What a sentinel's message on one of CHANNELS says of `master`; undefined for another master's. */
-function failoverNews (channel: string, message: string, master: string): FailoverNews | undefined {
+/** What a sentinel's message on one of CHANNELS says of `master`; undefined for another master's, or of another instance. */
+function failoverNews (channel: string, message: string, master: string): SentinelNewsItem | undefined {
+  if (channel === '+sdown' || channel === '-sdown') {
+    const words = SELECTED.exec(message)
+    return words?.[3] === master ? { news: 'replica', replica: hostPort(words[1] as string, words[2] as string), down: channel === '+sdown' } : undefined
+  }
   if (channel === '+switch-master') {
     const words = SWITCHED.exec(message)
     if (words?.[1] !== master) return undefined
@@ -43,10 +53,10 @@ function failoverNews (channel: string, message: string, master: string): Failov
 /** Reads the sentinels' messages for `master`, and tells `listener` each failover's news once, however many sentinels say it. */
 export class SentinelNews {
   readonly #master: string
-  readonly #listener: (news: FailoverNews) => void
+  readonly #listener: (news: SentinelNewsItem) => void
   #switchedTo: string | undefined
 
-  constructor (master: string, listener: (news: FailoverNews) => void) {
+  constructor (master: string, listener: (news: SentinelNewsItem) => void) {
     this.#master = master
     this.#listener = listener
   }
@@ -73,7 +83,7 @@ export interface WatchOptions {
 export class SentinelWatch {
   readonly #clients: Redis[]
 
-  constructor (options: WatchOptions, listener: (news: FailoverNews) => void) {
+  constructor (options: WatchOptions, listener: (news: SentinelNewsItem) => void) {
     const news = new SentinelNews(options.master, listener)
     this.#clients = options.addresses.map(({ host, port }) => {
       const client = new Redis({ host, port, password: options.password, connectTimeout: options.connectTimeoutMs, retryStrategy: () => 250, maxRetriesPerRequest: null })
