@@ -197,7 +197,7 @@ t.test('each operation whose requests pass a challenge links the reference\'s so
       const challenge = challenges.find(c => c.id === Number(id))
       t.equal(name, challenge?.name, `${operation}: challenge ${id}'s name`)
       t.equal(url, `${SOLUTIONS_BASE}${challenge?.solution}`, `${operation}: challenge ${id}'s page`)
-      t.equal(`${challenge?.trigger.split(' ')[0]} ${resourceOf(challenge?.trigger ?? 'GET /heartbeat')}`, operation, `challenge ${id} is passed by ${operation}`)
+      t.equal(`${challenge?.trigger.split(' ')[0]} ${resourceOf(challenge?.trigger ?? 'GET /heartbeat').replace(/:(\w+)/g, '{$1}')}`, operation, `challenge ${id} is passed by ${operation}`)
       linked.push(Number(id))
     }
   }
@@ -214,7 +214,8 @@ t.test('a challenge without a solution page gets no link', async t => {
   t.equal(created?.id, 1)
   t.equal(solutionList([{ ...created as Challenge, solution: undefined }]), '')
   t.same(challengesOf(['PUT', 'HEAD'], '/heartbeat'), [], 'no challenge is passed by PUT or HEAD /heartbeat')
-  t.same(challengesOf(['GET'], '/challenger/:guid'), [])
+  t.same(challengesOf(['GET'], '/challenger/:guid/requests'), [])
+  t.same(challengesOf(['GET', 'PUT'], '/challenger/:guid').map(c => c.id), [43, 44, 45, 46], 'the 2026 restore challenges')
 })
 
 t.test('solutionLinks: false leaves the links out', async t => {
