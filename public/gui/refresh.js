@@ -99,9 +99,10 @@ function requestRow (r, command) {
 }
 
 const COPY = 'copy curl'
-// The script's variables for this server and this session: shell's ${…}, not JavaScript's.
-const BASE = '${BASE}' // eslint-disable-line no-template-curly-in-string
-const CHALLENGER = '${CHALLENGER}' // eslint-disable-line no-template-curly-in-string
+// The script's variables for this server and this session (shell's ${BASE:-…} and ${CHALLENGER:-$CH}, with
+// their defaults for a line pasted alone), filled in.
+const BASE = /\$\{BASE(?::-[^}]*)?\}/g
+const CHALLENGER = /\$\{CHALLENGER(?::-\$CH)?\}/g
 
 /**
  * The journal's requests as curl commands (GET …/requests?format=curl), by entry id, with this
@@ -120,7 +121,7 @@ async function replayCommands () {
       const entry = /^# \d+\. entry (\S+),/.exec(line)
       if (entry !== null) id = String(entry[1])
       else if (id !== '' && !line.startsWith('#')) {
-        commands.set(id, line.replaceAll(BASE, location.origin + base).replaceAll(CHALLENGER, guid))
+        commands.set(id, line.replace(BASE, () => location.origin + base).replace(CHALLENGER, () => guid))
         id = ''
       }
     }
