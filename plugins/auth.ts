@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Trigger } from '../src/domain/challenges/catalogue.js'
-import { expiredMessage, missingTokenMessage, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
+import { BEARER, expiredMessage, missingTokenMessage, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
 import type { TokenVerdict } from '../src/domain/challenges/challenge-list.js'
 import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
 import { clientKey } from '../src/domain/http/connections.js'
@@ -30,6 +30,13 @@ declare module 'fastify' {
     judgeCredentials (request: FastifyRequest): Promise<CredentialsVerdict>
     /** The `WWW-Authenticate` value that goes with a refused Basic login. */
     basicChallenge: string
+    /** The 401 of refused Basic credentials: it names the default credentials only when they are the server's. */
+    basicRefusal: string
+    /**
+     * Whether a refused Basic login may say `WWW-Authenticate` (a browser then shows its login dialog): not for a
+     * request with `X-API-Challenges-Live-Widget: true`, as the reference's in-page widgets send it.
+     */
+    challengesBasic (request: FastifyRequest): boolean
     /**
      * Whether the request's token is its session's: sets `request.tokenVerdict` and
      * `request.tokenSource`, once per request. The request must have a session.
@@ -84,6 +91,11 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
   const { username, password, realm, sessionIdleMs, basicGuessLimit } = options
 
   fastify.decorate('basicChallenge', `Basic realm="${realm}"`)
+  const byDefault = username === 'admin' && password === 'password'
+  fastify.decorate('basicRefusal', byDefault
+    ? 'Send Basic credentials that the server accepts (by default admin:password) in the Authorization header'
+    : `Send the Basic credentials this server was given (its username is ${JSON.stringify(username)}; ask whoever runs it for the password) in the Authorization header`)
+  fastify.decorate('challengesBasic', (request: FastifyRequest) => request.headers['x-api-challenges-live-widget']?.toString().trim().toLowerCase() !== 'true')
 
   fastify.decorate('checkCredentials', function (authorization: string | undefined): boolean {
     const basic = BASIC.exec(authorization ?? '')
@@ -150,14 +162,15 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
     const wrongToken = bits('wrong')
     // An answer sent here ends the request: the hooks and the handler after it do not run.
     return function requireToken (request, reply, done) {
+      // Every 401 of the note says which scheme it takes, as the reference's (a browser shows no dialog for Bearer).
       if (request.session === null) {
-        routes.whyNoSession(request.headers['x-challenger'], NAME_A_SESSION).then(message => { reply.fail(401, message) }, done)
+        routes.whyNoSession(request.headers['x-challenger'], NAME_A_SESSION).then(message => { reply.header('www-authenticate', BEARER).fail(401, message) }, done)
         return
       }
       const verdict = fastify.judgeToken(request)
       if (verdict === 'missing') {
         request.pass(noToken.get(request.method) ?? 0)
-        reply.fail(401, missingTokenMessage(authorizationOf(request.headers.authorization) === 'bare'))
+        reply.header('www-authenticate', BEARER).fail(401, missingTokenMessage(authorizationOf(request.headers.authorization) === 'bare'))
         return
       }
       if (verdict === 'wrong') {

@@ -23,8 +23,8 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
       security: security.token,
       response: {
         201: noBody('The session\'s token, in X-AUTH-TOKEN', { 'X-AUTH-TOKEN': header('The token for /secret/note: 32 hex digits') }),
-        401: failure('Wrong or missing credentials (with WWW-Authenticate), or a missing or unknown session (without; one that expired recently is told so, with the restore command)', {
-          'WWW-Authenticate': header('Basic realm="User Visible Realm", when the credentials were refused')
+        401: failure('Wrong or missing credentials (with WWW-Authenticate, unless the request said X-API-Challenges-Live-Widget: true), or a missing or unknown session (without; one that expired recently is told so, with the restore command)', {
+          'WWW-Authenticate': header('Basic realm="User Visible Realm", when the credentials were refused (not for a request with X-API-Challenges-Live-Widget: true, so that a browser shows no login dialog)')
         }),
         413: failure('A body (which this route ignores) over the body limit'),
         415: failure('A Content-Type header that is not a valid media type'),
@@ -43,9 +43,9 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     if (verdict === 'refused') {
       if (authorization !== undefined) request.pass(refused)
-      return reply
-        .header('www-authenticate', fastify.basicChallenge)
-        .fail(401, 'Send Basic credentials that the server accepts (by default admin:password) in the Authorization header')
+      // A page's own request (X-API-Challenges-Live-Widget: true) gets no WWW-Authenticate: no browser login dialog.
+      if (fastify.challengesBasic(request)) reply.header('www-authenticate', fastify.basicChallenge)
+      return reply.fail(401, fastify.basicRefusal)
     }
     const session = request.session
     if (session === null) {
@@ -75,7 +75,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   const writeToken = { POST: { missing: 'POST /secret/note no-token', wrong: 'POST /secret/note wrong-token' } } as const
 
   const refused = {
-    401: failure('A missing or unknown session (one that expired recently is told so, with the restore command), or no token'),
+    401: failure('A missing or unknown session (one that expired recently is told so, with the restore command), or no token', { 'WWW-Authenticate': header('Bearer') }),
     403: failure('A token that is not this session\'s')
   }
 

@@ -9,7 +9,7 @@ import { BASIC_GUESSES_PER_SESSION } from '../../plugins/auth.js'
 import { challenges, resourceOf, SOLUTIONS_BASE, type Challenge } from '../../src/domain/challenges/catalogue.js'
 import { VERSION } from '../../src/domain/config/options.js'
 import type { AddressInfo } from 'node:net'
-import { basic } from '../helper.js'
+import { basic, build } from '../helper.js'
 import { begun, listenerClosed } from '../sockets.js'
 
 interface Operation {
@@ -203,7 +203,8 @@ t.test('each operation whose requests pass a challenge links the reference\'s so
   }
   t.same(linked.sort((a, b) => a - b), challenges.filter(c => c.solution !== undefined).map(c => c.id), 'each challenge with a page is linked once')
   t.equal(doc.paths['/heartbeat']?.get?.description,
-    '- Challenge 28, GET /heartbeat (204): [Solution (external, apichallenges.com)](https://apichallenges.com/apichallenges/solutions/status-codes/get-heartbeat-204)')
+    '- Challenge 28, GET /heartbeat (204): [Solution (external, apichallenges.com)](https://apichallenges.com/apichallenges/solutions/status-codes/get-heartbeat-204)\n' +
+    '- Challenge 47, GET /api/heartbeat (431) X-CHALLENGER too long: [Solution (external, apichallenges.com)](https://apichallenges.com/apichallenges/solutions/status-codes/x-challenger-too-long-431)')
   t.match(doc.paths['/heartbeat']?.trace?.description, /^A browser cannot send TRACE[^]*\n\n- Challenge 27, /, 'after the operation\'s own description')
   t.equal(doc.paths['/heartbeat']?.post?.description?.split('\n').length, 3)
 })
@@ -328,4 +329,16 @@ t.test('documentAs files a plugin\'s operations under its tag, with the optional
   const paths = (server.swagger() as unknown as OpenApi).paths
   t.same(paths['/bare']?.get, { tags: ['heartbeat'], security: [{ challenger: [] }, {}], responses: { 200: { description: 'Default Response' } } })
   t.same(paths['/own']?.get?.security, [{ basic: [] }])
+})
+
+t.test('Swagger UI\'s token requests say X-API-Challenges-Live-Widget, so that a refused login shows no browser dialog (issue 58)', async t => {
+  const app = await build(t)
+  const initializer = (await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })).body
+  const script = /"requestInterceptor":(function asLiveWidget\(request\) \{[^]*?\n\s*\})\}/.exec(initializer)?.[1] as string
+  t.ok(script, 'the interceptor is in the page\'s script')
+  // eslint-disable-next-line no-new-func -- the page's own function, run as the browser runs it
+  const intercept = new Function(`return (${script})`)() as (request: { url: string, headers: Record<string, string> }) => { headers: Record<string, string> }
+  t.same(intercept({ url: 'http://h/secret/token', headers: {} }).headers, { 'X-API-Challenges-Live-Widget': 'true' })
+  t.same(intercept({ url: 'http://h/api/secret/token?x=1', headers: {} }).headers, { 'X-API-Challenges-Live-Widget': 'true' })
+  t.same(intercept({ url: 'http://h/secret/note', headers: {} }).headers, {}, 'the note\'s requests as they are')
 })
