@@ -14,6 +14,9 @@ export interface SecretOptions {
   noteMaxLength: number
 }
 
+/** Whose wrong credentials were too many (plugins/auth.ts counts the session's first, then the address's). */
+const BY = { client: 'from this address', session: 'for this session', 'no-session': 'without a session from this address' } as const
+
 const token: FastifyPluginAsyncTypebox = async (fastify) => {
   const refused = fastify.bitFor('POST /secret/token refused')
   const issued = fastify.bitFor('POST /secret/token issued')
@@ -39,7 +42,7 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
     if (typeof verdict === 'object') {
       const { waitSeconds, by } = verdict
       return reply.header('retry-after', String(waitSeconds))
-        .fail(429, `Too many wrong Basic credentials ${by === 'client' ? 'from this address' : 'for this session'}: try again in ${waitSeconds} s`)
+        .fail(429, `Too many wrong Basic credentials ${BY[by]}: try again in ${waitSeconds} s`)
     }
     if (verdict === 'refused') {
       if (authorization !== undefined) request.pass(refused)

@@ -490,7 +490,7 @@ t.test('CLASS=1 at a terminal: what the preset set, the admin token it made (onc
   })
   const base = /ready: curl -i -X POST (http:\/\/127\.0\.0\.1:\d+)\/challenger/.exec(output())?.[1] as string
   t.match(output(), /^ {4}board: "http:\/\/127\.0\.0\.1:\d+\/admin"$/m)
-  t.match(output(), /^ {4}class: "on \(CLASS=1\): set SESSION_IDLE_MS=10800000, CREATION_RATE_LIMIT=600, MAX_CONNECTIONS_PER_CLIENT=512, a new ADMIN_TOKEN \(adminToken, below\); kept as given: HOST"$/m)
+  t.match(output(), /^ {4}class: "on \(CLASS=1\): set SESSION_IDLE_MS=10800000, CREATION_RATE_LIMIT=600, MAX_CONNECTIONS_PER_CLIENT=512, BASIC_GUESS_LIMIT=2400, a new ADMIN_TOKEN \(adminToken, below\); kept as given: HOST"$/m)
   const token = /^ {4}adminToken: "([0-9a-f]{48})"$/m.exec(output())?.[1] as string
   t.ok(token, 'the token, right below')
   // The QR code: its header, then rows of half blocks (two rows of modules a line), as wide as each other.

@@ -107,6 +107,8 @@ export const CLASS_PRESET: Readonly<Record<string, string>> = Object.freeze({
   CREATION_RATE_LIMIT: '600',
   /** 16 connections for each of 30 learners sharing one address (browsers, Postman, test runners). */
   MAX_CONNECTIONS_PER_CLIENT: '512',
+  /** Wrong Basic credentials: each session may send 60 a minute, and the address 40 sessions' worth, so that no one learner holds the room. */
+  BASIC_GUESS_LIMIT: '2400',
   /** Every interface: the learners' machines reach this one. */
   HOST: '0.0.0.0'
 })
