@@ -13,6 +13,7 @@ import app from './app.js'
 import { configFromEnv, ConfigError, serverDefaults, SETTINGS, type ServerConfig, type TrustProxy } from './domain/config/config.js'
 import { learnerUrls, loopbackOnly } from './domain/http/addresses.js'
 import { limitedServer, type ConnectionLimits } from './domain/http/connection-table.js'
+import { CLASS_PIPELINING_OFFENCES } from './domain/config/settings.js'
 import { defaultMaxConnections, openFileLimit } from './domain/http/connections.js'
 import { misspeltSettings } from './domain/config/misspelt.js'
 import { defaults as appDefaults, resolveOptions } from './domain/config/options.js'
@@ -101,6 +102,8 @@ function connectionLimits (config: ServerConfig, log: () => FastifyBaseLogger): 
     maxPipelined: config.maxPipelined ?? serverDefaults.maxPipelined,
     maxUnsentBytes: config.maxUnsentBytes ?? serverDefaults.maxUnsentBytes,
     abuserTimeout: config.abuserTimeout ?? serverDefaults.abuserTimeout,
+    // A class behind one NAT address: a pipelining learner holds their own session first (CLASS=1).
+    offencesPerClient: config.preset === undefined ? 1 : CLASS_PIPELINING_OFFENCES,
     bodyGrace: config.bodyGrace ?? serverDefaults.bodyGrace,
     minBodyRate: config.minBodyRate ?? serverDefaults.minBodyRate,
     // Said once per cap for the life of the server (see ConnectionTable).
@@ -108,7 +111,9 @@ function connectionLimits (config: ServerConfig, log: () => FastifyBaseLogger): 
       log().warn({ client }, {
         perClient: `MAX_CONNECTIONS_PER_CLIENT (${perClient}) reached by ${client}: its new connections are closed at once; this is said only once`,
         total: `MAX_CONNECTIONS (${total}) reached: each new connection closes the oldest idle one, else one whose client takes or sends nothing, and is itself closed at once while every connection is busy; this is said only once`,
-        pipelining: `${client} kept pipelining requests without reading the answers: its connection is closed and its new ones refused for a while; this is said only once`
+        pipelining: config.preset === undefined
+          ? `${client} kept pipelining requests without reading the answers: its connection is closed and its new ones refused for a while; this is said only once`
+          : `${client} kept pipelining requests without reading the answers: its connection is closed and that session's requests refused for a while (the address's, after ${CLASS_PIPELINING_OFFENCES} such sessions); this is said only once`
       }[cap])
     }
   }

@@ -96,6 +96,10 @@ export const serverSettings = {
   classPreset: flag({ env: 'CLASS' })
 }
 
+/** Under CLASS=1, the pipelining offenders (sessions, or connections naming none) one address may have within 10 s
+ * before all its new connections are refused: no one learner's client holds the room (src/domain/http/pipelining-offenders.ts). */
+export const CLASS_PIPELINING_OFFENCES = 8
+
 /**
  * What CLASS=1 sets where the environment leaves a variable unset, written as the variable would be:
  * a lesson of a few hours, for a room of 30 learners behind one NAT address. An unset ADMIN_TOKEN is made.
