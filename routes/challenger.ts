@@ -163,7 +163,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       onRequest: fastify.requireAcceptable,
       config: { xml: sessionXml },
       schema: {
-        summary: 'The whole session, to keep and PUT back later',
+        summary: 'The whole session, to keep and PUT back later (challenge 43 with your id in X-CHALLENGER too)',
         params: GuidParams,
         response: { 200: answer(SessionJson, 'The session', {}, XML.session), 404: failure('No live session by that id (one that expired recently is told so, with the restore command)') }
       }
@@ -182,7 +182,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       onRequest: fastify.requireAcceptable,
       config: { xml: sessionXml },
       schema: {
-        summary: 'Restore a session from the JSON of GET /challenger/{guid} (or a part of it, or a session saved from the reference app)',
+        summary: 'Restore a session from the JSON of GET /challenger/{guid} (or a part of it, or a session saved from the reference app): challenges 44, 45, 46',
         params: GuidParams,
         body: SessionRestore,
         response: {
