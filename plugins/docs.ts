@@ -66,7 +66,7 @@ function sharedAsset (reply: FastifyReply, payload: unknown): unknown {
  * login then has no WWW-Authenticate, and the browser shows no login dialog over "Try it out". Runs in
  * the browser (@fastify/swagger-ui writes it into swagger-initializer.js as it is).
  */
-function asLiveWidget (request: Record<string, any>): Record<string, any> {
+export function asLiveWidget (request: Record<string, any>): Record<string, any> {
   if (/\/secret\/token(?:[?#]|$)/.test(request.url)) request.headers['X-API-Challenges-Live-Widget'] = 'true'
   return request
 }

@@ -606,3 +606,16 @@ t.test('TRUST_PROXY=1 on every interface: the start-up warns that any machine of
   child.kill('SIGTERM')
   await once(child, 'close')
 })
+
+t.test('CLASS=1 where no file can be written: the admin token goes to standard error, apart from the ready block (issue 58)', async t => {
+  const { child, output } = startProcess({ CLASS: '1', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', TMPDIR: '/nonexistent/for-the-test', ...NO_DRAIN })
+  t.teardown(() => child.kill('SIGKILL'))
+  await waitForReady(child)
+  const ready = output().stdout.trim().split('\n').map(line => JSON.parse(line) as { msg: string, adminToken?: string }).find(line => line.msg.includes('ready: curl'))
+  t.equal(ready?.adminToken, 'printed apart, on standard error (no file could be written): not in this block, which the room may see')
+  const token = /^api-challenges: the admin token for the class board \(for you, not the projector\): ([0-9a-f]{48})$/m.exec(output().stderr)?.[1]
+  t.ok(token, 'the token, on standard error')
+  t.notOk(output().stdout.includes(token as string), 'and never on standard output')
+  child.kill('SIGTERM')
+  await once(child, 'close')
+})

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import app from '../../src/app.js'
+import { asLiveWidget } from '../../plugins/docs.js'
 import { BASIC_GUESSES_PER_SESSION } from '../../plugins/auth.js'
 import { challenges, resourceOf, SOLUTIONS_BASE, type Challenge } from '../../src/domain/challenges/catalogue.js'
 import { VERSION } from '../../src/domain/config/options.js'
@@ -342,4 +343,7 @@ t.test('Swagger UI\'s token requests say X-API-Challenges-Live-Widget, so that a
   t.same(intercept({ url: 'http://h/secret/token', headers: {} }).headers, { 'X-API-Challenges-Live-Widget': 'true' })
   t.same(intercept({ url: 'http://h/api/secret/token?x=1', headers: {} }).headers, { 'X-API-Challenges-Live-Widget': 'true' })
   t.same(intercept({ url: 'http://h/secret/note', headers: {} }).headers, {}, 'the note\'s requests as they are')
+  // The same function, as this process has it.
+  t.same(asLiveWidget({ url: '/secret/token#x', headers: { Accept: '*/*' } }).headers, { Accept: '*/*', 'X-API-Challenges-Live-Widget': 'true' })
+  t.same(asLiveWidget({ url: '/secret/tokens', headers: {} }).headers, {})
 })

@@ -27,6 +27,7 @@ t.test('the medals: a milestone every 5 passed, Clearance Granted, Completist, a
   t.same(medalsOf({ passed: challenges.map(c => c.id) }), ['passed-5', 'passed-10', 'passed-15', 'passed-20', 'clearance-granted', 'completist'])
   t.same(medalsOf({ passed: [], hunt: { found: 3, hidden: 3 } }), ['hunter'])
   t.same(medalsOf({ passed: [], hunt: { found: 2, hidden: 3 } }), [])
+  t.same(medalsOf({ passed: [], hunt: { found: 0, hidden: 0 } }), [], 'a hunt with nothing hidden has nothing to find')
 })
 
 t.test('the progress page shows the rail, each medal earned or not yet in words; the board lists them per learner', async t => {

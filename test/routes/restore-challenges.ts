@@ -96,6 +96,25 @@ for (const base of BASES) {
       const stray = await app.inject({ method: 'PUT', url: `${base}/challenger/${OTHER}`, headers: { ...json, 'x-challenger': me.guid }, payload: { xChallenger: nobody } })
       t.equal(stray.statusCode, 409)
       t.equal(await storeOf(app).get(nobody), undefined)
+      const notAGuid = await app.inject({ method: 'PUT', url: `${base}/challenger/${OTHER}`, headers: json, payload: { xChallenger: 'not-a-uuid' } })
+      t.match(errorMessages(notAGuid), [/^URL GUID does not match payload X-CHALLENGER: /], 'a body naming no UUID: the same 409')
+      const mine = await newSession(app, base)
+      const page = await app.inject({ method: 'PUT', url: `${base}/challenger/${OTHER}`, headers: { ...json, 'x-challenger': mine.guid, 'x-challenges-page': '1' }, payload: { xChallenger: mine.guid } })
+      t.equal(page.statusCode, 409)
+      t.same(await passed(app, mine.guid), [1, 30], 'the progress page\'s own request passes nothing')
+    })
+
+    t.test('44: the restored session is the URL\'s, whichever session X-CHALLENGER names; the journal that keeps the PUT is X-CHALLENGER\'s', async t => {
+      const app = await build(t)
+      const me = await newSession(app, base)
+      const other = await newSession(app, base)
+      const theirs = (await app.inject({ method: 'GET', url: `${base}/challenger/${other.guid}` })).json()
+      const put = await app.inject({ method: 'PUT', url: `${base}/challenger/${other.guid}`, headers: { ...json, 'x-challenger': me.guid }, payload: theirs })
+      t.equal(put.statusCode, 200)
+      t.same(await passed(app, other.guid), [1, 30, 44], 'the URL\'s session passed it')
+      t.same(await passed(app, me.guid), [1, 30])
+      const journal = (await app.inject({ method: 'GET', url: `${base}/challenger/${me.guid}/requests` })).json().requests
+      t.same([journal[0].method, journal[0].passed], ['PUT', []], 'kept in the sender\'s journal, which passed nothing')
     })
 
     t.test('46: a PUT to a guid no live session has is 201, passes it, and the new session\'s journal has the PUT', async t => {
