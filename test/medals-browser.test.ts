@@ -67,11 +67,12 @@ chromiumTest('the progress page\'s medals, and no login dialog from the pages or
     await page.goto(`${base}/`)
     const statuses = await page.evaluate(async () => {
       const plain = await fetch('/secret/token', { method: 'POST' })
-      const widget = await fetch('/secret/token', { method: 'POST', headers: { 'X-API-Challenges-Live-Widget': 'true' } })
-      return [plain.status, widget.status]
+      const wrong = await fetch('/secret/token?wrong', { method: 'POST', headers: { Authorization: 'Basic ' + btoa('admin:wrong') } })
+      const widget = await fetch('/secret/token?widget', { method: 'POST', headers: { Authorization: 'Basic ' + btoa('admin:wrong'), 'X-API-Challenges-Live-Widget': 'true' } })
+      return [plain.status, wrong.status, widget.status]
     })
-    t.same(statuses, [401, 401])
-    t.same(dialogs, ['POST /secret/token: Basic'], 'the dialog for the plain request only: the check sees what a person would')
+    t.same(statuses, [401, 401, 401])
+    t.same(dialogs, ['POST /secret/token: basic', 'POST /secret/token: basic'], 'a dialog for the plain requests, none for the widget\'s: the check sees what a person would')
   })
 
   t.test('Swagger UI\'s "Try it out" with wrong credentials shows the 401, and no login dialog', async t => {
