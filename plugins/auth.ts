@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Trigger } from '../src/domain/challenges/catalogue.js'
-import { expiredMessage, missingTokenMessage, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
+import { BEARER, expiredMessage, missingTokenMessage, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
 import type { TokenVerdict } from '../src/domain/challenges/challenge-list.js'
 import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
 import { clientKey } from '../src/domain/http/connections.js'
@@ -30,6 +30,13 @@ declare module 'fastify' {
     judgeCredentials (request: FastifyRequest): Promise<CredentialsVerdict>
     /** The `WWW-Authenticate` value that goes with a refused Basic login. */
     basicChallenge: string
+    /** The 401 of refused Basic credentials: it names the default credentials only when they are the server's. */
+    basicRefusal: string
+    /**
+     * Whether a refused Basic login may say `WWW-Authenticate` (a browser then shows its login dialog): not for a
+     * request with `X-API-Challenges-Live-Widget: true`, as the reference's in-page widgets send it.
+     */
+    challengesBasic (request: FastifyRequest): boolean
     /**
      * Whether the request's token is its session's: sets `request.tokenVerdict` and
      * `request.tokenSource`, once per request. The request must have a session.
@@ -61,7 +68,7 @@ export interface Refusals {
   wrong: Trigger
 }
 
-export type CredentialsVerdict = 'accepted' | 'refused' | { waitSeconds: number, by: 'client' | 'session' }
+export type CredentialsVerdict = 'accepted' | 'refused' | { waitSeconds: number, by: 'client' | 'session' | 'no-session' }
 
 /** Wrong Basic credentials one session may send in a minute: room for challenge 29's refusal, typos, and a
  * learner's suite with a few wrong-credential tests run again and again on one session. */
@@ -74,7 +81,7 @@ export interface AuthOptions {
   realm: string
   /** How long a session lasts without a request, for the message of one that expired. */
   sessionIdleMs: number
-  /** Wrong Basic credentials one client may send in a minute; 0: neither this limit nor the session's. */
+  /** Wrong Basic credentials one client may send in a minute, of those its sessions' own allowances let through; 0: no limit at all. */
   basicGuessLimit: number
 }
 
@@ -84,6 +91,11 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
   const { username, password, realm, sessionIdleMs, basicGuessLimit } = options
 
   fastify.decorate('basicChallenge', `Basic realm="${realm}"`)
+  const byDefault = username === 'admin' && password === 'password'
+  fastify.decorate('basicRefusal', byDefault
+    ? 'Send Basic credentials that the server accepts (by default admin:password) in the Authorization header'
+    : `Send the Basic credentials this server was given (its username is ${JSON.stringify(username)}; ask whoever runs it for the password) in the Authorization header`)
+  fastify.decorate('challengesBasic', (request: FastifyRequest) => request.headers['x-api-challenges-live-widget']?.toString().trim().toLowerCase() !== 'true')
 
   fastify.decorate('checkCredentials', function (authorization: string | undefined): boolean {
     const basic = BASIC.exec(authorization ?? '')
@@ -98,24 +110,30 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
   })
 
   const countGuesses = guessCounter(fastify.sessions, BASIC_GUESS_WINDOW_MS)
+  /** The warning, once per burst, when a key's count reaches its limit. */
+  const warnAt = (request: FastifyRequest, count: number, limit: number, who: string, msLeft: number): void => {
+    if (count === limit) request.log.warn({ client: clientKey(request.ip) }, `${count} wrong Basic credentials ${who} within a minute: its POST /secret/token requests are refused (429) for ${retryAfterSeconds(msLeft)} s`)
+  }
   fastify.decorate('judgeCredentials', async function (request: FastifyRequest): Promise<CredentialsVerdict> {
     const authorization = request.headers.authorization
     const accepted = fastify.checkCredentials(authorization)
     // Only Basic credentials are guesses: none, or another scheme, is a mistake of form.
     if (basicGuessLimit === 0 || authorization === undefined || !/^basic\b/i.test(authorization)) return accepted ? 'accepted' : 'refused'
     const address = clientKey(request.ip)
-    const keys: Array<[key: string, limit: number, by: 'client' | 'session']> = [[`basic:${address}`, basicGuessLimit, 'client']]
-    if (request.session !== null) keys.push([`basic-session:${request.session.guid}`, BASIC_GUESSES_PER_SESSION, 'session'])
-    // The right credentials are refused too while their client or session is: else the refusals would tell them apart.
+    // The right credentials are refused too while their session or client is: else the refusals would tell them apart.
     const add = accepted ? 0 : 1
-    const counts = await Promise.all(keys.map(async ([key]) => await countGuesses(key, add)))
-    for (const [i, [, limit, by]] of keys.entries()) {
-      const { count, msLeft } = counts[i] as { count: number, msLeft: number }
-      if (add === 1 && count === limit && by === 'client') {
-        request.log.warn({ client: address }, `${count} wrong Basic credentials from ${address} within a minute: its POST /secret/token requests are refused (429) for ${retryAfterSeconds(msLeft)} s`)
-      }
-      if (accepted ? count >= limit : count > limit) return { waitSeconds: retryAfterSeconds(msLeft), by }
+    const over = (count: number, limit: number): boolean => accepted ? count >= limit : count > limit
+    // The session's own allowance first (requests without a live session share one per address): only the guesses
+    // it lets through count against the address, so one learner's loop never holds a classroom behind one NAT.
+    const session = request.session
+    const own = await countGuesses(session === null ? `basic-none:${address}` : `basic-session:${session.guid}`, add)
+    if (over(own.count, BASIC_GUESSES_PER_SESSION)) {
+      if (add === 1 && session === null) warnAt(request, own.count - 1, BASIC_GUESSES_PER_SESSION, `without a session from ${address}`, own.msLeft)
+      return { waitSeconds: retryAfterSeconds(own.msLeft), by: session === null ? 'no-session' : 'session' }
     }
+    const client = await countGuesses(`basic:${address}`, add)
+    if (add === 1) warnAt(request, client.count, basicGuessLimit, `from ${address}`, client.msLeft)
+    if (over(client.count, basicGuessLimit)) return { waitSeconds: retryAfterSeconds(client.msLeft), by: 'client' }
     return accepted ? 'accepted' : 'refused'
   })
 
@@ -150,14 +168,15 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
     const wrongToken = bits('wrong')
     // An answer sent here ends the request: the hooks and the handler after it do not run.
     return function requireToken (request, reply, done) {
+      // Every 401 of the note says which scheme it takes, as the reference's (a browser shows no dialog for Bearer).
       if (request.session === null) {
-        routes.whyNoSession(request.headers['x-challenger'], NAME_A_SESSION).then(message => { reply.fail(401, message) }, done)
+        routes.whyNoSession(request.headers['x-challenger'], NAME_A_SESSION).then(message => { reply.header('www-authenticate', BEARER).fail(401, message) }, done)
         return
       }
       const verdict = fastify.judgeToken(request)
       if (verdict === 'missing') {
         request.pass(noToken.get(request.method) ?? 0)
-        reply.fail(401, missingTokenMessage(authorizationOf(request.headers.authorization) === 'bare'))
+        reply.header('www-authenticate', BEARER).fail(401, missingTokenMessage(authorizationOf(request.headers.authorization) === 'bare'))
         return
       }
       if (verdict === 'wrong') {

@@ -61,6 +61,16 @@ function sharedAsset (reply: FastifyReply, payload: unknown): unknown {
   return asset
 }
 
+/**
+ * Swagger UI's requests for a token say they come from a page, as the reference's widgets do: a refused
+ * login then has no WWW-Authenticate, and the browser shows no login dialog over "Try it out". Runs in
+ * the browser (@fastify/swagger-ui writes it into swagger-initializer.js as it is).
+ */
+export function asLiveWidget (request: Record<string, any>): Record<string, any> {
+  if (/\/secret\/token(?:[?#]|$)/.test(request.url)) request.headers['X-API-Challenges-Live-Widget'] = 'true'
+  return request
+}
+
 async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<void> {
   const prefix = fastify.prefix
   await fastify.register(swagger, {
@@ -141,7 +151,7 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
     ui.addHook('onSend', function shareAssets (_request, reply, payload, next) {
       next(null, sharedAsset(reply, payload))
     })
-    await ui.register(swaggerUi, { routePrefix: '/docs', indexPrefix: ui.prefix, uiConfig: { persistAuthorization: true } })
+    await ui.register(swaggerUi, { routePrefix: '/docs', indexPrefix: ui.prefix, uiConfig: { persistAuthorization: true, requestInterceptor: asLiveWidget } })
   })
 }
 

@@ -3,8 +3,9 @@
 // X-CHALLENGER or X-AUTH-TOKEN, and every answer's header names in Title-Case. Then the common
 // response headers: X-Challenger echoes the request's X-CHALLENGER on every answer (errors and 404s
 // too), and X-Content-Type-Options: nosniff keeps a browser from reading an answer as another type
-// than it says (CORS is plugins/cors.ts's). An X-CHALLENGER over 100 characters is refused with 431,
-// and a missing or repeated Host with 400, before routing has any effect, before a body is read.
+// than it says (CORS is plugins/cors.ts's). An X-CHALLENGER over 100 characters is refused with 431
+// (on the API's routes by the session step, which looks up its first 36 characters, the reference's
+// challenge 47), and a missing or repeated Host with 400, before routing has any effect, before a body is read.
 // Without X-CHALLENGER, a header near it (X-CHALLENGE) is named in X-Hint, and kept for the journal
 // (request.misspeltChallenger).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -18,8 +19,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The arrival's step: true once it has answered (431, the Host 400s). */
     checkHeaders (request: FastifyRequest, reply: FastifyReply): boolean
+    /** The same for the API's routes, but a 431 is left to the session step, which passes challenge 47 with it. */
+    checkApiHeaders (request: FastifyRequest, reply: FastifyReply): boolean
   }
   interface FastifyRequest {
+    /** On the API's routes, an X-CHALLENGER over the limit: the session step answers it 431. */
+    tooLongChallenger: string | null
     /** Without X-CHALLENGER: a header near it that the request sent (its name as sent, and value), or null. */
     misspeltChallenger: MisspeltHeader | null
   }
@@ -39,7 +44,8 @@ const OWN_HEADERS = {
 async function headers (fastify: FastifyInstance, options: HeadersOptions): Promise<void> {
   const hints = options.mode !== 'single'
   fastify.decorateRequest('misspeltChallenger', null)
-  fastify.decorate('checkHeaders', function checkHeaders (request: FastifyRequest, reply: FastifyReply): boolean {
+  fastify.decorateRequest('tooLongChallenger', null)
+  const arrival = (api: boolean) => function checkHeaders (request: FastifyRequest, reply: FastifyReply): boolean {
     const raw = request.raw
     firstValues(raw)
     namesOnTheWire(raw, reply.raw)
@@ -47,6 +53,10 @@ async function headers (fastify: FastifyInstance, options: HeadersOptions): Prom
     reply.headers(OWN_HEADERS)
     const { echo, refusal } = challengerEcho(request.headers['x-challenger'] as string | undefined)
     if (refusal !== undefined) {
+      if (api) {
+        request.tooLongChallenger = request.headers['x-challenger'] as string
+        return false
+      }
       reply.fail(431, refusal)
       return true
     }
@@ -71,7 +81,9 @@ async function headers (fastify: FastifyInstance, options: HeadersOptions): Prom
       return true
     }
     return false
-  })
+  }
+  fastify.decorate('checkHeaders', arrival(false))
+  fastify.decorate('checkApiHeaders', arrival(true))
 }
 
 // @fastify/cors's hook, the one global hook, runs before every route's steps: its headers are on every refusal made here too.

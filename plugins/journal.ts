@@ -13,7 +13,7 @@
 import { METHODS } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { NAME_A_SESSION } from '../src/domain/challenges/messages.js'
+import { BEARER, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
 import { MISSPELT_SESSION_HINT, nearMiss, nearMissMask, routeBase, routeResource } from '../src/domain/challenges/catalogue.js'
 import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
 import { MAX_CHALLENGER_LENGTH } from '../src/domain/http/common-headers.js'
@@ -193,6 +193,8 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
   /** A note written to a session that is gone since it was looked up: the answer becomes its 401. */
   const gone = async (instance: FastifyInstance, request: FastifyRequest, reply: FastifyReply, guid: string): Promise<unknown> => {
     request.passedBits = 0
+    // The note's 401, like its others (plugins/auth.ts).
+    reply.header('www-authenticate', BEARER)
     return fastify.failurePayload(request, reply, 401, await instance.whyNoSession(guid, NAME_A_SESSION))
   }
 

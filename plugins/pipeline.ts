@@ -59,11 +59,14 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
   const metrics = fastify.hasDecorator('countAnswer') ? fastify : null
 
   // 1, 2: the checks every request meets first, in one hook (and the metrics' clock, where Fastify keeps none).
-  const arrival = inTurn([
+  const arrivalWith = (checkHeaders: Check): onRequestHookHandler => inTurn([
     ...(metrics?.metricsClock != null ? [metrics.metricsClock] : []),
-    fastify.checkHeaders,
+    checkHeaders,
     ...(options.behindProxy ? [fastify.checkClientAddress] : [])
   ])
+  const arrival = arrivalWith(fastify.checkHeaders)
+  // The API's: an over-long X-CHALLENGER is answered by the session step, which may pass challenge 47 with it.
+  const apiArrival = arrivalWith(fastify.checkApiHeaders)
   // 3, 4: X-CHALLENGER's session, then the defects it (or grade) brings.
   const session = fastify.sessionStep(fastify.meetDefects)
 
@@ -77,7 +80,7 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
     const api = (this as unknown as Record<symbol, boolean>)[API] === true
     const body = route.schema?.body !== undefined
     route.onRequest = [
-      arrival,
+      api ? apiArrival : arrival,
       // 3, 4: the session and its defects, for the API; the session named in the URL too.
       ...(api ? [session] : []),
       ...(api && route.url.includes('/:guid') ? [fastify.sessionInUrlStep] : []),

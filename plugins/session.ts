@@ -6,10 +6,11 @@
 // Single-player mode lives here and nowhere else: its one session answers for every request,
 // whatever X-CHALLENGER says, is the only one a page shows or a restore may name
 // (`fastify.sessionGuidFor`), and is made again should it ever be missing.
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../src/domain/challenges/catalogue.js'
 import { SINGLE_PLAYER_GUID } from '../src/domain/config/options.js'
+import { GUID_LENGTH, TOO_LONG_CHALLENGER } from '../src/domain/http/common-headers.js'
 import { newToken } from '../src/domain/sessions/ids.js'
 import { isPending, type Maybe, type Session, type SessionChange } from '../src/domain/sessions/store.js'
 
@@ -105,7 +106,32 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   }
 
   fastify.decorate('sessionStep', function (then: (request: FastifyRequest) => void): onRequestHookHandler {
-    return function lookUpSession (request, _reply, done) {
+    // Challenge 47 is passed here, on every route of the API, as the reference passes it on every path of its API.
+    const tooLongBit = fastify.bitFor('GET /heartbeat challenger-too-long')
+    /** The 431 of an over-long X-CHALLENGER: as the reference, its first 36 characters name the session it tracks. */
+    const refuseTooLong = (request: FastifyRequest, reply: FastifyReply, value: string): void => {
+      const answer = (session: Session | undefined): void => {
+        if (session !== undefined) {
+          request.session = session
+          reply.header('x-challenger', session.guid)
+          // HEAD passes nothing, here as everywhere.
+          if (request.method !== 'HEAD') request.pass(tooLongBit)
+        }
+        reply.fail(431, TOO_LONG_CHALLENGER)
+      }
+      let found: Maybe<Session | undefined>
+      try {
+        found = fastify.findSession(value.slice(0, GUID_LENGTH))
+      } catch {
+        found = undefined
+      }
+      // A store that fails costs the learner the challenge, never the 431.
+      if (isPending(found)) found.then(answer, () => { answer(undefined) })
+      else answer(found)
+    }
+    return function lookUpSession (request, reply, done) {
+      const tooLong = request.tooLongChallenger
+      if (tooLong !== null) return refuseTooLong(request, reply, tooLong)
       const guid = request.headers['x-challenger'] as string | undefined
       if (!single && (guid === undefined || guid === '')) {
         then(request)
@@ -163,5 +189,5 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
 export default fp(session, {
   name: 'session',
   fastify: '5.x',
-  dependencies: ['challenger-registry']
+  dependencies: ['challenger-registry', 'errors', 'headers']
 })

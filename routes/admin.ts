@@ -5,11 +5,13 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ACTIVE_WINDOW_MS, isoSeconds, pageSize, sessionsCsv } from '../src/domain/pages/admin-csv.js'
 import { challenges, passedIds } from '../src/domain/challenges/catalogue.js'
+import { MEDALS, medalsOf } from '../src/domain/challenges/medals.js'
 import { AdminPageQuery, AdminSessionPage, AdminSummary } from '../src/domain/http/schemas.js'
 import { BadCursorError } from '../src/domain/sessions/store.js'
 
 const CSV = 'text/csv; charset=utf-8'
 const JSON_TYPE = 'application/json'
+const MEDAL_NAMES = new Map(MEDALS.map(medal => [medal.id, medal.name]))
 
 const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.adminRoutes()
@@ -59,7 +61,8 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         createdAt: isoSeconds(s.createdAt),
         lastSeen: new Date(s.lastSeen).toISOString(),
         passed: passedIds(s.progress),
-        hunt: s.hunt === undefined ? null : { found: s.hunt.found, hidden: s.hunt.hidden }
+        hunt: s.hunt === undefined ? null : { found: s.hunt.found, hidden: s.hunt.hidden },
+        medals: medalsOf({ passed: passedIds(s.progress), hunt: s.hunt }).map(id => ({ id, name: MEDAL_NAMES.get(id) as string }))
       })),
       next: page.next
     })

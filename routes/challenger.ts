@@ -137,6 +137,24 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
 
   const resource: FastifyPluginAsyncTypebox = async (fastify) => {
     fastify.acceptBodies('json')
+    const ownSession = fastify.bitFor('GET /challenger/:guid own-session')
+    const restored = fastify.bitFor('PUT /challenger/:guid restored')
+    const mismatched = fastify.bitFor('PUT /challenger/:guid mismatch')
+    const recreated = fastify.bitFor('PUT /challenger/:guid created')
+    /** Challenge 44 or 46 for the restored session (the URL's, whoever sent the PUT), but for the progress page's own restore. */
+    const passRestore = async (request: FastifyRequest, session: Session, bit: number): Promise<void> => {
+      if (request.headers['x-challenges-page'] !== undefined || (session.progress & bit) !== 0) return
+      await fastify.sessions.update(session.guid, { passed: bit })
+      // The journal keeps this PUT in the restored session's, unless X-CHALLENGER named another.
+      request.sessionInUrl ??= session
+      if ((request.session ?? request.sessionInUrl).guid === session.guid) request.passedBits |= bit
+    }
+    /** Challenge 45 for the session the body names (the reference's X-CHALLENGER of that 409), when it is live. */
+    const passMismatch = async (request: FastifyRequest, named: string): Promise<void> => {
+      if (request.headers['x-challenges-page'] !== undefined || !UUID.test(named)) return
+      if (request.session?.guid === named) request.pass(mismatched)
+      else await fastify.sessions.update(named, { passed: mismatched })
+    }
     /** The 404's message for a guid that names no live session (that it expired, when it did so recently). */
     const noLiveSession = async (guid: string): Promise<string> => await fastify.whyNoSession(guid, `No live session ${JSON.stringify(guid)}`)
     // The session in the URL is looked up by the pipeline (plugins/session.ts), as request.sessionInUrl.
@@ -145,7 +163,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       onRequest: fastify.requireAcceptable,
       config: { xml: sessionXml },
       schema: {
-        summary: 'The whole session, to keep and PUT back later',
+        summary: 'The whole session, to keep and PUT back later (challenge 43 with your id in X-CHALLENGER too)',
         params: GuidParams,
         response: { 200: answer(SessionJson, 'The session', {}, XML.session), 404: failure('No live session by that id (one that expired recently is told so, with the restore command)') }
       }
@@ -153,14 +171,18 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       // Looked up once, by the pipeline.
       const session = request.sessionInUrl
       if (session === null) return reply.fail(404, await noLiveSession(request.params.guid))
-      return sessionJson(session)
+      // As the reference's 2026 tests assert: the URL's session in X-CHALLENGER, whatever the request's header said.
+      reply.header('x-challenger', session.guid)
+      // Challenge 43 when X-CHALLENGER names this very session; passed before the answer is made, as there.
+      if (request.method === 'GET' && request.session === session) request.pass(ownSession)
+      return sessionJson({ ...session, progress: session.progress | request.passedBits })
     })
 
     fastify.put('/challenger/:guid', {
       onRequest: fastify.requireAcceptable,
       config: { xml: sessionXml },
       schema: {
-        summary: 'Restore a session from the JSON of GET /challenger/{guid} (or a part of it, or a session saved from the reference app)',
+        summary: 'Restore a session from the JSON of GET /challenger/{guid} (or a part of it, or a session saved from the reference app): challenges 44, 45, 46',
         params: GuidParams,
         body: SessionRestore,
         response: {
@@ -179,7 +201,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       // UUIDs are compared without regard to case, and kept in lowercase as the service issues them.
       const guid = request.params.guid.toLowerCase()
       if (body.xChallenger !== undefined && body.xChallenger.toLowerCase() !== guid) {
-        return reply.fail(409, `The body's xChallenger ${JSON.stringify(body.xChallenger)} is not the session in the URL`)
+        await passMismatch(request, body.xChallenger.toLowerCase())
+        return reply.fail(409, `URL GUID does not match payload X-CHALLENGER: the body's xChallenger ${JSON.stringify(body.xChallenger)} is not the session in the URL`)
       }
       // In single-player mode only the one session may be restored.
       const only = fastify.sessionGuidFor(guid)
@@ -211,6 +234,9 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       }
       const outcome = await fastify.sessions.restore(session)
       if (outcome === 'created') reply.header('location', restoredAt(guid))
+      await passRestore(request, session, outcome === 'created' ? recreated : restored)
+      // The session as restored: the challenge this PUT passed shows from the next read (as in the reference,
+      // which passes it once the answer is made, so that the answer is the JSON that was sent).
       return reply.code(outcome === 'created' ? 201 : 200).send(sessionJson(session))
     })
 

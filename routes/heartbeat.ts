@@ -70,6 +70,7 @@ const heartbeat: FastifyPluginAsync = async (fastify) => {
   const notAllowed = html('Method not allowed (challenge 25 for DELETE)', { Allow })
   const running = {
     summary: 'Is the server running?',
+    description: 'An X-CHALLENGER over 100 characters is 431 here as on every route; begun with your session id, it passes challenge 47.',
     response: { 204: noBody('Running (challenge 28 for GET)'), 503: html('Shutting down, or the session store is unreachable: send traffic elsewhere') }
   }
   const answers: Array<[string[], object]> = [

@@ -14,6 +14,9 @@ export interface SecretOptions {
   noteMaxLength: number
 }
 
+/** Whose wrong credentials were too many (plugins/auth.ts counts the session's first, then the address's). */
+const BY = { client: 'from this address', session: 'for this session', 'no-session': 'without a session from this address' } as const
+
 const token: FastifyPluginAsyncTypebox = async (fastify) => {
   const refused = fastify.bitFor('POST /secret/token refused')
   const issued = fastify.bitFor('POST /secret/token issued')
@@ -23,8 +26,8 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
       security: security.token,
       response: {
         201: noBody('The session\'s token, in X-AUTH-TOKEN', { 'X-AUTH-TOKEN': header('The token for /secret/note: 32 hex digits') }),
-        401: failure('Wrong or missing credentials (with WWW-Authenticate), or a missing or unknown session (without; one that expired recently is told so, with the restore command)', {
-          'WWW-Authenticate': header('Basic realm="User Visible Realm", when the credentials were refused')
+        401: failure('Wrong or missing credentials (with WWW-Authenticate, unless the request said X-API-Challenges-Live-Widget: true), or a missing or unknown session (without; one that expired recently is told so, with the restore command)', {
+          'WWW-Authenticate': header('Basic realm="User Visible Realm", when the credentials were refused (not for a request with X-API-Challenges-Live-Widget: true, so that a browser shows no login dialog)')
         }),
         413: failure('A body (which this route ignores) over the body limit'),
         415: failure('A Content-Type header that is not a valid media type'),
@@ -39,13 +42,13 @@ const token: FastifyPluginAsyncTypebox = async (fastify) => {
     if (typeof verdict === 'object') {
       const { waitSeconds, by } = verdict
       return reply.header('retry-after', String(waitSeconds))
-        .fail(429, `Too many wrong Basic credentials ${by === 'client' ? 'from this address' : 'for this session'}: try again in ${waitSeconds} s`)
+        .fail(429, `Too many wrong Basic credentials ${BY[by]}: try again in ${waitSeconds} s`)
     }
     if (verdict === 'refused') {
       if (authorization !== undefined) request.pass(refused)
-      return reply
-        .header('www-authenticate', fastify.basicChallenge)
-        .fail(401, 'Send Basic credentials that the server accepts (by default admin:password) in the Authorization header')
+      // A page's own request (X-API-Challenges-Live-Widget: true) gets no WWW-Authenticate: no browser login dialog.
+      if (fastify.challengesBasic(request)) reply.header('www-authenticate', fastify.basicChallenge)
+      return reply.fail(401, fastify.basicRefusal)
     }
     const session = request.session
     if (session === null) {
@@ -75,7 +78,7 @@ const note: FastifyPluginAsyncTypebox<SecretOptions> = async (fastify, options) 
   const writeToken = { POST: { missing: 'POST /secret/note no-token', wrong: 'POST /secret/note wrong-token' } } as const
 
   const refused = {
-    401: failure('A missing or unknown session (one that expired recently is told so, with the restore command), or no token'),
+    401: failure('A missing or unknown session (one that expired recently is told so, with the restore command), or no token', { 'WWW-Authenticate': header('Bearer') }),
     403: failure('A token that is not this session\'s')
   }
 

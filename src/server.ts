@@ -11,8 +11,11 @@ import pinoPretty from 'pino-pretty'
 import QRCode from 'qrcode'
 import app from './app.js'
 import { configFromEnv, ConfigError, serverDefaults, SETTINGS, type ServerConfig, type TrustProxy } from './domain/config/config.js'
-import { learnerUrls, loopbackOnly } from './domain/http/addresses.js'
+import { learnerUrls, localNetworks, loopbackOnly } from './domain/http/addresses.js'
+import { writeTokenFile } from './domain/config/token-file.js'
+import { trustWarning } from './domain/config/trust-proxy.js'
 import { limitedServer, type ConnectionLimits } from './domain/http/connection-table.js'
+import { CLASS_PIPELINING_OFFENCES } from './domain/config/settings.js'
 import { defaultMaxConnections, openFileLimit } from './domain/http/connections.js'
 import { misspeltSettings } from './domain/config/misspelt.js'
 import { defaults as appDefaults, resolveOptions } from './domain/config/options.js'
@@ -101,6 +104,8 @@ function connectionLimits (config: ServerConfig, log: () => FastifyBaseLogger): 
     maxPipelined: config.maxPipelined ?? serverDefaults.maxPipelined,
     maxUnsentBytes: config.maxUnsentBytes ?? serverDefaults.maxUnsentBytes,
     abuserTimeout: config.abuserTimeout ?? serverDefaults.abuserTimeout,
+    // A class behind one NAT address: a pipelining learner holds their own session first (CLASS=1).
+    offencesPerClient: config.preset === undefined ? 1 : CLASS_PIPELINING_OFFENCES,
     bodyGrace: config.bodyGrace ?? serverDefaults.bodyGrace,
     minBodyRate: config.minBodyRate ?? serverDefaults.minBodyRate,
     // Said once per cap for the life of the server (see ConnectionTable).
@@ -108,7 +113,9 @@ function connectionLimits (config: ServerConfig, log: () => FastifyBaseLogger): 
       log().warn({ client }, {
         perClient: `MAX_CONNECTIONS_PER_CLIENT (${perClient}) reached by ${client}: its new connections are closed at once; this is said only once`,
         total: `MAX_CONNECTIONS (${total}) reached: each new connection closes the oldest idle one, else one whose client takes or sends nothing, and is itself closed at once while every connection is busy; this is said only once`,
-        pipelining: `${client} kept pipelining requests without reading the answers: its connection is closed and its new ones refused for a while; this is said only once`
+        pipelining: config.preset === undefined
+          ? `${client} kept pipelining requests without reading the answers: its connection is closed and its new ones refused for a while; this is said only once`
+          : `${client} kept pipelining requests without reading the answers: its connection is closed and that session's requests refused for a while (the address's, after ${CLASS_PIPELINING_OFFENCES} such sessions); this is said only once`
       }[cap])
     }
   }
@@ -144,6 +151,8 @@ export interface StartupFacts {
   /** Bound to every interface: the URL of each address learners can use (addresses.ts). */
   addresses?: string[]
   store?: StoreAtStart
+  /** Where CLASS=1's made admin token was written (token-file.ts); undefined: said apart, on standard error. */
+  adminTokenFile?: string | undefined
 }
 
 /** The store line: where, and, when known, whether it answers and what it holds. Never a password. */
@@ -162,9 +171,16 @@ function storeSaid (config: ServerConfig, found: StoreAtStart | undefined): stri
 
 /** The class preset's line: what CLASS=1 set, and what the environment kept. */
 function presetSaid (preset: NonNullable<ServerConfig['preset']>): string {
-  const set = [...preset.set, ...(preset.adminTokenMade ? ['a new ADMIN_TOKEN (adminToken, below)'] : [])]
+  const set = [...preset.set, ...(preset.adminTokenMade ? ['a new ADMIN_TOKEN (adminToken, below, says where to read it)'] : [])]
   const kept = preset.kept.length === 0 ? '' : `; kept as given: ${preset.kept.join(', ')}`
   return `on (CLASS=1): ${set.length === 0 ? 'nothing to set' : `set ${set.join(', ')}`}${kept}`
+}
+
+/** Where CLASS=1's made admin token is, for the start-up message: a file only its user reads, or, when none could be written, apart. */
+function tokenSaid (file: string | undefined): string {
+  return file === undefined
+    ? 'printed apart, on standard error (no file could be written): not in this block, which the room may see'
+    : `in ${file}, which only you can read (not in this block, which the room may see): paste it into the board's page; the file goes when the server stops`
 }
 
 /** What a person needs once the server listens: where, in which mode, with which store, and the first request. */
@@ -184,8 +200,8 @@ export function startupMessage (address: string, config: ServerConfig, facts: St
     // The instructor's way in: the page, never the token...
     board: config.app.adminToken === undefined ? 'off (no ADMIN_TOKEN)' : `${primary}/admin`,
     ...(preset === undefined ? {} : { class: presetSaid(preset) }),
-    // ...but for the one CLASS=1 made, said here once: nobody else knows it.
-    ...(preset?.adminTokenMade === true ? { adminToken: config.app.adminToken } : {})
+    // ...and for the one CLASS=1 made, where to read it: this block is meant for the projector, the token never.
+    ...(preset?.adminTokenMade === true ? { adminToken: tokenSaid(facts.adminTokenFile) } : {})
   }, `API Challenges practice target ready: curl -i -X POST ${primary}/challenger`]
 }
 
@@ -318,8 +334,12 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
   }
   closeGracefully(fastify, drain, config.shutdownDrainMs ?? serverDefaults.shutdownDrainMs, env)
   const addresses = learnerUrls(config.host, (fastify.server.address() as AddressInfo).port)
-  const [fields, message] = startupMessage(address, config, { addresses, store: await storeAtStart(store) })
+  const adminTokenFile = config.preset?.adminTokenMade === true ? madeTokenFile(config.app.adminToken as string) : undefined
+  const [fields, message] = startupMessage(address, config, { addresses, store: await storeAtStart(store), adminTokenFile })
   fastify.log.info(fields, message)
+  // A proxy's trust that the machines of the network could use to escape every per-address limit.
+  const trust = trustWarning(config.trustProxy ?? false, config.host, localNetworks())
+  if (trust !== undefined) fastify.log.warn(trust)
   // For learners' phones, at a terminal, when learners are meant to reach this machine.
   const shown = ['info', 'debug', 'trace'].includes(config.logLevel)
   if (config.prettyLogs === true && shown && (config.preset !== undefined || !loopbackOnly(config.host))) {
@@ -328,6 +348,16 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
   // A misspelt setting is otherwise ignored without a word (PROT=41020 listens on 3000).
   for (const line of misspeltSettings(Object.keys(env), SETTINGS)) fastify.log.warn(line)
   return fastify
+}
+
+/** CLASS=1's made admin token in a file (src/domain/config/token-file.ts); when none can be written, on standard error. */
+function madeTokenFile (token: string): string | undefined {
+  try {
+    return writeTokenFile(token)
+  } catch {
+    process.stderr.write(`api-challenges: the admin token for the class board (for you, not the projector): ${token}\n`)
+    return undefined
+  }
 }
 
 /** For standard output's errors: a reader gone early (`grade --help | head`, `npm start | head`) is no error; any other is. */

@@ -55,10 +55,10 @@ t.test('progress stored before the change means the same after it, and the new o
 })
 
 t.test('the list is checked: a bit or an id used twice, or a bit out of range, is refused', async t => {
-  t.throws(() => createCatalogue([...list, { ...added, id: 43, referenceName: 'X', trigger: 'X' as Trigger }]), new RegExp(`bit ${NEXT_BIT} used twice`))
+  t.throws(() => createCatalogue([...list, { ...added, id: 99, referenceName: 'X', trigger: 'X' as Trigger }]), new RegExp(`bit ${NEXT_BIT} used twice`))
   t.throws(() => createCatalogue([...list, { ...added, bit: NEXT_BIT + 1, referenceName: 'X', trigger: 'X' as Trigger }]), /id 39 used twice/)
-  t.throws(() => createCatalogue([...list, { ...added, id: 43, bit: 31, referenceName: 'X', trigger: 'X' as Trigger }]), /challenge 43 has bit 31/)
-  t.throws(() => createCatalogue([...list, { ...added, id: 43, bit: NEXT_BIT + 1, referenceName: 'X', trigger: 'X' as Trigger, nearMisses: [] }]), /challenge 43 has no near miss/)
+  t.throws(() => createCatalogue([...list, { ...added, id: 99, bit: 31, referenceName: 'X', trigger: 'X' as Trigger }]), /challenge 99 has bit 31/)
+  t.throws(() => createCatalogue([...list, { ...added, id: 99, bit: NEXT_BIT + 1, referenceName: 'X', trigger: 'X' as Trigger, nearMisses: [] }]), /challenge 99 has no near miss/)
 })
 
 // The steps, followed on a copy of the service and its tests: four files are changed (counted),

@@ -188,7 +188,12 @@ chromiumTest('the class board\'s projector view in chromium', async t => {
     t.ok(Math.min(...names) >= 18, `long names too, in a smaller type (${Math.min(...names)} px)`)
     t.ok(counts >= 16, `N of M at least as large as the board's text (${counts} px)`)
     t.ok(await fontSize(page, '#challenge-bars .id') >= 20, 'the bars\' ids in large type')
-    t.ok(await fontSize(page, '#start a') >= 24, 'the address to start at in large type')
+    // What the room most needs to read is the largest type on the screen (issue 58: it was no bigger than a name).
+    const start = await fontSize(page, '#start a')
+    t.ok(start >= 40 && start > Math.max(...names), `the address to start at larger than any name (${start} px, names up to ${Math.max(...names)} px)`)
+    const short = await fontSize(page, '#learner-grid .how code')
+    t.ok(counts > short, `N of M larger than the short id beside it (${counts} > ${short} px)`)
+    t.ok(await fontSize(page, '#learner-grid .hunt') >= short, 'a hunt\'s count no smaller than the short id')
 
     // The bars come first: above the cards, one per challenge, N of the live sessions.
     const bars = await page.locator('#challenge-bars').boundingBox()

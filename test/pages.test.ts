@@ -3,4 +3,5 @@
 // share one test process, which saves each the ~3 CPU-s a process costs to start (docs/architecture.md).
 import './pages/docs.js'
 import './pages/docs-buffers.js'
+import './pages/medals.js'
 import './pages/pages.js'

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { execFile, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises'
 import { connect, createServer as createNetServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
@@ -490,9 +490,13 @@ t.test('CLASS=1 at a terminal: what the preset set, the admin token it made (onc
   })
   const base = /ready: curl -i -X POST (http:\/\/127\.0\.0\.1:\d+)\/challenger/.exec(output())?.[1] as string
   t.match(output(), /^ {4}board: "http:\/\/127\.0\.0\.1:\d+\/admin"$/m)
-  t.match(output(), /^ {4}class: "on \(CLASS=1\): set SESSION_IDLE_MS=10800000, CREATION_RATE_LIMIT=600, MAX_CONNECTIONS_PER_CLIENT=512, a new ADMIN_TOKEN \(adminToken, below\); kept as given: HOST"$/m)
-  const token = /^ {4}adminToken: "([0-9a-f]{48})"$/m.exec(output())?.[1] as string
-  t.ok(token, 'the token, right below')
+  t.match(output(), /^ {4}class: "on \(CLASS=1\): set SESSION_IDLE_MS=10800000, CREATION_RATE_LIMIT=600, MAX_CONNECTIONS_PER_CLIENT=512, BASIC_GUESS_LIMIT=2400, a new ADMIN_TOKEN \(adminToken, below, says where to read it\); kept as given: HOST"$/m)
+  // Not in the block meant for the projector (issue 58): in a file only the instructor reads, named there.
+  const file = /^ {4}adminToken: "in (\/\S+\/admin-token), which only you can read/m.exec(output())?.[1] as string
+  t.ok(file, 'where the token is, right below')
+  const token = readFileSync(file, 'utf8').trim()
+  t.match(token, /^[0-9a-f]{48}$/)
+  t.equal(statSync(file).mode & 0o777, 0o600)
   // The QR code: its header, then rows of half blocks (two rows of modules a line), as wide as each other.
   const qr = output().split(`The landing page, ${base}/, for a phone's camera:\n`)[1]?.split('\n').slice(0, 13) ?? []
   t.equal(qr.length, 13)
@@ -503,7 +507,8 @@ t.test('CLASS=1 at a terminal: what the preset set, the admin token it made (onc
   child.stdin.write('\x03')
   const [code] = await once(child, 'close')
   t.equal(code, 0)
-  t.equal(output().split(token).length, 2, 'said once in the whole run')
+  t.equal(output().split(token).length, 1, 'never said at the terminal')
+  t.notOk(existsSync(file), 'the file goes with the server')
   t.match(output(), /INFO: server closed: listener, connections and session store; the process exits\n/)
 })
 
@@ -584,4 +589,33 @@ t.test('bound to every interface (CLASS=1 sets HOST=0.0.0.0), the start-up block
     child.kill('SIGTERM')
     t.equal((await once(child, 'close'))[0], 0)
   }
+})
+
+t.test('TRUST_PROXY=1 on every interface: the start-up warns that any machine of the network could name any client (issue 58)', async t => {
+  const { child, output } = startProcess({ PORT: '0', HOST: '0.0.0.0', TRUST_PROXY: '1', LOG_LEVEL: 'info', ...NO_DRAIN })
+  t.teardown(() => child.kill('SIGKILL'))
+  await waitForReady(child)
+  // The warning follows the ready line: read as the output comes.
+  await new Promise<void>(resolve => {
+    const look = (): void => { if (output().stdout.includes('"level":40')) resolve() }
+    child.stdout?.on('data', look)
+    look()
+  })
+  const warned = output().stdout.trim().split('\n').map(line => JSON.parse(line) as { level: number, msg: string }).filter(line => line.level === 40)
+  t.match(warned.map(line => line.msg), [/^TRUST_PROXY=1 believes the X-Forwarded-For of whatever connects, and HOST=0\.0\.0\.0 lets every machine that reaches this one connect: /])
+  child.kill('SIGTERM')
+  await once(child, 'close')
+})
+
+t.test('CLASS=1 where no file can be written: the admin token goes to standard error, apart from the ready block (issue 58)', async t => {
+  const { child, output } = startProcess({ CLASS: '1', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', TMPDIR: '/nonexistent/for-the-test', ...NO_DRAIN })
+  t.teardown(() => child.kill('SIGKILL'))
+  await waitForReady(child)
+  const ready = output().stdout.trim().split('\n').map(line => JSON.parse(line) as { msg: string, adminToken?: string }).find(line => line.msg.includes('ready: curl'))
+  t.equal(ready?.adminToken, 'printed apart, on standard error (no file could be written): not in this block, which the room may see')
+  const token = /^api-challenges: the admin token for the class board \(for you, not the projector\): ([0-9a-f]{48})$/m.exec(output().stderr)?.[1]
+  t.ok(token, 'the token, on standard error')
+  t.notOk(output().stdout.includes(token as string), 'and never on standard output')
+  child.kill('SIGTERM')
+  await once(child, 'close')
 })

@@ -9,7 +9,7 @@
 // text) goes in as text, never as HTML. On the projector's page (data-view="projector") the
 // learners and challenges are drawn by projector.js instead.
 
-/** @typedef {{ guid: string, name: string | null, createdAt: string, lastSeen: string, passed: number[], hunt: { found: number, hidden: number } | null }} Session */
+/** @typedef {{ guid: string, name: string | null, createdAt: string, lastSeen: string, passed: number[], hunt: { found: number, hidden: number } | null, medals: Array<{ id: string, name: string }> }} Session */
 /** @typedef {{ id: number, name: string, passedBy: number }} ChallengeCount */
 /** @typedef {{ live: number, activeLast10Minutes: number, challenges: ChallengeCount[] }} Summary */
 /** @typedef {{ list: Session[], total: number, more: boolean, date: number }} Sessions */
@@ -195,6 +195,13 @@ function learnerRow (s, challenges, now) {
   const progress = cell(row, 'progress', '')
   bar(progress, count, challenges.length)
   element(progress, 'span', ' ' + count + ' of ' + challenges.length).className = 'count'
+  // The medals earned: how many, each named in the tooltip and for a screen reader.
+  const medals = cell(row, 'medals', 'medals')
+  if (s.medals.length > 0) {
+    medals.textContent = '★ ' + s.medals.length
+    medals.title = s.medals.map(m => m.name).join(', ')
+    medals.setAttribute('aria-label', s.medals.length + ' medals: ' + medals.title)
+  }
   const time = element(cell(row, 'seen', 'last seen'), 'time', ago(now - seen))
   time.dateTime = s.lastSeen
   time.title = new Date(seen).toLocaleString()

@@ -93,6 +93,11 @@ function card (s, total, ids, now) {
   const how = element(item, 'p', 'how', '')
   element(how, 'code', '', s.guid.slice(0, 8))
   element(how, 'span', 'count', count + ' of ' + total)
+  if (s.medals.length > 0) {
+    const medals = element(how, 'span', 'medals', '★' + s.medals.length)
+    medals.title = s.medals.map(m => m.name).join(', ')
+    medals.setAttribute('aria-label', s.medals.length + ' medals: ' + medals.title)
+  }
   const bar = document.createElement('progress')
   bar.max = Math.max(total, 1)
   bar.value = count

@@ -40,6 +40,8 @@ async function refresh () {
     const progress = /** @type {HTMLProgressElement} */ (document.getElementById('progress'))
     progress.value = done
     byId('progress-text').textContent = done + ' of ' + challenges.length + ' done'
+    passedIds = challenges.filter(c => c.status).map(c => Number(c.id))
+    drawMedals()
   } catch {}
   if (table.dataset.journal === '1') await refreshRequests()
   if (table.dataset.hunt !== '') await refreshHunt()
@@ -99,9 +101,10 @@ function requestRow (r, command) {
 }
 
 const COPY = 'copy curl'
-// The script's variables for this server and this session: shell's ${…}, not JavaScript's.
-const BASE = '${BASE}' // eslint-disable-line no-template-curly-in-string
-const CHALLENGER = '${CHALLENGER}' // eslint-disable-line no-template-curly-in-string
+// The script's variables for this server and this session (shell's ${BASE:-…} and ${CHALLENGER:-$CH}, with
+// their defaults for a line pasted alone), filled in.
+const BASE = /\$\{BASE(?::-[^}]*)?\}/g
+const CHALLENGER = /\$\{CHALLENGER(?::-\$CH)?\}/g
 
 /**
  * The journal's requests as curl commands (GET …/requests?format=curl), by entry id, with this
@@ -120,7 +123,7 @@ async function replayCommands () {
       const entry = /^# \d+\. entry (\S+),/.exec(line)
       if (entry !== null) id = String(entry[1])
       else if (id !== '' && !line.startsWith('#')) {
-        commands.set(id, line.replaceAll(BASE, location.origin + base).replaceAll(CHALLENGER, guid))
+        commands.set(id, line.replace(BASE, () => location.origin + base).replace(CHALLENGER, () => guid))
         id = ''
       }
     }
@@ -197,6 +200,10 @@ async function refreshHunt () {
       location.reload()
       return
     }
+    if (hunt !== null) {
+      huntCounts = { found: hunt.found.length, hidden: hunt.hidden }
+      drawMedals()
+    }
     const drawn = JSON.stringify(hunt)
     if (hunt === null || drawn === drawnHunt) return
     drawnHunt = drawn
@@ -204,6 +211,43 @@ async function refreshHunt () {
     byId('hunt-found').replaceChildren(...hunt.found.map(foundItem))
     byId('hunt-none').hidden = hunt.found.length > 0
   } catch {}
+}
+
+/** What the medals are judged on, as last read: the ids passed, and the hunt's counts (null: no hunt). */
+/** @type {number[] | null} */
+let passedIds = null
+/** @type {{ found: number, hidden: number } | null} */
+let huntCounts = null
+
+/**
+ * Whether the medal `item` is earned: its rule is the server's, as data (medal-rail.ts).
+ * @param {HTMLElement} item
+ * @param {number[]} passed
+ */
+function isEarned (item, passed) {
+  const { passed: count, all, hunt } = item.dataset
+  if (count !== undefined) return passed.length >= Number(count)
+  if (all !== undefined) return all.split(',').every(id => passed.includes(Number(id)))
+  // Until the hunt is read, as the server drew it.
+  if (huntCounts === null) return item.classList.contains('earned')
+  return hunt !== undefined && huntCounts.hidden > 0 && huntCounts.found >= huntCounts.hidden
+}
+
+// The rail of medals, judged again from what the refresh read; each says in words whether it is earned.
+function drawMedals () {
+  const items = /** @type {HTMLElement[]} */ ([...document.querySelectorAll('#medals li.medal')])
+  if (passedIds === null || items.length === 0) return
+  let earned = 0
+  for (const item of items) {
+    const has = isEarned(item, passedIds)
+    if (has) earned++
+    item.className = 'medal ' + (has ? 'earned' : 'locked')
+    const icon = item.querySelector('.medal-icon')
+    const state = item.querySelector('.medal-state')
+    if (icon !== null) icon.textContent = has ? '★' : '☆'
+    if (state !== null) state.textContent = has ? 'earned' : 'not yet'
+  }
+  byId('medals-count').textContent = earned + ' of ' + items.length
 }
 
 setInterval(refresh, 2000)

@@ -62,3 +62,40 @@ t.test('where a joiner or a selector does visible work it is kept; elsewhere it 
   t.same(checkName('漢字\u0430'), { refused: mixed('漢字\u0430', 'Han and Cyrillic') }, 'Cyrillic beside Han is not')
   t.same(checkName('12 34'), { name: '12 34' }, 'digits are neutral')
 })
+
+t.test('separators, annotation characters, spaces but the plain one and stacked marks are refused over HTTP (issue 58)', async t => {
+  const app = await build(t)
+  const { guid } = await newSession(app)
+  const space = (code: string, at: number): string => `name must use plain spaces, not U+${code} at character ${at} (a no-break, thin, hair, figure or other space)`
+  const cases: Array<[string, string]> = [
+    ['Ada\u2028Lovelace', 'name must not contain a line separator (U+2028): it breaks the line of the board'],
+    ['Ada\u2029Lovelace', 'name must not contain a paragraph separator (U+2029): it breaks the line of the board'],
+    ['\ufff9Ada\ufffaruby\ufffb', 'name must not contain interlinear annotation characters (U+FFF9)'],
+    ['Ada\ufffbx', 'name must not contain interlinear annotation characters (U+FFFB)'],
+    ['Ada\u200aL', space('200A', 4)],
+    ['Ada\u2007L', space('2007', 4)],
+    ['Ada\u205fL', space('205F', 4)],
+    ['Ada\u00a0L', space('00A0', 4)],
+    ['Ada\u202fL', space('202F', 4)],
+    ['Ada\u1680L', space('1680', 4)],
+    ['A' + '\u0301'.repeat(39), 'name must not stack more than 4 combining marks on one character (39 at character 1): they smear over the text around it'],
+    ['Ann' + '\u0308\u0301\u0302\u0303\u0304', 'name must not stack more than 4 combining marks on one character (5 at character 3): they smear over the text around it']
+  ]
+  for (const [name, message] of cases) {
+    const before = await storeOf(app).get(guid)
+    for (const [method, url] of [['PATCH', `/challenger/${guid}`], ['POST', '/challenger'], ['PUT', `/challenger/${guid}`]] as const) {
+      const res = await app.inject({ method, url, headers: json, payload: JSON.stringify({ name }) })
+      t.equal(res.statusCode, 400, `${method} ${JSON.stringify(name)}`)
+      t.same(errorMessages(res), [`Invalid request: ${message}`])
+    }
+    t.same(await storeOf(app).get(guid), before, 'nothing changed')
+  }
+  // A few marks on a letter are writing: Vietnamese takes two (decomposed), Thai and Devanagari a vowel and a tone.
+  const fine = ['Nguye\u0302\u0303n', 'Tie\u0302\u0301ng Vie\u0323\u0302t', 'สวัสดี', 'क्षत्रिय', '山田\u3000太郎', 'A\u0301\u0302\u0303\u0304']
+  for (const name of fine) {
+    const res = await app.inject({ method: 'PATCH', url: `/challenger/${guid}`, headers: json, payload: JSON.stringify({ name }) })
+    t.equal(res.statusCode, 200, name)
+    t.equal((await storeOf(app).get(guid))?.name, name)
+  }
+  t.same(checkName('\u2028Ada\u00a0'), { name: 'Ada' }, 'at either end they are trimmed, as spaces are')
+})

@@ -34,25 +34,55 @@ async function token (agent: Agent, port: number, headers: Record<string, string
   })
 }
 
-t.test('the attack: 600 wrong credentials from one address without a session are 300 × 401 then 429, logged once; another address is not held', async t => {
+t.test('the attack: 600 wrong credentials from one address without a session are 60 × 401 then 429, logged once; another address is not held', async t => {
   const { server, lines } = await service(t)
   await server.listen({ port: 0, host: '127.0.0.1' })
   const port = (server.server.address() as AddressInfo).port
   const attacker = new Agent({ keepAlive: true, maxSockets: 8, localAddress: '127.0.0.2' })
   t.teardown(() => attacker.destroy())
   const answers = await Promise.all(Array.from({ length: 600 }, async (_, i) => await token(attacker, port, { authorization: wrong(i) })))
-  t.equal(answers.filter(([status]) => status === 401).length, 300, 'the limit\'s worth told they are wrong')
+  t.equal(answers.filter(([status]) => status === 401).length, BASIC_GUESSES_PER_SESSION, 'requests without a session share one session\'s allowance')
   const refused = answers.filter(([status]) => status === 429)
-  t.equal(refused.length, 300, 'the rest refused')
+  t.equal(refused.length, 600 - BASIC_GUESSES_PER_SESSION, 'the rest refused')
   t.ok(refused.every(([, wait]) => Number(wait) >= 1 && Number(wait) <= 60), 'each with Retry-After within the minute')
-  t.equal((await token(attacker, port, { authorization: RIGHT }))[0], 429, 'the right credentials from that address are refused too')
+  t.equal((await token(attacker, port, { authorization: RIGHT }))[0], 429, 'the right credentials without a session from that address are refused too')
   const learner = new Agent({ keepAlive: true, localAddress: '127.0.0.3' })
   t.teardown(() => learner.destroy())
   t.equal((await token(learner, port, { authorization: wrong(0) }))[0], 401, 'another address is counted apart')
   const warned = lines.map(line => JSON.parse(line) as { level: number, msg: string }).filter(line => line.level === 40).map(line => line.msg)
   t.equal(warned.length, 1, 'one warning for the burst')
-  t.match(warned[0], /^300 wrong Basic credentials from 127\.0\.0\.2 within a minute: its POST \/secret\/token requests are refused \(429\) for \d{1,2} s$/)
+  t.match(warned[0], /^60 wrong Basic credentials without a session from 127\.0\.0\.2 within a minute: its POST \/secret\/token requests are refused \(429\) for \d{1,2} s$/)
   t.notOk(lines.some(line => line.includes('guess-') || line.includes(RIGHT.slice(6))), 'no credentials in the log')
+})
+
+t.test('a class behind one address: one learner\'s 330 wrong logins hold only their session; the classmates\' get through (issue 58)', async t => {
+  // CLASS=1's limits: 60 a session, 2,400 an address. Two clients on one address, over HTTP.
+  const { server, lines } = await service(t, { basicGuessLimit: 2400, creationRateLimit: 0 })
+  await server.listen({ port: 0, host: '127.0.0.1' })
+  const port = (server.server.address() as AddressInfo).port
+  const room = (): Agent => new Agent({ keepAlive: true, maxSockets: 8, localAddress: '127.0.0.4' })
+  const [hammering, classmate] = [room(), room()]
+  t.teardown(() => { hammering.destroy(); classmate.destroy() })
+  const made = async (agent: Agent): Promise<string> => await new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path: '/challenger', method: 'POST', agent }, res => { res.resume(); resolve(res.headers['x-challenger'] as string) }).on('error', reject).end()
+  })
+  const loud = await made(hammering)
+  const answers = await Promise.all(Array.from({ length: 330 }, async (_, i) => await token(hammering, port, { 'x-challenger': loud, authorization: wrong(i) })))
+  t.equal(answers.filter(([status]) => status === 401).length, BASIC_GUESSES_PER_SESSION, 'the session\'s own allowance')
+  t.equal(answers.filter(([status]) => status === 429).length, 330 - BASIC_GUESSES_PER_SESSION, 'then its session is held')
+  for (let i = 0; i < 40; i++) {
+    const mine = await made(classmate)
+    t.equal((await token(classmate, port, { 'x-challenger': mine, authorization: RIGHT }))[0], 201, `classmate ${i + 1} on the same address gets a token`)
+  }
+  const warned = lines.filter(line => line.includes('wrong Basic credentials'))
+  t.same(warned, [], 'no address was held, so nothing to warn about')
+  // 40 sessions' worth of wrong guesses do reach the address's ceiling.
+  const sessions = await Promise.all(Array.from({ length: 40 }, async () => await made(hammering)))
+  for (const guid of sessions) {
+    await Promise.all(Array.from({ length: BASIC_GUESSES_PER_SESSION }, async (_, i) => await token(hammering, port, { 'x-challenger': guid, authorization: wrong(i) })))
+  }
+  const late = await made(classmate)
+  t.equal((await token(classmate, port, { 'x-challenger': late, authorization: RIGHT }))[0], 429, 'past 2,400 in a minute the address is held')
 })
 
 t.test('one session: 60 wrong credentials, then 429 for it (the right ones too) until its minute is over; another session is not held', async t => {

@@ -175,6 +175,35 @@ t.test('a client that keeps pipelining is refused new connections for abuserTime
   t.same(said, ['127.0.0.2 kept pipelining requests without reading the answers: its connection is closed and its new ones refused for a while; this is said only once'])
 })
 
+t.test('in a class (CLASS=1), a learner who keeps pipelining holds their own session; classmates on the address are served (issue 58)', async t => {
+  const preset = { set: [], kept: [], adminTokenMade: false }
+  const { app, port } = await listening(t, { abuserTimeout: FAR, firstHeadTimeout: FAR, preset })
+  const said: string[] = []
+  app.log.warn = ((_fields: unknown, message: string) => { said.push(message) }) as typeof app.log.warn
+  const as = (session: string): string => `GET /heartbeat HTTP/1.1\r\nHost: x\r\nX-CHALLENGER: ${session}\r\n\r\n`
+  /** One packet of 70 pipelined heartbeats naming `session`, never read. */
+  const flood = async (session: string): Promise<string | undefined> => {
+    const { socket, closed } = await connection(port, '127.0.0.4')
+    socket.pause()
+    socket.write(as(session).repeat(70))
+    socket.resume()
+    return await within(closed, AT_ONCE)
+  }
+  const classmate = await connection(port, '127.0.0.4')
+  t.ok(answers(await flood('Learner-1') ?? 'not closed').answers.length < 32, 'the flooding connection is closed at once')
+  classmate.socket.end(as('learner-2').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'))
+  t.match(await within(classmate.closed, AT_ONCE), /^HTTP\/1\.1 204 /, 'a classmate\'s connection, open before, carries on')
+  t.match(await heartbeat(port, '127.0.0.4'), /^HTTP\/1\.1 204 /, 'a new connection from the address, without a session, is served')
+  const again = await connection(port, '127.0.0.4')
+  again.socket.write(as('learner-1'))
+  t.equal(await within(again.closed, AT_ONCE), '', 'the flooder\'s session, on a new connection: closed unanswered (its id in any case)')
+  t.same(said, ['127.0.0.4 kept pipelining requests without reading the answers: its connection is closed and that session\'s requests refused for a while (the address\'s, after 8 such sessions); this is said only once'])
+  // The address's ceiling: 8 offending sessions within abuserTimeout, and then the address is refused, as outside a class.
+  for (let i = 2; i <= 8; i++) await flood(`flooder-${i}`)
+  t.equal(await heartbeat(port, '127.0.0.4'), '', 'the 8th offender: every new connection of the address is refused')
+  t.match(await heartbeat(port, '127.0.0.5'), /^HTTP\/1\.1 204 /, 'another address is served')
+})
+
 t.test('answers a client does not read: closed past maxUnsentBytes, or after drainTimeout without progress', async t => {
   // Answers of 1.5 MB, streamed (held a little at a time): three fill the kernel's buffers.
   const bundle = 'GET /docs/static/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n'

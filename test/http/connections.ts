@@ -4,6 +4,7 @@
 import { EventEmitter, once } from 'node:events'
 import { connect, createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
+import { PipeliningOffenders, sessionOf } from '../../src/domain/http/pipelining-offenders.js'
 import t from 'tap'
 import type { ServerResponse } from 'node:http'
 import { connectionOf, lastOnItsConnection, limitConnections, type Answer, type Connection, type ConnectionLimits } from '../../src/domain/http/connection-table.js'
@@ -423,4 +424,26 @@ t.test('the table sweeps while its server listens, and stops when it closes', as
   const took = performance.now() - started
   t.ok(took >= 40 && took < 1_000, `a silent connection closed after ${Math.round(took)} ms`)
   await new Promise(resolve => server.close(resolve))
+})
+
+t.test('pipelining offenders (CLASS=1): a session held for the timeout, the address after perClient offences, all forgotten by the sweep', async t => {
+  let now = 1_000
+  const offenders = new PipeliningOffenders(3, 10_000, () => now)
+  t.equal(sessionOf({ 'x-challenger': ['Ab-1', 'other'] }), 'ab-1', 'the first value, in lowercase')
+  t.equal(sessionOf({}), '')
+  t.equal(sessionOf(undefined), '')
+  t.equal(offenders.holds('10.0.0.1', 'ab-1'), false)
+  t.equal(offenders.offend('10.0.0.1', 'ab-1'), 'session')
+  t.equal(offenders.offend('10.0.0.1', ''), 'session', 'a connection that named none counts toward the address')
+  t.equal(offenders.holds('10.0.0.1', 'ab-1'), true)
+  t.equal(offenders.holds('10.0.0.2', 'ab-1'), false, 'per address')
+  t.equal(offenders.holds('10.0.0.1', ''), false, 'no session: nothing to hold but the connection')
+  t.equal(offenders.offend('10.0.0.1', 'cd-2'), 'client', 'the third within the timeout: the address')
+  now += 10_000
+  t.equal(offenders.holds('10.0.0.1', 'ab-1'), false, 'over after the timeout')
+  offenders.sweep(now)
+  t.equal(offenders.offend('10.0.0.1', 'ef-3'), 'session', 'the old offences are forgotten')
+  now += 20_000
+  offenders.sweep(now)
+  t.equal(offenders.holds('10.0.0.1', 'ef-3'), false)
 })

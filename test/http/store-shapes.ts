@@ -52,6 +52,9 @@ for (const shape of ['at once', 'later'] as const) {
     t.equal(other.statusCode, 200, 'a session named only in the URL is looked up too')
     const journal = (await app.inject({ method: 'GET', url: `/challenger/${me.guid}/requests` })).json().requests as Array<{ method: string, path: string, status: number }>
     t.same(journal.slice(0, 3).map(entry => [entry.method, entry.path, entry.status]), [['GET', `/challenger/${me.guid}`, 200], ['POST', '/secret/note', 200], ['GET', '/heartbeat', 204]])
+    const tooLong = await app.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': me.guid + 'x'.repeat(65) } })
+    t.same([tooLong.statusCode, tooLong.headers['x-challenger']], [431, me.guid], 'an over-long X-CHALLENGER: its session found, 47 passed')
+    t.equal((await app.inject({ method: 'GET', url: `/challenger/${me.guid}` })).json().challengeStatus['47'], true)
   })
 }
 
@@ -66,6 +69,8 @@ for (const shape of ['later', 'throws'] as const) {
     t.equal((await app.inject({ method: 'GET', url: `/challenger/${me.guid}` })).statusCode, 503, 'the lookup of the session in the URL')
     t.equal((await app.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': me.guid } })).statusCode, 204, 'the heartbeat: its session is optional')
     t.equal((await app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-challenger': me.guid } })).statusCode, 404, 'and so is an unknown path\'s')
+    const tooLong = await app.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': me.guid + 'x'.repeat(65) } })
+    t.same([tooLong.statusCode, tooLong.headers['x-challenger']], [431, undefined], 'an over-long X-CHALLENGER is 431 all the same, without its session')
     // A session named in a header near X-CHALLENGER is looked up only to record the request there: its failure fails nothing.
     const near = await app.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenge': me.guid } })
     t.equal(near.statusCode, 204)

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { XMLParser } from 'fast-xml-parser'
+import { until } from '../until.js'
 import t, { type Test } from 'tap'
 import { defects } from '../../src/domain/defects/catalogue.js'
 import { parseGradeArgs, USAGE } from '../../src/grade/options.js'
@@ -246,6 +247,9 @@ t.test('SIGINT or SIGTERM stops the runs under way, with what they started, and 
   t.equal(second.stdout, '')
   const left = readFileSync(pids, 'utf8').trim().split('\n').map(Number)
   t.equal(left.length, 2)
+  // The group's SIGKILL ends each sleep; a dying process closes its output (which ends the run) before the
+  // kernel makes it a zombie, and under load /proc was read between the two (issue 58): wait for that last step.
+  await until('each run\'s sleep gone', () => left.every(gone))
   t.ok(left.every(gone), 'each run\'s sleep was killed with it')
   t.same(process.listeners('SIGINT').filter(listener => listener.name === 'onSignal'), [], 'grade\'s own listeners are gone')
 })

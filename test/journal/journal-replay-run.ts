@@ -180,3 +180,20 @@ t.test('a journal replayed with curl and as a .http file gets the answers it got
   for (const one of requests) answers.push(await send(one))
   t.same(answers, expected, 'sent, each answered as the journal says it was')
 })
+
+t.test('one line of the script pasted alone, after the walk-through\'s exports (CH, TOKEN), reaches this server (issue 58)', { skip }, async t => {
+  const { app, address } = await service(t)
+  const me = await newSession(app)
+  await app.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': me.guid, 'x-auth-token': me.token } })
+  await app.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': me.guid + 'x'.repeat(65) } })
+  const script = (await app.inject({ method: 'GET', url: `/challenger/${me.guid}/requests?format=curl`, headers: { host: address.slice(7) } })).body
+  const lines = script.split('\n').filter(line => line.startsWith('curl '))
+  const read = lines.find(line => line.includes('/secret/note')) as string
+  t.match(read, /^curl -sS -i "\$\{BASE:-http:\/\/127\.0\.0\.1:\d+\}\/secret\/note" -H "X-CHALLENGER: \$\{CHALLENGER:-\$CH\}" -H "X-AUTH-TOKEN: \$TOKEN"$/)
+  // A terminal where BASE and CHALLENGER were never set: the line's defaults are this server and $CH.
+  const output = await run('/bin/sh', read, { CH: me.guid, TOKEN: me.token })
+  t.same(statuses(output), [200])
+  t.notMatch(output, /% Total/, 'no progress meter (-s)')
+  const tooLong = lines.find(line => line.includes('/heartbeat')) as string
+  t.same(statuses(await run('/bin/sh', tooLong, { CH: me.guid })), [431], 'a 431 is replayed as one: the session id and 65 more characters')
+})

@@ -45,9 +45,9 @@ t.test('a script: oldest first, each entry what it was answered and one command,
   t.match(script, /TOKEN=\$\(curl -sS "\$\{BASE\}\/challenger\/\$\{CHALLENGER\}" \| sed/, 'its token read from the session, unless TOKEN is set')
   t.notMatch(script, /PASSWORD/, 'the default password is written out')
   t.same(lines.filter(line => line.startsWith('curl')), [
-    'curl -i -X POST "${BASE}/challenger"',
-    'curl -i "${BASE}/heartbeats?a=1&b=2" -H "X-CHALLENGER: ${CHALLENGER}"',
-    'curl -i -X POST "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H "X-AUTH-TOKEN: $TOKEN" -H \'Content-Type: application/json\' --data-raw \'{"note":"replayed note"}\''
+    'curl -sS -i -X POST "${BASE:-http://h:1/p}/challenger"',
+    'curl -sS -i "${BASE:-http://h:1/p}/heartbeats?a=1&b=2" -H "X-CHALLENGER: ${CHALLENGER:-$CH}"',
+    'curl -sS -i -X POST "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H "X-AUTH-TOKEN: $TOKEN" -H \'Content-Type: application/json\' --data-raw \'{"note":"replayed note"}\''
   ])
   t.same(lines.filter(line => /^# \d+\. /.test(line)), [
     '# 1. entry 1-6a1f8e2c, 10:15:30 UTC: POST /p/challenger answered 201, passed 01',
@@ -65,69 +65,69 @@ t.test('a script: oldest first, each entry what it was answered and one command,
 
 t.test('each kind of request, as curl sends it and as a .http file does', async t => {
   const cases: Array<[string, Partial<JournalView>, string, string[]]> = [
-    ['HEAD', { method: 'HEAD', body: 'ignored' }, 'curl -i -I "${BASE}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER}"', ['HEAD {{base}}/heartbeat', 'X-CHALLENGER: {{challenger}}']],
-    ['a GET with a body', { body: 'ignored', contentType: 'text/plain' }, 'curl -i -X GET "${BASE}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Content-Type: text/plain\' --data-raw replayed',
+    ['HEAD', { method: 'HEAD', body: 'ignored' }, 'curl -sS -i -I "${BASE:-http://h:1/p}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER:-$CH}"', ['HEAD {{base}}/heartbeat', 'X-CHALLENGER: {{challenger}}']],
+    ['a GET with a body', { body: 'ignored', contentType: 'text/plain' }, 'curl -sS -i -X GET "${BASE:-http://h:1/p}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Content-Type: text/plain\' --data-raw replayed',
       ['GET {{base}}/heartbeat', 'X-CHALLENGER: {{challenger}}', 'Content-Type: text/plain', '', 'replayed']],
-    ['a body without a Content-Type', { method: 'POST', body: 'ignored' }, 'curl -i -X POST "${BASE}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Content-Type:\' --data-raw replayed',
+    ['a body without a Content-Type', { method: 'POST', body: 'ignored' }, 'curl -sS -i -X POST "${BASE:-http://h:1/p}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Content-Type:\' --data-raw replayed',
       ['POST {{base}}/heartbeat', 'X-CHALLENGER: {{challenger}}', '', 'replayed']],
-    ['the override, Accept', { method: 'POST', override: 'TRACE', accept: 'text/xml' }, 'curl -i -X POST "${BASE}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER}" -H \'X-HTTP-Method-Override: TRACE\' -H \'Accept: text/xml\'',
+    ['the override, Accept', { method: 'POST', override: 'TRACE', accept: 'text/xml' }, 'curl -sS -i -X POST "${BASE:-http://h:1/p}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'X-HTTP-Method-Override: TRACE\' -H \'Accept: text/xml\'',
       ['POST {{base}}/heartbeat', 'X-CHALLENGER: {{challenger}}', 'X-HTTP-Method-Override: TRACE', 'Accept: text/xml']],
-    ['an Accept of neither', { accept: 'other', override: 'other' }, 'curl -i "${BASE}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER}" -H \'X-HTTP-Method-Override: other\' -H \'Accept: text/plain\'',
+    ['an Accept of neither', { accept: 'other', override: 'other' }, 'curl -sS -i "${BASE:-http://h:1/p}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'X-HTTP-Method-Override: other\' -H \'Accept: text/plain\'',
       ['GET {{base}}/heartbeat', 'X-CHALLENGER: {{challenger}}', 'X-HTTP-Method-Override: other', 'Accept: text/plain']],
-    ['the right Basic credentials', { method: 'POST', path: '/p/secret/token', authorization: 'basic' }, 'curl -i -X POST "${BASE}/secret/token" -u admin:password -H "X-CHALLENGER: ${CHALLENGER}"',
+    ['the right Basic credentials', { method: 'POST', path: '/p/secret/token', authorization: 'basic' }, 'curl -sS -i -X POST "${BASE:-http://h:1/p}/secret/token" -u admin:password -H "X-CHALLENGER: ${CHALLENGER:-$CH}"',
       ['POST {{base}}/secret/token', 'Authorization: Basic admin password', 'X-CHALLENGER: {{challenger}}']],
-    ['wrong ones', { method: 'POST', path: '/p/secret/token', authorization: 'basic-wrong' }, 'curl -i -X POST "${BASE}/secret/token" -u wrong:wrong -H "X-CHALLENGER: ${CHALLENGER}"',
+    ['wrong ones', { method: 'POST', path: '/p/secret/token', authorization: 'basic-wrong' }, 'curl -sS -i -X POST "${BASE:-http://h:1/p}/secret/token" -u wrong:wrong -H "X-CHALLENGER: ${CHALLENGER:-$CH}"',
       ['POST {{base}}/secret/token', 'Authorization: Basic wrong wrong', 'X-CHALLENGER: {{challenger}}']],
-    ['a bare token', { path: '/p/secret/note', authorization: 'token', token: 'missing' }, 'curl -i "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H "Authorization: $TOKEN"',
+    ['a bare token', { path: '/p/secret/note', authorization: 'token', token: 'missing' }, 'curl -sS -i "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H "Authorization: $TOKEN"',
       ['GET {{base}}/secret/note', 'X-CHALLENGER: {{challenger}}', 'Authorization: {{token}}']],
-    ['another scheme', { authorization: 'other' }, 'curl -i "${BASE}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Authorization: Digest replayed\'',
+    ['another scheme', { authorization: 'other' }, 'curl -sS -i "${BASE:-http://h:1/p}/heartbeat" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Authorization: Digest replayed\'',
       ['GET {{base}}/heartbeat', 'X-CHALLENGER: {{challenger}}', 'Authorization: Digest replayed']],
-    ['Bearer, right', { path: '/p/secret/note', authorization: 'bearer', token: 'valid', tokenSource: 'bearer' }, 'curl -i "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H "Authorization: Bearer $TOKEN"',
+    ['Bearer, right', { path: '/p/secret/note', authorization: 'bearer', token: 'valid', tokenSource: 'bearer' }, 'curl -sS -i "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H "Authorization: Bearer $TOKEN"',
       ['GET {{base}}/secret/note', 'X-CHALLENGER: {{challenger}}', 'Authorization: Bearer {{token}}']],
-    ['Bearer, wrong (an entry from before the kinds)', { path: '/p/secret/note', token: 'wrong', tokenSource: 'bearer' }, 'curl -i "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Authorization: Bearer not-the-token\'',
+    ['Bearer, wrong (an entry from before the kinds)', { path: '/p/secret/note', token: 'wrong', tokenSource: 'bearer' }, 'curl -sS -i "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Authorization: Bearer not-the-token\'',
       ['GET {{base}}/secret/note', 'X-CHALLENGER: {{challenger}}', 'Authorization: Bearer not-the-token']],
-    ['X-AUTH-TOKEN, wrong', { path: '/p/secret/note', token: 'wrong', tokenSource: 'x-auth-token' }, 'curl -i "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H \'X-AUTH-TOKEN: not-the-token\'',
+    ['X-AUTH-TOKEN, wrong', { path: '/p/secret/note', token: 'wrong', tokenSource: 'x-auth-token' }, 'curl -sS -i "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'X-AUTH-TOKEN: not-the-token\'',
       ['GET {{base}}/secret/note', 'X-CHALLENGER: {{challenger}}', 'X-AUTH-TOKEN: not-the-token']],
     ['an XML note', { method: 'POST', path: '/p/secret/note', contentType: 'application/xml', body: 'note' },
-      'curl -i -X POST "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Content-Type: application/xml\' --data-raw \'<secretnote><note>replayed note</note></secretnote>\'',
+      'curl -sS -i -X POST "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Content-Type: application/xml\' --data-raw \'<secretnote><note>replayed note</note></secretnote>\'',
       ['POST {{base}}/secret/note', 'X-CHALLENGER: {{challenger}}', 'Content-Type: application/xml', '', '<secretnote><note>replayed note</note></secretnote>']],
     ['a long note: one character more than the note length', { method: 'POST', path: '/p/secret/note', body: 'long-note' },
-      'curl -i -X POST "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Content-Type:\' --data-raw \'{"note":"xxxxxx"}\'',
+      'curl -sS -i -X POST "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Content-Type:\' --data-raw \'{"note":"xxxxxx"}\'',
       ['POST {{base}}/secret/note', 'X-CHALLENGER: {{challenger}}', '', '{"note":"xxxxxx"}']],
     ['a refused note, in XML', { method: 'POST', path: '/p/api/secret/note', contentType: 'text/xml', body: 'refused' },
-      'curl -i -X POST "${BASE}/api/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Content-Type: text/xml\' --data-raw \'<secretnote><notes>replayed note</notes></secretnote>\'',
+      'curl -sS -i -X POST "${BASE:-http://h:1/p}/api/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Content-Type: text/xml\' --data-raw \'<secretnote><notes>replayed note</notes></secretnote>\'',
       ['POST {{base}}/api/secret/note', 'X-CHALLENGER: {{challenger}}', 'Content-Type: text/xml', '', '<secretnote><notes>replayed note</notes></secretnote>']],
     ['a refused name', { method: 'POST', path: '/p/challenger', contentType: 'application/json', body: 'refused', challengerHeader: false },
-      'curl -i -X POST "${BASE}/challenger" -H \'Content-Type: application/json\' --data-raw \'{"name":""}\'', ['POST {{base}}/challenger', 'Content-Type: application/json', '', '{"name":""}']],
+      'curl -sS -i -X POST "${BASE:-http://h:1/p}/challenger" -H \'Content-Type: application/json\' --data-raw \'{"name":""}\'', ['POST {{base}}/challenger', 'Content-Type: application/json', '', '{"name":""}']],
     ['malformed JSON', { method: 'POST', path: '/p/secret/note', contentType: 'application/json', body: 'malformed' },
-      'curl -i -X POST "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Content-Type: application/json\' --data-raw \'{"note":\'',
+      'curl -sS -i -X POST "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Content-Type: application/json\' --data-raw \'{"note":\'',
       ['POST {{base}}/secret/note', 'X-CHALLENGER: {{challenger}}', 'Content-Type: application/json', '', '{"note":']],
     ['malformed XML', { method: 'POST', path: '/p/secret/note', contentType: 'application/xml', body: 'malformed' },
-      'curl -i -X POST "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Content-Type: application/xml\' --data-raw \'<secretnote><note>\'',
+      'curl -sS -i -X POST "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Content-Type: application/xml\' --data-raw \'<secretnote><note>\'',
       ['POST {{base}}/secret/note', 'X-CHALLENGER: {{challenger}}', 'Content-Type: application/xml', '', '<secretnote><note>']],
     ['an unsupported type', { method: 'POST', path: '/p/secret/note', contentType: 'application/x-www-form-urlencoded', body: 'unsupported' },
-      'curl -i -X POST "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Content-Type: application/x-www-form-urlencoded\' --data-raw replayed',
+      'curl -sS -i -X POST "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Content-Type: application/x-www-form-urlencoded\' --data-raw replayed',
       ['POST {{base}}/secret/note', 'X-CHALLENGER: {{challenger}}', 'Content-Type: application/x-www-form-urlencoded', '', 'replayed']],
     ['too large: one byte over the limit, made as it runs', { method: 'POST', path: '/p/secret/note', contentType: 'application/json', body: 'too-large' },
-      'head -c 65 /dev/zero | tr \'\\0\' x | curl -i -X POST "${BASE}/secret/note" -H "X-CHALLENGER: ${CHALLENGER}" -H \'Content-Type: application/json\' -H \'Expect:\' --data-binary @-',
+      'head -c 65 /dev/zero | tr \'\\0\' x | curl -sS -i -X POST "${BASE:-http://h:1/p}/secret/note" -H "X-CHALLENGER: ${CHALLENGER:-$CH}" -H \'Content-Type: application/json\' -H \'Expect:\' --data-binary @-',
       ['# More than the body limit: make the file beside this one with head -c 65 /dev/zero | tr \'\\0\' x > too-large.txt',
         'POST {{base}}/secret/note', 'X-CHALLENGER: {{challenger}}', 'Content-Type: application/json', '', '< ./too-large.txt']],
     ['a name', { method: 'PATCH', path: `/p/challenger/${GUID}`, contentType: 'application/json', body: 'other', challengerHeader: false },
-      'curl -i -X PATCH "${BASE}/challenger/${CHALLENGER}" -H \'Content-Type: application/json\' --data-raw \'{"name":"Replayed"}\'',
+      'curl -sS -i -X PATCH "${BASE:-http://h:1/p}/challenger/${CHALLENGER:-$CH}" -H \'Content-Type: application/json\' --data-raw \'{"name":"Replayed"}\'',
       ['PATCH {{base}}/challenger/{{challenger}}', 'Content-Type: application/json', '', '{"name":"Replayed"}']],
     ['a restore of the session: the session as it is', { method: 'PUT', path: `/p/challenger/${GUID.toUpperCase()}`, contentType: 'application/json', body: 'other', challengerHeader: false },
-      'curl -i -X PUT "${BASE}/challenger/${CHALLENGER}" -H \'Content-Type: application/json\' --data-binary "$(curl -sS "${BASE}/challenger/${CHALLENGER}")"',
+      'curl -sS -i -X PUT "${BASE:-http://h:1/p}/challenger/${CHALLENGER:-$CH}" -H \'Content-Type: application/json\' --data-binary "$(curl -sS "${BASE:-http://h:1/p}/challenger/${CHALLENGER:-$CH}")"',
       ['# The session restored was not kept (it holds the token): paste your saved one (GET /challenger/{guid}) in place of {}, which empties it.',
         'PUT {{base}}/challenger/{{challenger}}', 'Content-Type: application/json', '', '{}']],
     ['a restore of another session', { method: 'PUT', path: `/p/challenger/${OTHER}`, contentType: 'application/json', body: 'other', challengerHeader: false },
-      `curl -i -X PUT "\${BASE}/challenger/${OTHER}" -H 'Content-Type: application/json' --data-raw '{}'`,
+      `curl -sS -i -X PUT "\${BASE:-http://h:1/p}/challenger/${OTHER}" -H 'Content-Type: application/json' --data-raw '{}'`,
       ['# The session restored was not kept (it holds the token): {} stands in for it.', `PUT {{base}}/challenger/${OTHER}`, 'Content-Type: application/json', '', '{}']],
     ['a finding', { method: 'POST', path: `/p/challenger/${GUID}/findings`, contentType: 'application/json', body: 'other', challengerHeader: false },
-      'curl -i -X POST "${BASE}/challenger/${CHALLENGER}/findings" -H \'Content-Type: application/json\' --data-raw \'{"entry":"<entry id>"}\'',
+      'curl -sS -i -X POST "${BASE:-http://h:1/p}/challenger/${CHALLENGER:-$CH}/findings" -H \'Content-Type: application/json\' --data-raw \'{"entry":"<entry id>"}\'',
       ['# A finding names an entry of its own session: <entry id> stands in for it.', 'POST {{base}}/challenger/{{challenger}}/findings', 'Content-Type: application/json', '', '{"entry":"<entry id>"}']],
     ['a session asked for with a body', { method: 'POST', path: '/p/challenger', contentType: 'application/json', body: 'other', challengerHeader: false },
-      'curl -i -X POST "${BASE}/challenger" -H \'Content-Type: application/json\' --data-raw \'{}\'', ['POST {{base}}/challenger', 'Content-Type: application/json', '', '{}']],
-    ['dot segments, kept as sent', { path: '/p/secret/../heartbeat' }, 'curl -i --path-as-is "${BASE}/secret/../heartbeat" -H "X-CHALLENGER: ${CHALLENGER}"',
+      'curl -sS -i -X POST "${BASE:-http://h:1/p}/challenger" -H \'Content-Type: application/json\' --data-raw \'{}\'', ['POST {{base}}/challenger', 'Content-Type: application/json', '', '{}']],
+    ['dot segments, kept as sent', { path: '/p/secret/../heartbeat' }, 'curl -sS -i --path-as-is "${BASE:-http://h:1/p}/secret/../heartbeat" -H "X-CHALLENGER: ${CHALLENGER:-$CH}"',
       ['GET {{base}}/secret/../heartbeat', 'X-CHALLENGER: {{challenger}}']]
   ]
   for (const [name, one, curl, http] of cases) {
@@ -137,15 +137,15 @@ t.test('each kind of request, as curl sends it and as a .http file does', async 
 })
 
 t.test('texts a shell or a URL would change are quoted and encoded; what the journal cut is said', async t => {
-  t.equal(curlOf({ path: '/p/a$b!c\'d' }), 'curl -i "${BASE}"\'/a$b!c\'\\\'\'d\' -H "X-CHALLENGER: ${CHALLENGER}"', 'a $, a ! and a quote: single-quoted beside the variables')
-  t.equal(curlOf({ path: '/p/"x"`{y}`\\^|<>[z]#' }), 'curl -i "${BASE}/%22x%22%60%7By%7D%60%5C%5E%7C%3C%3E%5Bz%5D%23" -H "X-CHALLENGER: ${CHALLENGER}"', 'what a URL may not carry, encoded')
+  t.equal(curlOf({ path: '/p/a$b!c\'d' }), 'curl -sS -i "${BASE:-http://h:1/p}"\'/a$b!c\'\\\'\'d\' -H "X-CHALLENGER: ${CHALLENGER:-$CH}"', 'a $, a ! and a quote: single-quoted beside the variables')
+  t.equal(curlOf({ path: '/p/"x"`{y}`\\^|<>[z]#' }), 'curl -sS -i "${BASE:-http://h:1/p}/%22x%22%60%7By%7D%60%5C%5E%7C%3C%3E%5Bz%5D%23" -H "X-CHALLENGER: ${CHALLENGER:-$CH}"', 'what a URL may not carry, encoded')
   const cut = curlScript([view({ path: `/p/${'q'.repeat(97)}…`, query: `${'a'.repeat(99)}…` })], context)
-  t.match(cut, /# The journal kept this request's path or query cut short: the replay sends what it kept\.\ncurl -i "\$\{BASE\}\/q{97}%E2%80%A6\?a{99}%E2%80%A6"/)
+  t.match(cut, /# The journal kept this request's path or query cut short: the replay sends what it kept\.\ncurl -sS -i "\$\{BASE:-http:\/\/h:1\/p\}\/q{97}%E2%80%A6\?a{99}%E2%80%A6"/)
   t.match(curlScript([view({ path: '/p/…' })], context), /cut short/)
   const type = curlScript([view({ method: 'POST', contentType: `text/${'x'.repeat(94)}…`, body: 'ignored' })], context)
   t.match(type, /# The journal kept this request's Content-Type cut short: text\/plain stands in for it\.\ncurl .* -H 'Content-Type: text\/plain' --data-raw replayed$/m)
   t.match(curlOf({ method: 'POST', contentType: 'text "x"', body: 'ignored' }), /-H 'Content-Type: text\/plain'/, 'a type that is no media type, too')
-  t.match(curlOf({ method: 'M\'X' }), /^curl -i -X 'M'\\''X' /, 'a method the shell would read otherwise')
+  t.match(curlOf({ method: 'M\'X' }), /^curl -sS -i -X 'M'\\''X' /, 'a method the shell would read otherwise')
   // Hints with line breaks (none today) stay on their comment line.
   t.match(curlScript([view({ hint: 'one\ntwo\u0007' })], context), /; one two $/m)
   t.match(httpFile([view({ hint: 'one\ntwo' })], context), /^### 1\. .*; one two$/m)
@@ -178,7 +178,7 @@ t.test('GET /challenger/{guid}/requests?format=: text, this server\'s address, t
   t.equal(curl.headers['content-type'], 'text/plain; charset=utf-8')
   t.equal(curl.headers['content-disposition'], `inline; filename="requests-${guid.slice(0, 8)}.sh"`)
   t.match(curl.body, /^BASE=\$\{BASE:-http:\/\/learn\.example:8080\}$/m, 'the address the journal was read at')
-  t.match(curl.body, /curl -i -X POST "\$\{BASE\}\/api\/secret\/note" -H "X-CHALLENGER: \$\{CHALLENGER\}" -H "X-AUTH-TOKEN: \$TOKEN"/, 'each request at its own base')
+  t.match(curl.body, /curl -sS -i -X POST "\$\{BASE:-http:\/\/learn\.example:8080\}\/api\/secret\/note" -H "X-CHALLENGER: \$\{CHALLENGER:-\$CH\}" -H "X-AUTH-TOKEN: \$TOKEN"/, 'each request at its own base')
   t.match(curl.body, /-u "teacher:\$PASSWORD"/)
   const http = await app.inject({ method: 'GET', url: `/api/challenger/${guid.toUpperCase()}/requests?format=http` })
   t.equal(http.statusCode, 200)
@@ -197,7 +197,7 @@ t.test('GET /challenger/{guid}/requests?format=: text, this server\'s address, t
   t.equal((await app.inject({ method: 'GET', url: `/challenger/${OTHER}/requests?format=curl` })).statusCode, 404)
   const json = await app.inject({ method: 'GET', url: `/challenger/${guid}/requests` })
   t.match(json.headers['content-type'], /^application\/json/, 'JSON without a format')
-  t.equal((await app.inject({ method: 'GET', url: `/challenger/${guid}/requests?format=curl` })).body, curl.body.replace('learn.example:8080', 'localhost:80'), 'reading the journal is not recorded in it')
+  t.equal((await app.inject({ method: 'GET', url: `/challenger/${guid}/requests?format=curl` })).body, curl.body.replaceAll('learn.example:8080', 'localhost:80'), 'reading the journal is not recorded in it')
 })
 
 t.test('under a host\'s prefix, the script goes to that prefix and each path after it', async t => {
@@ -211,8 +211,8 @@ t.test('under a host\'s prefix, the script goes to that prefix and each path aft
   await host.inject({ method: 'GET', url: '/practice/api/heartbeat', headers: { 'x-challenger': guid } })
   const script = (await host.inject({ method: 'GET', url: `/practice/api/challenger/${guid}/requests?format=curl` })).body
   t.match(script, /^BASE=\$\{BASE:-http:\/\/localhost:80\/practice\}$/m)
-  t.match(script, /^curl -i "\$\{BASE\}\/api\/heartbeat" -H "X-CHALLENGER: \$\{CHALLENGER\}"$/m)
-  t.match(script, /^curl -i -X POST "\$\{BASE\}\/challenger"$/m)
+  t.match(script, /^curl -sS -i "\$\{BASE:-http:\/\/localhost:80\/practice\}\/api\/heartbeat" -H "X-CHALLENGER: \$\{CHALLENGER:-\$CH\}"$/m)
+  t.match(script, /^curl -sS -i -X POST "\$\{BASE:-http:\/\/localhost:80\/practice\}\/challenger"$/m)
 })
 
 t.test('the progress page\'s request column: a segment a span, a break only before a "/", "?" or "&"', async t => {

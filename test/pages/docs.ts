@@ -5,11 +5,12 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import app from '../../src/app.js'
+import { asLiveWidget } from '../../plugins/docs.js'
 import { BASIC_GUESSES_PER_SESSION } from '../../plugins/auth.js'
 import { challenges, resourceOf, SOLUTIONS_BASE, type Challenge } from '../../src/domain/challenges/catalogue.js'
 import { VERSION } from '../../src/domain/config/options.js'
 import type { AddressInfo } from 'node:net'
-import { basic } from '../helper.js'
+import { basic, build } from '../helper.js'
 import { begun, listenerClosed } from '../sockets.js'
 
 interface Operation {
@@ -197,13 +198,15 @@ t.test('each operation whose requests pass a challenge links the reference\'s so
       const challenge = challenges.find(c => c.id === Number(id))
       t.equal(name, challenge?.name, `${operation}: challenge ${id}'s name`)
       t.equal(url, `${SOLUTIONS_BASE}${challenge?.solution}`, `${operation}: challenge ${id}'s page`)
-      t.equal(`${challenge?.trigger.split(' ')[0]} ${resourceOf(challenge?.trigger ?? 'GET /heartbeat')}`, operation, `challenge ${id} is passed by ${operation}`)
+      t.equal(`${challenge?.trigger.split(' ')[0]} ${resourceOf(challenge?.trigger ?? 'GET /heartbeat').replace(/:(\w+)/g, '{$1}')}`, operation, `challenge ${id} is passed by ${operation}`)
       linked.push(Number(id))
     }
   }
   t.same(linked.sort((a, b) => a - b), challenges.filter(c => c.solution !== undefined).map(c => c.id), 'each challenge with a page is linked once')
   t.equal(doc.paths['/heartbeat']?.get?.description,
-    '- Challenge 28, GET /heartbeat (204): [Solution (external, apichallenges.com)](https://apichallenges.com/apichallenges/solutions/status-codes/get-heartbeat-204)')
+    'An X-CHALLENGER over 100 characters is 431 here as on every route; begun with your session id, it passes challenge 47.\n\n' +
+    '- Challenge 28, GET /heartbeat (204): [Solution (external, apichallenges.com)](https://apichallenges.com/apichallenges/solutions/status-codes/get-heartbeat-204)\n' +
+    '- Challenge 47, GET /api/heartbeat (431) X-CHALLENGER too long: [Solution (external, apichallenges.com)](https://apichallenges.com/apichallenges/solutions/status-codes/x-challenger-too-long-431)')
   t.match(doc.paths['/heartbeat']?.trace?.description, /^A browser cannot send TRACE[^]*\n\n- Challenge 27, /, 'after the operation\'s own description')
   t.equal(doc.paths['/heartbeat']?.post?.description?.split('\n').length, 3)
 })
@@ -214,7 +217,8 @@ t.test('a challenge without a solution page gets no link', async t => {
   t.equal(created?.id, 1)
   t.equal(solutionList([{ ...created as Challenge, solution: undefined }]), '')
   t.same(challengesOf(['PUT', 'HEAD'], '/heartbeat'), [], 'no challenge is passed by PUT or HEAD /heartbeat')
-  t.same(challengesOf(['GET'], '/challenger/:guid'), [])
+  t.same(challengesOf(['GET'], '/challenger/:guid/requests'), [])
+  t.same(challengesOf(['GET', 'PUT'], '/challenger/:guid').map(c => c.id), [43, 44, 45, 46], 'the 2026 restore challenges')
 })
 
 t.test('solutionLinks: false leaves the links out', async t => {
@@ -223,7 +227,7 @@ t.test('solutionLinks: false leaves the links out', async t => {
   t.teardown(() => server.close())
   const doc = (await server.inject('/docs/json')).json() as OpenApi
   t.notMatch(JSON.stringify(doc), /apichallenges\.com|Solution/)
-  t.equal(doc.paths['/heartbeat']?.get?.description, undefined)
+  t.equal(doc.paths['/heartbeat']?.get?.description, 'An X-CHALLENGER over 100 characters is 431 here as on every route; begun with your session id, it passes challenge 47.', 'its own description, and no link')
   t.match(doc.paths['/heartbeat']?.trace?.description, /^A browser cannot send TRACE/)
 })
 
@@ -327,4 +331,19 @@ t.test('documentAs files a plugin\'s operations under its tag, with the optional
   const paths = (server.swagger() as unknown as OpenApi).paths
   t.same(paths['/bare']?.get, { tags: ['heartbeat'], security: [{ challenger: [] }, {}], responses: { 200: { description: 'Default Response' } } })
   t.same(paths['/own']?.get?.security, [{ basic: [] }])
+})
+
+t.test('Swagger UI\'s token requests say X-API-Challenges-Live-Widget, so that a refused login shows no browser dialog (issue 58)', async t => {
+  const app = await build(t)
+  const initializer = (await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })).body
+  const script = /"requestInterceptor":(function asLiveWidget\(request\) \{[^]*?\n\s*\})\}/.exec(initializer)?.[1] as string
+  t.ok(script, 'the interceptor is in the page\'s script')
+  // eslint-disable-next-line no-new-func -- the page's own function, run as the browser runs it
+  const intercept = new Function(`return (${script})`)() as (request: { url: string, headers: Record<string, string> }) => { headers: Record<string, string> }
+  t.same(intercept({ url: 'http://h/secret/token', headers: {} }).headers, { 'X-API-Challenges-Live-Widget': 'true' })
+  t.same(intercept({ url: 'http://h/api/secret/token?x=1', headers: {} }).headers, { 'X-API-Challenges-Live-Widget': 'true' })
+  t.same(intercept({ url: 'http://h/secret/note', headers: {} }).headers, {}, 'the note\'s requests as they are')
+  // The same function, as this process has it.
+  t.same(asLiveWidget({ url: '/secret/token#x', headers: { Accept: '*/*' } }).headers, { Accept: '*/*', 'X-API-Challenges-Live-Widget': 'true' })
+  t.same(asLiveWidget({ url: '/secret/tokens', headers: {} }).headers, {})
 })

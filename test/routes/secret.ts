@@ -379,6 +379,7 @@ for (const base of BASES) {
       const res = await app.inject({ method: 'POST', url: `${base}/secret/note`, headers: { 'x-challenger': me.guid, 'x-auth-token': me.token, ...json }, payload: { note: 'a' } })
       t.equal(res.statusCode, 401)
       t.same(res.json(), { errorMessages: [NAME_A_SESSION] })
+      t.equal(res.headers['www-authenticate'], 'Bearer', 'as every 401 of the note')
     })
 
     t.test('a store that fails to record a refusal\'s challenge: 500 with the error body, nothing stored', async t => {

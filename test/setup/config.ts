@@ -267,9 +267,9 @@ t.test('CLASS=1 sets the idle time, the creation and connection limits, HOST and
   const config = configFromEnv({ CLASS: '1' }, () => TOKEN)
   t.equal(config.host, '0.0.0.0', 'learners\' machines reach it')
   t.equal(config.maxConnectionsPerClient, 512, '16 connections for each of 30 learners behind one address')
-  t.same(config.app, { sessionIdleMs: 3 * 60 * 60 * 1000, creationRateLimit: 600, adminToken: TOKEN })
+  t.same(config.app, { sessionIdleMs: 3 * 60 * 60 * 1000, creationRateLimit: 600, basicGuessLimit: 2400, adminToken: TOKEN })
   t.same(config.preset, {
-    set: ['SESSION_IDLE_MS=10800000', 'CREATION_RATE_LIMIT=600', 'MAX_CONNECTIONS_PER_CLIENT=512', 'HOST=0.0.0.0'],
+    set: ['SESSION_IDLE_MS=10800000', 'CREATION_RATE_LIMIT=600', 'MAX_CONNECTIONS_PER_CLIENT=512', 'BASIC_GUESS_LIMIT=2400', 'HOST=0.0.0.0'],
     kept: [],
     adminTokenMade: true
   })
@@ -277,14 +277,14 @@ t.test('CLASS=1 sets the idle time, the creation and connection limits, HOST and
 })
 
 t.test('each variable CLASS=1 would set is kept as the environment gives it, and a given ADMIN_TOKEN is not replaced', async t => {
-  const given = { CLASS: '1', SESSION_IDLE_MS: '60000', CREATION_RATE_LIMIT: '0', MAX_CONNECTIONS_PER_CLIENT: '0', HOST: '127.0.0.1', ADMIN_TOKEN: 'the-instructors-own-token' }
+  const given = { CLASS: '1', SESSION_IDLE_MS: '60000', CREATION_RATE_LIMIT: '0', MAX_CONNECTIONS_PER_CLIENT: '0', BASIC_GUESS_LIMIT: '300', HOST: '127.0.0.1', ADMIN_TOKEN: 'the-instructors-own-token' }
   const config = configFromEnv(given, () => { throw new Error('no token is made') })
   t.equal(config.host, '127.0.0.1')
   t.equal(config.maxConnectionsPerClient, 0)
-  t.same(config.app, { sessionIdleMs: 60_000, creationRateLimit: 0, adminToken: 'the-instructors-own-token' })
-  t.same(config.preset, { set: [], kept: ['SESSION_IDLE_MS', 'CREATION_RATE_LIMIT', 'MAX_CONNECTIONS_PER_CLIENT', 'HOST', 'ADMIN_TOKEN'], adminTokenMade: false })
+  t.same(config.app, { sessionIdleMs: 60_000, creationRateLimit: 0, basicGuessLimit: 300, adminToken: 'the-instructors-own-token' })
+  t.same(config.preset, { set: [], kept: ['SESSION_IDLE_MS', 'CREATION_RATE_LIMIT', 'MAX_CONNECTIONS_PER_CLIENT', 'BASIC_GUESS_LIMIT', 'HOST', 'ADMIN_TOKEN'], adminTokenMade: false })
   // Set but empty is unset, as for the variables themselves; an empty token is refused as ever.
-  t.same(configFromEnv({ CLASS: '1', HOST: '', ADMIN_TOKEN: 'the-instructors-own-token' }).preset?.set, ['SESSION_IDLE_MS=10800000', 'CREATION_RATE_LIMIT=600', 'MAX_CONNECTIONS_PER_CLIENT=512', 'HOST=0.0.0.0'])
+  t.same(configFromEnv({ CLASS: '1', HOST: '', ADMIN_TOKEN: 'the-instructors-own-token' }).preset?.set, ['SESSION_IDLE_MS=10800000', 'CREATION_RATE_LIMIT=600', 'MAX_CONNECTIONS_PER_CLIENT=512', 'BASIC_GUESS_LIMIT=2400', 'HOST=0.0.0.0'])
   refused(t, { CLASS: '1', ADMIN_TOKEN: '' }, 'ADMIN_TOKEN must be 16 to 1,000 visible ASCII characters (no spaces), got 0 characters')
   // A value of the preset's variables is judged as ever.
   refused(t, { CLASS: '1', SESSION_IDLE_MS: 'three hours' }, 'SESSION_IDLE_MS must be a whole number from 1 to 2147483647, got "three hours"')

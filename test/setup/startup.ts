@@ -1,12 +1,16 @@
 // What the process says once it listens (src/server.ts's start-up message): the addresses learners
 // can use when it serves every interface, the store as found at start, the class preset, the landing
 // page's QR code. The start-up block of a real process, at a terminal too: test/process.test.ts.
-import type { NetworkInterfaceInfo } from 'node:os'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir, type NetworkInterfaceInfo } from 'node:os'
+import { dirname, join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import QRCode from 'qrcode'
 import t from 'tap'
 import type { ServerConfig } from '../../src/domain/config/config.js'
-import { learnerUrls, loopbackOnly } from '../../src/domain/http/addresses.js'
+import { learnerUrls, localNetworks, loopbackOnly } from '../../src/domain/http/addresses.js'
+import { writeTokenFile } from '../../src/domain/config/token-file.js'
+import { trustWarning } from '../../src/domain/config/trust-proxy.js'
 import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
 import type { SessionStore } from '../../src/domain/sessions/store.js'
 import { landingQr, main, startupMessage, storeAtStart, type StoreAtStart } from '../../src/server.js'
@@ -78,11 +82,13 @@ t.test('the store line says a Redis not reachable yet, and the live sessions a r
 
 t.test('with CLASS=1, the message says what the preset set and kept, and the admin token it made, once', async t => {
   const preset = { set: ['SESSION_IDLE_MS=10800000', 'HOST=0.0.0.0'], kept: ['CREATION_RATE_LIMIT'], adminTokenMade: true }
-  const [fields] = startupMessage('http://127.0.0.1:3000', config({ adminToken: 'made-0123456789abcdef' }, { preset }), { addresses: ['http://192.168.1.20:3000'] })
-  t.equal(fields.class, 'on (CLASS=1): set SESSION_IDLE_MS=10800000, HOST=0.0.0.0, a new ADMIN_TOKEN (adminToken, below); kept as given: CREATION_RATE_LIMIT')
-  t.equal(fields.adminToken, 'made-0123456789abcdef')
-  t.same(Object.keys(fields).slice(-3), ['board', 'class', 'adminToken'], 'the token right below the board\'s address')
-  t.equal(JSON.stringify(fields).split('made-0123456789abcdef').length, 2, 'said once')
+  const [fields] = startupMessage('http://127.0.0.1:3000', config({ adminToken: 'made-0123456789abcdef' }, { preset }), { addresses: ['http://192.168.1.20:3000'], adminTokenFile: '/tmp/api-challenges-x/admin-token' })
+  t.equal(fields.class, 'on (CLASS=1): set SESSION_IDLE_MS=10800000, HOST=0.0.0.0, a new ADMIN_TOKEN (adminToken, below, says where to read it); kept as given: CREATION_RATE_LIMIT')
+  t.equal(fields.adminToken, 'in /tmp/api-challenges-x/admin-token, which only you can read (not in this block, which the room may see): paste it into the board\'s page; the file goes when the server stops')
+  t.same(Object.keys(fields).slice(-3), ['board', 'class', 'adminToken'], 'where to read the token, right below the board\'s address')
+  t.notMatch(JSON.stringify(fields), /made-0123456789abcdef/, 'never the token itself: the block is meant for the projector (issue 58)')
+  const [apart] = startupMessage('http://127.0.0.1:3000', config({ adminToken: 'made-0123456789abcdef' }, { preset }))
+  t.equal(apart.adminToken, 'printed apart, on standard error (no file could be written): not in this block, which the room may see')
 
   const given = { set: [], kept: ['SESSION_IDLE_MS', 'ADMIN_TOKEN'], adminTokenMade: false }
   const [own] = startupMessage('http://127.0.0.1:3000', config({ adminToken: 'the-instructors-own-token' }, { preset: given }))
@@ -152,4 +158,32 @@ t.test('a store that cannot be made stops start-up with one line, as a listen th
   const [app, said] = await stderrOf(() => mocked({ PORT: '0', LOG_LEVEL: 'silent' }))
   t.equal(app, undefined)
   t.equal(said, 'api-challenges: could not start on 127.0.0.1:0: the Redis scripts are not in dist/\n')
+})
+
+t.test('CLASS=1\'s made admin token goes to a file only its user reads, in a folder of its own, removed at exit (issue 58)', async t => {
+  const under = mkdtempSync(join(tmpdir(), 'token-test-'))
+  t.teardown(() => rmSync(under, { recursive: true, force: true }))
+  let remove: (() => void) | undefined
+  const file = writeTokenFile('made-0123456789abcdef', under, done => { remove = done })
+  t.match(file, new RegExp(`^${under}/api-challenges-[^/]+/admin-token$`))
+  t.equal(readFileSync(file, 'utf8'), 'made-0123456789abcdef\n')
+  t.equal(statSync(file).mode & 0o777, 0o600, 'only its user reads it')
+  t.equal(statSync(dirname(file)).mode & 0o777, 0o700, 'in a folder only its user opens')
+  remove?.()
+  t.notOk(existsSync(dirname(file)), 'gone at exit')
+})
+
+t.test('TRUST_PROXY that the machines of the network could use is warned of at start-up; behind loopback it is not (issue 58)', async t => {
+  const nets = ['192.168.1.0/24']
+  t.match(trustWarning(1, '0.0.0.0', nets), /^TRUST_PROXY=1 believes the X-Forwarded-For of whatever connects, and HOST=0\.0\.0\.0 lets every machine that reaches this one connect: any of them can name any client in X-Forwarded-For/)
+  t.match(trustWarning('uniquelocal', '0.0.0.0', nets), /^TRUST_PROXY=uniquelocal trusts every address of 192\.168\.1\.0\/24, a network learners' machines can use/)
+  t.match(trustWarning('192.168.1.0/24', '192.168.1.20', nets), /every address of 192\.168\.1\.0\/24/, 'the network this machine is on')
+  t.match(trustWarning('10.0.0.0/8', '::', []), /every address of 10\.0\.0\.0\/8/, 'a private range, whatever this machine\'s networks')
+  t.match(trustWarning('192.168.0.0/17,192.168.128.0/17', '0.0.0.0', []), /every address of 192\.168\.0\.0\/16/, 'in parts too')
+  t.equal(trustWarning('192.168.1.5', '0.0.0.0', nets), undefined, 'the proxy\'s own address')
+  t.equal(trustWarning('loopback', '0.0.0.0', nets), undefined, 'loopback: no machine of the network is in it')
+  t.equal(trustWarning(1, '127.0.0.1', nets), undefined, 'listening on loopback: only what runs here connects')
+  t.equal(trustWarning('uniquelocal', 'localhost', nets), undefined)
+  t.equal(trustWarning(false, '0.0.0.0', nets), undefined)
+  t.same(localNetworks({ lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', mac: '', internal: true, cidr: '127.0.0.1/8' }], eth0: [{ address: '192.168.1.20', netmask: '255.255.255.0', family: 'IPv4', mac: '', internal: false, cidr: '192.168.1.20/24' }, { address: '10.9.9.9', netmask: 'bad', family: 'IPv4', mac: '', internal: false, cidr: null }], wg0: undefined }), ['192.168.1.20/24'], 'loopback and an interface without a CIDR left out')
 })

@@ -20,6 +20,9 @@ export function notFoundMessage (request: { method: string, url: string, nearPat
   return `No resource at ${request.method} ${request.url}${near === null ? '' : `; ${didYouMean(near)}`}`
 }
 
+/** The `WWW-Authenticate` of every 401 of the note (the reference's, without a realm: no browser shows a dialog for it). */
+export const BEARER = 'Bearer'
+
 /** The 401 for a request that names no live session, on every route that needs one. */
 export const NAME_A_SESSION = 'The X-CHALLENGER header must name a session: create one with POST /challenger'
 

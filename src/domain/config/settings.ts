@@ -96,6 +96,10 @@ export const serverSettings = {
   classPreset: flag({ env: 'CLASS' })
 }
 
+/** Under CLASS=1, the pipelining offenders (sessions, or connections naming none) one address may have within 10 s
+ * before all its new connections are refused: no one learner's client holds the room (src/domain/http/pipelining-offenders.ts). */
+export const CLASS_PIPELINING_OFFENCES = 8
+
 /**
  * What CLASS=1 sets where the environment leaves a variable unset, written as the variable would be:
  * a lesson of a few hours, for a room of 30 learners behind one NAT address. An unset ADMIN_TOKEN is made.
@@ -107,6 +111,8 @@ export const CLASS_PRESET: Readonly<Record<string, string>> = Object.freeze({
   CREATION_RATE_LIMIT: '600',
   /** 16 connections for each of 30 learners sharing one address (browsers, Postman, test runners). */
   MAX_CONNECTIONS_PER_CLIENT: '512',
+  /** Wrong Basic credentials: each session may send 60 a minute, and the address 40 sessions' worth, so that no one learner holds the room. */
+  BASIC_GUESS_LIMIT: '2400',
   /** Every interface: the learners' machines reach this one. */
   HOST: '0.0.0.0'
 })

@@ -3,7 +3,8 @@
 // more of the internet's addresses than any proxies need (PUBLIC_TRUST_LIMIT) are refused.
 import { Type } from '@sinclair/typebox'
 import { isIP } from 'node:net'
-import { everyClientOf, NAMED_RANGES, PUBLIC_TRUST_LIMIT, publicTrustOf, type PublicTrust } from '../http/address-ranges.js'
+import { everyClientOf, LAN_RANGES, NAMED_RANGES, PUBLIC_TRUST_LIMIT, publicTrustOf, wholeNetworkOf, type PublicTrust } from '../http/address-ranges.js'
+import { loopbackOnly } from '../http/addresses.js'
 import { ConfigError } from '../http/errors.js'
 import type { Setting } from './kinds.js'
 
@@ -72,4 +73,23 @@ export function trustProxy (spec: { env: string }): Setting<TrustProxy, false> {
     env: spec.env,
     read
   }
+}
+
+/**
+ * The start-up warning for a TRUST_PROXY that machines of the network can abuse, or undefined: listening
+ * beyond loopback (`host`), a hop count believes whatever connects, and ranges that take in a whole network
+ * (a private range, or one this machine is on: `networks`) believe every machine on it. Any of them could then
+ * name any client in X-Forwarded-For, and escape every per-address limit.
+ */
+export function trustWarning (trust: TrustProxy, host: string, networks: readonly string[]): string | undefined {
+  if (trust === false || loopbackOnly(host)) return undefined
+  const escape = 'any of them can name any client in X-Forwarded-For and so escape every per-address limit (sessions made, wrong credentials, admin tokens, connections)'
+  if (typeof trust === 'number') {
+    return `TRUST_PROXY=${trust} believes the X-Forwarded-For of whatever connects, and HOST=${host} lets every machine that reaches this one connect: ${escape}; ` +
+      'behind a proxy, listen on 127.0.0.1 (HOST=127.0.0.1), or give the proxies\' addresses (TRUST_PROXY=10.0.0.5)'
+  }
+  const network = wholeNetworkOf(trust.split(','), [...networks, ...LAN_RANGES])
+  if (network === undefined) return undefined
+  return `TRUST_PROXY=${trust} trusts every address of ${network}, a network learners' machines can use, and HOST=${host} lets them connect: ${escape}; ` +
+    'give the proxies\' own addresses (TRUST_PROXY=10.0.0.5), or listen on 127.0.0.1 behind them'
 }

@@ -150,3 +150,12 @@ export function publicTrustOf (entries: readonly string[]): PublicTrust | undefi
   }
   return undefined
 }
+
+/** The networks a LAN uses whatever this machine's own are: IPv4's private and shared ranges, IPv6's unique-local and link-local. */
+export const LAN_RANGES: readonly string[] = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', 'fc00::/7', 'fe80::/10']
+
+/** The first of `networks` (CIDRs) whose every address `entries` trust, if any. */
+export function wholeNetworkOf (entries: readonly string[], networks: readonly string[]): string | undefined {
+  const all = merged(entries.flatMap(entry => NAMED_RANGES.get(entry) ?? [entry]).map(interval))
+  return networks.find(network => covers(all, interval(network.replace(/%[^/]*/, ''))))
+}

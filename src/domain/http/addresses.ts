@@ -32,3 +32,8 @@ export function learnerUrls (host: string, port: number, interfaces: NodeJS.Dict
   // A stable sort: the system's order within each kind.
   return found.sort((a, b) => Number(a.virtual) - Number(b.virtual)).map(({ url }) => url)
 }
+
+/** The networks this machine is on (each interface's CIDR but loopback's): what the machines beside it can use. */
+export function localNetworks (interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces()): string[] {
+  return Object.values(interfaces).flatMap(infos => (infos ?? []).filter(info => !info.internal && info.cidr !== null).map(info => info.cidr as string))
+}

@@ -5,6 +5,12 @@ import type { IncomingMessage } from 'node:http'
 /** The longest X-CHALLENGER accepted: a UUID is 36 characters; the reference allows 100. */
 export const MAX_CHALLENGER_LENGTH = 100
 
+/** The 431's message, the reference's words (its challenge 47 is passed by the answer that says them). */
+export const TOO_LONG_CHALLENGER = `X-CHALLENGER header is too large, maximum allowed is ${MAX_CHALLENGER_LENGTH} characters`
+
+/** A session id's length: the reference reads an over-long X-CHALLENGER's first 36 characters as the session it tracks. */
+export const GUID_LENGTH = 36
+
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'access-control-allow-origin': '*',
   'access-control-allow-headers': '*',
@@ -15,7 +21,7 @@ export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 /** The echo of X-CHALLENGER, or for one over the limit the 431's message; nothing when not sent. */
 export function challengerEcho (value: string | undefined): { echo?: string, refusal?: string } {
   if (value === undefined) return {}
-  if (value.length > MAX_CHALLENGER_LENGTH) return { refusal: `X-CHALLENGER is longer than ${MAX_CHALLENGER_LENGTH} characters` }
+  if (value.length > MAX_CHALLENGER_LENGTH) return { refusal: TOO_LONG_CHALLENGER }
   return { echo: value }
 }
 

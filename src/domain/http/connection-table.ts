@@ -5,6 +5,7 @@ import { createServer as createHttpServer, ServerResponse, type IncomingMessage,
 import type { Server, Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { ClientConnections, clientKey } from './connections.js'
+import { PipeliningOffenders, sessionOf } from './pipelining-offenders.js'
 
 export interface ConnectionLimits {
   /** Most open connections per client (see clientKey); 0: no limit. */
@@ -21,6 +22,9 @@ export interface ConnectionLimits {
   maxUnsentBytes: number
   /** Milliseconds a client is refused new connections after pipelining on one past twice maxPipelined. */
   abuserTimeout: number
+  /** Offences a client may have within abuserTimeout, each holding the offending session's requests only, before
+   * the client is refused (pipelining-offenders.ts; CLASS=1: a room behind one address); 1 or none: the first. */
+  offencesPerClient?: number
   /** Milliseconds a request body may take before minBodyRate applies. */
   bodyGrace: number
   /** Bytes a second a request body must arrive at once bodyGrace is over (below it: 408, closed); 0: no minimum. */
@@ -37,7 +41,7 @@ export interface Answer {
   readonly writableLength: number
   readonly socket: unknown
   readonly headersSent: boolean
-  readonly req: { readonly complete: boolean, readonly readableLength: number }
+  readonly req: { readonly complete: boolean, readonly readableLength: number, readonly headers?: { [name: string]: string | string[] | undefined } }
 }
 
 /** What a sweep makes of a connection with requests in flight: its client takes its answer and sends its body
@@ -87,11 +91,16 @@ export class Connection {
       this.spoke = true
       table.fresh.delete(this.socket)
     }
+    // In a class, the session that kept pipelining is refused (any of its address's connections), not the address.
+    if (table.offenders?.holds(this.client, sessionOf(answer.req.headers)) === true) {
+      table.close(this)
+      return false
+    }
     if (this.closing || this.inFlight >= table.limits.maxPipelined) {
       // Those already taken are answered, these not (a client retries them, RFC 9112 §9.3.2); one
       // that keeps sending is closed at once, since each parsed request holds memory.
       this.closing = true
-      if (++this.#refused >= table.limits.maxPipelined) table.refuse(this)
+      if (++this.#refused >= table.limits.maxPipelined) table.refuse(this, sessionOf(answer.req.headers))
       return false
     }
     if (this.inFlight === 0) table.busy++
@@ -181,9 +190,12 @@ export class ConnectionTable {
   readonly #refused = new Map<string, number>()
   readonly #warned = { perClient: false, total: false, pipelining: false }
   readonly #now: () => number
+  readonly offenders: PipeliningOffenders | undefined
 
   constructor (readonly server: Server, readonly limits: ConnectionLimits, now: () => number = () => performance.now()) {
     this.#now = now
+    const offences = limits.offencesPerClient ?? 1
+    this.offenders = offences > 1 ? new PipeliningOffenders(offences, limits.abuserTimeout, now) : undefined
     this.perClient = limits.perClient > 0 ? new ClientConnections(limits.perClient) : undefined
     server.on('connection', (socket: Socket) => this.#admit(socket))
     const every = Math.max(10, Math.min(250, Math.floor(Math.min(limits.firstHeadTimeout, limits.drainTimeout) / 10)))
@@ -234,9 +246,13 @@ export class ConnectionTable {
     return false
   }
 
-  /** Closes `connection` and its client's silent ones, and refuses the client for abuserTimeout. */
-  refuse (connection: Connection): void {
+  /** Closes `connection` and its client's silent ones, and refuses the client for abuserTimeout (in a class, past its offences). */
+  refuse (connection: Connection, session = ''): void {
     this.close(connection)
+    if (this.offenders?.offend(connection.client, session) === 'session') {
+      this.#warn('pipelining', connection.client)
+      return
+    }
     this.#refused.set(connection.client, this.#now() + this.limits.abuserTimeout)
     for (const socket of this.fresh) {
       const other = connectionOf(socket) as Connection
@@ -324,6 +340,7 @@ export class ConnectionTable {
     for (const [client, until] of this.#refused) {
       if (now >= until) this.#refused.delete(client)
     }
+    this.offenders?.sweep(now)
   }
 }
 

@@ -327,7 +327,8 @@ export const AdminSessionPage = Type.Object({
     hunt: Type.Union([
       Type.Object({ found: Type.Integer({ description: 'Defects found so far' }), hidden: Type.Integer({ description: 'Defects the hunt hides' }) }),
       Type.Null()
-    ], { description: 'A bug hunt: how many of its hidden defects are found (never which); null for a session that is no hunt' })
+    ], { description: 'A bug hunt: how many of its hidden defects are found (never which); null for a session that is no hunt' }),
+    medals: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), { description: 'The medals earned, in the rail\'s order (src/domain/challenges/medals.ts)' })
   })),
   next: Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page; null on the last' })
 })

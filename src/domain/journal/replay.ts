@@ -132,7 +132,11 @@ function planOf (view: JournalView, n: number, context: ReplayContext): Plan {
   const target = urlText(view.query === undefined ? path : `${path}?${view.query}`)
   const url: Text = [variable('BASE'), ...withSession(target, context.guid)]
   const headers: Array<[string, Text]> = []
-  if (view.challengerHeader !== false) headers.push(['X-CHALLENGER', [variable('CHALLENGER')]])
+  if (view.status === 431) {
+    // The session, then more than the 100 characters X-CHALLENGER may have: the 431 that passes challenge 47.
+    notes.push('An X-CHALLENGER over 100 characters: the session id, then 65 x.')
+    headers.push(['X-CHALLENGER', [variable('CHALLENGER'), 'x'.repeat(65)]])
+  } else if (view.challengerHeader !== false) headers.push(['X-CHALLENGER', [variable('CHALLENGER')]])
   let basic: [Text, Text] | null = null
   const bearer = view.tokenSource === 'bearer' || view.authorization === 'bearer'
   if (bearer) headers.push(['Authorization', view.token === 'wrong' ? [`Bearer ${WRONG_TOKEN}`] : ['Bearer ', variable('TOKEN')]])
@@ -174,12 +178,27 @@ function singleQuoted (text: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`
 }
 
+/** A server's address that can stand in a shell's `${BASE:-…}` inside double quotes as it is. */
+const PLAIN_BASE = /^[A-Za-z0-9_.:/[\]@%+,~-]+$/
+
+/**
+ * How a command names a variable: each line works pasted alone into a terminal too (issue 58), where
+ * the walk-through's CH and TOKEN are set and BASE and CHALLENGER are not: this server, and $CH.
+ */
+function variableWord (name: Variable, base: string): string {
+  /* eslint-disable no-template-curly-in-string -- shell, whose ${…} is its own */
+  if (name === 'BASE') return PLAIN_BASE.test(base) ? `\${BASE:-${base}}` : '${BASE}'
+  if (name === 'CHALLENGER') return '${CHALLENGER:-$CH}'
+  /* eslint-enable no-template-curly-in-string */
+  return `$${name}`
+}
+
 /** `text` as one shell word: in double quotes when its variables need them, else single. */
-function shellWord (text: Text): string {
+function shellWordAt (text: Text, base = ''): string {
   const rendered = (part: Part): string | null => {
     if (typeof part === 'string') return /[$`"\\!]/.test(part) ? null : part
     if ('repeat' in part) return `$(printf '%*s' ${part.repeat} '' | tr ' ' x)`
-    return part.variable === 'BASE' || part.variable === 'CHALLENGER' ? `\${${part.variable}}` : `$${part.variable}`
+    return variableWord(part.variable, base)
   }
   // A repeat short enough is written out, and joined to the literals beside it.
   text = text.map(part => typeof part === 'object' && 'repeat' in part && part.repeat <= INLINE_MAX ? 'x'.repeat(part.repeat) : part)
@@ -191,9 +210,10 @@ function shellWord (text: Text): string {
   return text.map((part, i) => typeof part === 'string' ? `'${part.replaceAll("'", "'\\''")}'` : `"${inDouble[i] as string}"`).join('')
 }
 
-/** A plan as one line of shell. */
-function curlCommand (plan: Plan): string {
-  const words = ['curl', '-i']
+/** A plan as one line of shell: curl silent but for errors, showing the answer's headers. */
+function curlCommand (plan: Plan, base: string): string {
+  const shellWord = (text: Text): string => shellWordAt(text, base)
+  const words = ['curl', '-sS', '-i']
   if (plan.method === 'HEAD') words.push('-I')
   else if (plan.method !== 'GET' || plan.body !== null) words.push('-X', singleQuoted(plan.method))
   // Dot segments as sent: curl would resolve them.
@@ -248,7 +268,7 @@ export function curlScript (views: readonly JournalView[], context: ReplayContex
   if (uses(all, 'TOKEN')) lines.push(...TOKEN_SETUP)
   for (const plan of all) {
     const restore = plan.body !== null && 'sessionAt' in plan.body ? ['The session restored was not kept (it holds the token): this sends the session as it is, read first.'] : []
-    lines.push('', ...[...plan.notes, ...restore].map(note => comment(note)), curlCommand(plan), 'echo')
+    lines.push('', ...[...plan.notes, ...restore].map(note => comment(note)), curlCommand(plan, context.base), 'echo')
   }
   return lines.join('\n') + '\n'
 }

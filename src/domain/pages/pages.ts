@@ -4,12 +4,10 @@ import type { Challenge, ChallengeRow } from '../challenges/catalogue.js'
 import { duration } from '../challenges/messages.js'
 import type { JournalView } from '../journal/journal.js'
 import { huntTitle, type HuntView } from './hunt.js'
+import { escapeHtml } from './html.js'
+import { medalRail } from './medal-rail.js'
 
-const HTML_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' }
-
-export function escapeHtml (text: string): string {
-  return text.replace(/[<>&"']/g, c => HTML_ESCAPES[c] as string)
-}
+export { escapeHtml }
 
 export const CSP_DIRECTIVES: Readonly<Record<string, string[]>> = {
   'default-src': ["'none'"],
@@ -249,11 +247,13 @@ export function challengesPage (options: ChallengesPageOptions): string {
     `<details><summary>How to pass it</summary>${command(filledHint(row.hint, address, known))}</details>${solutionLink(row)}</td>` +
     `<td class="status">${row.status ? 'done' : 'not done'}</td></tr>`).join('\n')
   const keep = guid !== null && options.keep === true
+  const view = known !== null ? options.hunt : null
+  const medals = medalRail({ passed: rows.filter(row => row.status).map(row => row.id), hunt: view === null ? null : { found: view.found.length, hidden: view.hidden } })
   const scripts = guid === null ? [] : [...keep ? ['/gui/restore.js'] : [], '/gui/refresh.js', ...nameForm ? ['/gui/name.js'] : []]
   return page(base, 'Challenges', `
 <h1>Challenges</h1>
 ${who}
-<p><progress id="progress" value="${done}" max="${rows.length}"></progress> <span id="progress-text">${progressText(rows)}</span></p>${keep ? restoreSection() : ''}${hunt}
+<p><progress id="progress" value="${done}" max="${rows.length}"></progress> <span id="progress-text">${progressText(rows)}</span></p>${medals}${keep ? restoreSection() : ''}${hunt}
 <div class="scroll"><table id="challenges" data-base="${escapeHtml(base)}" data-guid="${escapeHtml(guid ?? '')}" data-journal="${requests === null ? '' : '1'}" data-hunt="${live ? hunt === '' ? '0' : '1' : ''}" data-live="${live ? '1' : ''}">
 <thead><tr><th>id</th><th>challenge</th><th>how to pass it</th><th>status</th></tr></thead>
 <tbody>

@@ -5,6 +5,22 @@
 /** The longest name, in code points, after trimming. */
 export const MAX_NAME = 40
 
+// Line and paragraph separators (Zl, Zp: no control characters, yet each breaks the line it is in).
+const SEPARATOR = /[\u2028\u2029]/u
+// Interlinear annotation anchors, separators and terminators: text a renderer may hide, or show over other text.
+const ANNOTATION = /[\ufff9-\ufffb]/u
+// Spaces but the plain one and the ideographic one (a Japanese name's): no-break, en, em, thin, hair, figure,
+// mathematical, ogham, …; each passes for a space, or for none, and two names that look alike are not.
+const OTHER_SPACE = /[^\P{Zs} \u3000]/u
+// More than a few combining marks on one character ("Zalgo" text) draw over the lines above and below.
+const MAX_MARKS = 4
+const STACKED_MARKS = new RegExp(`\\p{M}{${MAX_MARKS + 1},}`, 'u')
+
+/** A character as U+XXXX. */
+function codeOf (character: string): string {
+  return `U+${(character.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`
+}
+
 // Characters that show as nothing: the default-ignorables (zero-width spaces and joiners, fillers, tag
 // characters, variation selectors, …) and U+2800, the braille blank, which is no default-ignorable but shows nothing.
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\u2800]/u
@@ -84,6 +100,14 @@ export function checkName (value: unknown): { name: string } | { refused: string
   if (/\p{Cc}/u.test(name)) return { refused: 'name must not contain control characters (tabs, line breaks, …)' }
   if (/\p{Bidi_Control}/u.test(name)) return { refused: 'name must not contain bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)' }
   if (/\p{Cs}/u.test(name)) return { refused: 'name must not contain lone surrogates' }
+  const apart = SEPARATOR.exec(name)
+  if (apart !== null) return { refused: `name must not contain ${apart[0] === '\u2028' ? 'a line separator (U+2028)' : 'a paragraph separator (U+2029)'}: it breaks the line of the board` }
+  const annotation = ANNOTATION.exec(name)
+  if (annotation !== null) return { refused: `name must not contain interlinear annotation characters (${codeOf(annotation[0])})` }
+  const space = OTHER_SPACE.exec(name)
+  if (space !== null) return { refused: `name must use plain spaces, not ${codeOf(space[0])} at character ${[...name.slice(0, space.index)].length + 1} (a no-break, thin, hair, figure or other space)` }
+  const stacked = STACKED_MARKS.exec(name)
+  if (stacked !== null) return { refused: `name must not stack more than ${MAX_MARKS} combining marks on one character (${[...stacked[0]].length} at character ${[...name.slice(0, stacked.index)].length}): they smear over the text around it` }
   const hidden = points.findIndex((point, i) => INVISIBLE.test(point) && !joins(points, i))
   if (hidden !== -1) {
     const code = (points[hidden] as string).codePointAt(0) as number
