@@ -187,8 +187,9 @@ function tokenSaid (file: string | undefined): string {
 export function startupMessage (address: string, config: ServerConfig, facts: StartupFacts = {}): [Record<string, unknown>, string] {
   const docs = config.app.docs ?? appDefaults.docs
   const mode = config.app.mode ?? appDefaults.mode
-  // Bound to every interface: the first address learners can use, when there is one, rather than 127.0.0.1.
-  const primary = facts.addresses?.[0] ?? address
+  // Where learners reach it, when PUBLIC_URL says (a container, a proxy); else, bound to every interface, the
+  // first address learners can use, when there is one, rather than 127.0.0.1. `addresses` stay the listener's.
+  const primary = config.publicUrl ?? facts.addresses?.[0] ?? address
   const { preset } = config
   return [{
     address: primary,
@@ -342,7 +343,7 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
   if (trust !== undefined) fastify.log.warn(trust)
   // For learners' phones, at a terminal, when learners are meant to reach this machine.
   const shown = ['info', 'debug', 'trace'].includes(config.logLevel)
-  if (config.prettyLogs === true && shown && (config.preset !== undefined || !loopbackOnly(config.host))) {
+  if (config.prettyLogs === true && shown && (config.preset !== undefined || config.publicUrl !== undefined || !loopbackOnly(config.host))) {
     process.stdout.write(await landingQr(fields.landingPage as string))
   }
   // A misspelt setting is otherwise ignored without a word (PROT=41020 listens on 3000).

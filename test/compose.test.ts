@@ -80,6 +80,13 @@ if (composeMissing !== false && process.env.CI === 'true') {
     for (const service of ['practice-1', 'practice-2']) {
       await until(`${service} ready`, async () => (await run('podman', ['exec', container(service), 'node', '-e', ready])).code === 0, 60_000, 250)
     }
+    // Each instance's own start-up message names PUBLIC_URL, the address learners use, not its container's.
+    for (const service of ['practice-1', 'practice-2']) {
+      const started = async (): Promise<Record<string, unknown> | undefined> => (await run('podman', ['logs', container(service)])).stdout.trim().split('\n')
+        .map(line => JSON.parse(line) as Record<string, unknown>).find(line => String(line.msg).startsWith('API Challenges practice target ready'))
+      await until(`${service}'s start-up message`, async () => await started() !== undefined, 30_000, 250)
+      t.match(await started(), { address: base, msg: `API Challenges practice target ready: curl -i -X POST ${base}/challenger` }, `${service} says ${base}`)
+    }
 
     await t.test('learners reach the landing page through nginx, with the address they used; the board is on this machine\'s port, not through nginx', async t => {
       const landing = await fetch(`${base}/`)

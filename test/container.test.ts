@@ -35,9 +35,19 @@ if (podmanMissing !== false && process.env.CI === 'true') {
     t.teardown(() => run('podman', ['rm', '--force', '--time', '0', name]))
     const base = `http://127.0.0.1:${port}`
     const began = performance.now()
-    await podman('run', '--detach', '--name', name, '--publish', `127.0.0.1:${port}:3000`, '--stop-timeout', '20', image)
+    // The address learners use, as docs/operations.md has it given: here the published port on loopback.
+    await podman('run', '--detach', '--name', name, '--publish', `127.0.0.1:${port}:3000`, '--env', `PUBLIC_URL=${base}/`, '--stop-timeout', '20', image)
     const up = await until('/livez through the published port', async () => (await fetch(`${base}/livez`)).status === 200, 60_000)
     t.comment(`start: ${seconds(up - began)} from podman run to /livez's 200`)
+
+    await t.test('its start-up message names PUBLIC_URL, not the container\'s own address, which it still lists', async t => {
+      const started = async (): Promise<Record<string, unknown> | undefined> => (await run('podman', ['logs', name])).stdout.trim().split('\n')
+        .map(line => JSON.parse(line) as Record<string, unknown>).find(line => String(line.msg).startsWith('API Challenges practice target ready'))
+      await until('the start-up message', async () => await started() !== undefined)
+      const ready = await started()
+      t.equal(ready?.msg, `API Challenges practice target ready: curl -i -X POST ${base}/challenger`)
+      t.match(ready, { address: base, landingPage: `${base}/`, docs: `${base}/docs`, addresses: [/^http:\/\/[\d.]+:3000$/] })
+    })
 
     await t.test('node runs as PID 1 as the user 1000, not root', async t => {
       const status = await podman('exec', name, 'cat', '/proc/1/status')

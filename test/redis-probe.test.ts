@@ -12,6 +12,7 @@ import t from 'tap'
 import { redisAddress, RedisStore, StoreUnavailableError } from '../src/domain/sessions/redis-store.js'
 import { loadScripts } from '../src/domain/sessions/redis/scripts.js'
 import { Availability } from '../src/domain/sessions/redis/availability.js'
+import { ReplicaShortfall } from '../src/domain/sessions/redis/replicas.js'
 import { logged, type LogLine } from './logged.js'
 import { freePort, redisMissing, redisServer } from './redis-server.js'
 import { until } from './until.js'
@@ -208,7 +209,12 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const here = `127.0.0.1:${redis.port}`
       t.same(said, [`connected: connected (primary ${here})`])
 
+      // A write sent before the news, whose WAIT falls short after it (the replica promoted left): the failover's line says why.
+      let fallShort: (error: Error) => void = () => {}
+      const inFlight = availability.run(async () => await new Promise((_resolve, reject) => { fallShort = reject }), true)
       availability.failover({ news: 'begins', replica: '127.0.0.1:1' })
+      fallShort(new ReplicaShortfall(1, 2, 500))
+      await t.rejects(inFlight, StoreUnavailableError)
       t.equal(availability.available(), false, 'from the choice of a replica')
       await t.rejects(availability.run(() => client.set('fenced', '1'), true), StoreUnavailableError)
       t.equal(await admin.exists('fenced'), 0, 'and not sent')

@@ -918,6 +918,56 @@ t.test('waitReplicas: a write is acknowledged once a replica has it; without the
   t.equal(await heartbeat(), 204, 'back with the replica')
 })
 
+t.test('waitReplicas: a write waits for every replica the primary has: one that joined since the last probe, and one that left until the probe after the one that found it gone (issue 57)', { skip: redisMissing }, async t => {
+  const primary = await redisServer(['--appendonly', 'no'])
+  t.teardown(() => primary.remove())
+  const first = await redisServer(['--appendonly', 'no', '--replicaof', '127.0.0.1', String(primary.port)])
+  t.teardown(() => first.remove())
+  // No probe but those the test asks for (and the one on connecting).
+  const sessions = new RedisStore({ url: primary.url, prefix: 'every:', idleMs: 600_000, maxSessions: 10, probeIntervalMs: 3_600_000, waitReplicas: 1 })
+  const said: string[] = []
+  sessions.onStatus(status => said.push(status.reason))
+  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: sessions } })
+  t.teardown(() => app.close())
+  await app.ready()
+  const onPrimary = new Redis(primary.url)
+  t.teardown(() => onPrimary.disconnect())
+  const online = async (count: number): Promise<boolean> => (/^connected_slaves:(\d+)$/m.exec(await onPrimary.info('replication'))?.[1] === String(count)) &&
+    ((await onPrimary.info('replication')).match(/state=online/g) ?? []).length === count
+  const create = async (): Promise<number> => (await app.inject({ method: 'POST', url: '/challenger' })).statusCode
+  await until('the first replica in sync', () => online(1))
+  await until('a write confirmed by it', async () => { await sessions.probe(); return await create() === 201 })
+
+  // A second replica, come since the last probe, frozen before it confirms anything: the next write waits for it too.
+  const second = await redisServer(['--appendonly', 'no', '--replicaof', '127.0.0.1', String(primary.port)])
+  t.teardown(() => second.remove())
+  const onSecond = new Redis(second.url).on('error', () => {})
+  t.teardown(() => onSecond.disconnect())
+  await until('the second replica in sync', () => online(2))
+  const pid = Number(/^process_id:(\d+)/m.exec(await onSecond.info('server'))?.[1])
+  process.kill(pid, 'SIGSTOP')
+  try {
+    t.equal(await create(), 503, 'the first write after it came waits for it, and it does not confirm')
+    t.equal(said.at(-1), 'refuses this service\'s commands (WAIT: 1 of 2 replicas confirmed the write within 500 ms)')
+  } finally {
+    process.kill(pid, 'SIGCONT')
+  }
+  await until('both confirm again', async () => { await sessions.probe(); return sessions.available() })
+  const made = await app.inject({ method: 'POST', url: '/challenger' })
+  t.equal(made.statusCode, 201)
+  t.equal(await onSecond.hexists('every:sessions', sessionId(made.headers['x-challenger'] as string)), 1, 'on the second replica once acknowledged')
+
+  // The second replica gone: waited for until the probe after the one that found it gone.
+  await second.stop()
+  await until('the primary finds it gone', () => online(1))
+  t.equal(await create(), 503, 'gone: a write still waits for it')
+  await sessions.probe()
+  t.equal(sessions.available(), false, 'the probe that finds it gone still waits for it (it may be the replica Sentinel promotes)')
+  await sessions.probe()
+  t.equal(sessions.available(), true, 'the probe after it does not')
+  t.equal(await create(), 201, 'and writes are confirmed by the replica left')
+})
+
 t.test('a Redis Cluster is refused in one line that names Sentinel, and the heartbeat says 503', { skip: redisMissing }, async t => {
   const cluster = await redisServer(['--cluster-enabled', 'yes'])
   t.teardown(() => cluster.remove())

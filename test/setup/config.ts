@@ -204,6 +204,21 @@ t.test('REDIS_TLS_* name PEM files, read at start; a file that cannot be read, o
   t.throws(() => configFromEnv({ REDIS_URL: 'rediss://cache', REDIS_TLS_CERT: notPem, REDIS_TLS_KEY: notPem }), { name: 'ConfigError', message: new RegExp(`^REDIS_TLS_CERT=${notPem} and the key cannot be used together \\(`) })
 })
 
+t.test('PUBLIC_URL is an http:// or https:// URL, with a path or none, kept without its trailing slash; anything else stops start-up in one line', async t => {
+  t.notOk('publicUrl' in configFromEnv({}))
+  t.equal(configFromEnv({ PUBLIC_URL: '' }).publicUrl, undefined, 'empty is unset')
+  t.equal(configFromEnv({ PUBLIC_URL: 'http://192.168.1.20:8080' }).publicUrl, 'http://192.168.1.20:8080')
+  t.equal(configFromEnv({ PUBLIC_URL: 'http://192.168.1.20:8080/' }).publicUrl, 'http://192.168.1.20:8080')
+  t.equal(configFromEnv({ PUBLIC_URL: 'https://class.example/api-challenges/' }).publicUrl, 'https://class.example/api-challenges')
+  t.equal(configFromEnv({ PUBLIC_URL: 'http://[2001:db8::20]:3000' }).publicUrl, 'http://[2001:db8::20]:3000')
+  t.notOk('publicUrl' in configFromEnv({ PUBLIC_URL: 'http://192.168.1.20:8080' }).app, 'the server\'s, not the plugin\'s')
+  for (const bad of ['192.168.1.20:8080', 'ftp://192.168.1.20', 'http://', 'http:///path', 'http://192.168.1.20:8080/?room=1', 'http://192.168.1.20:8080/#top',
+    'http://192.168.1.20:99999', 'http://a host', ' http://192.168.1.20']) {
+    refused(t, { PUBLIC_URL: bad }, `PUBLIC_URL must be an http:// or https:// URL such as http://192.168.1.20:8080, got ${JSON.stringify(bad)}`)
+  }
+  refused(t, { PUBLIC_URL: 'http://teacher:secret@192.168.1.20' }, 'PUBLIC_URL must be an http:// or https:// URL such as http://192.168.1.20:8080, got "http://…@192.168.1.20"')
+})
+
 t.test('docs/operations.md has a row for each variable of the settings, with its default', async t => {
   const doc = await readFile(new URL('../../docs/operations.md', import.meta.url), 'utf8')
   const table = doc.slice(doc.indexOf('\n## Settings\n'), doc.indexOf('\n### ', doc.indexOf('\n## Settings\n')))

@@ -69,6 +69,25 @@ t.test('bound to every interface, the message leads with an address learners can
   t.equal(alone.addresses, 'none but this machine\'s: no network interface is up')
 })
 
+t.test('with PUBLIC_URL, the message leads with it, for the landing page, docs, the board and the first request; the listener\'s addresses are still listed', async t => {
+  const addresses = ['http://10.88.0.38:3000']
+  const publicUrl = 'http://192.168.1.20:8080'
+  const [fields, message] = startupMessage('http://127.0.0.1:3000', config({ adminToken: 'instructor-token-0123456789' }, { publicUrl }), { addresses })
+  t.same(fields, {
+    address: publicUrl,
+    addresses,
+    landingPage: `${publicUrl}/`,
+    docs: `${publicUrl}/docs`,
+    mode: 'multi-player (a session per learner)',
+    store: 'memory (sessions end with the process)',
+    board: `${publicUrl}/admin`
+  })
+  t.equal(message, `API Challenges practice target ready: curl -i -X POST ${publicUrl}/challenger`)
+  const [behind] = startupMessage('http://127.0.0.1:3000', config({}, { host: '127.0.0.1', publicUrl: 'https://class.example/api-challenges' }))
+  t.same([behind.address, behind.landingPage, behind.docs], ['https://class.example/api-challenges', 'https://class.example/api-challenges/', 'https://class.example/api-challenges/docs'], 'with a path, bound to one address')
+  t.notOk('addresses' in behind)
+})
+
 t.test('the store line says a Redis not reachable yet, and the live sessions a reachable one holds at start', async t => {
   const redis = config({ redisUrl: 'redis://:s3cret@cache:6379', redisKeyPrefix: 'course-a:' })
   const store = (found: StoreAtStart) => startupMessage('http://127.0.0.1:3000', redis, { store: found })[0].store

@@ -202,6 +202,23 @@ export function redisUrl (spec: { env: string }): OptionSetting<string, undefine
   }
 }
 
+const PUBLIC_URL = /^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/i
+
+/** An http:// or https:// URL, with a path or none, no query, fragment or user, in the environment only; kept without its trailing slashes. */
+export function publicUrl (spec: { env: string }): Setting<string, undefined> {
+  return {
+    schema: Type.String({ pattern: PUBLIC_URL.source }),
+    default: undefined,
+    env: spec.env,
+    read: (name, raw) => {
+      if (blank(raw)) return undefined
+      if (PUBLIC_URL.test(raw) && URL.canParse(raw)) return raw.replace(/\/+$/, '')
+      // Never a password in the message: learners' URLs carry none.
+      throw new ConfigError(`${name} must be an http:// or https:// URL such as http://192.168.1.20:8080, got ${JSON.stringify(raw.replace(/\/\/[^/]*@/, '//…@'))}`)
+    }
+  }
+}
+
 /** Sentinels' `host:port` (IPv6 `[addr]:port`): an array as an option, separated by commas in the environment. */
 export function sentinels (spec: { env: string }): OptionSetting<string[], undefined> {
   const schema = Type.Array(Type.String(), { minItems: 1 })

@@ -4,7 +4,7 @@
 // test/setup/options.ts and test/setup/config.ts hold the docs' tables to it.
 import { MAX_JOURNAL_SIZE } from '../journal/journal.js'
 import type { SessionStore } from '../sessions/store.js'
-import { abortSignal, choice, credential, defectIds, flag, given, pemFile, redisUrl, sentinels, text, whole } from './kinds.js'
+import { abortSignal, choice, credential, defectIds, flag, given, pemFile, publicUrl, redisUrl, sentinels, text, whole } from './kinds.js'
 import { trustProxy } from './trust-proxy.js'
 
 /** The shortest admin token accepted. */
@@ -83,6 +83,8 @@ export const serverSettings = {
   port: whole({ env: 'PORT', default: 3000, minimum: 0, maximum: 65535 }),
   /** The address to listen on. */
   host: text({ env: 'HOST', default: '127.0.0.1' }),
+  /** Where learners reach the server, when not at its own address (a container, a proxy, a forwarded port): the start-up message says it instead. */
+  publicUrl: publicUrl({ env: 'PUBLIC_URL' }),
   logLevel: choice({ env: 'LOG_LEVEL', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
   /** Whose X-Forwarded-For to believe, for the client address (request.ip). */
   trustProxy: trustProxy({ env: 'TRUST_PROXY' }),
