@@ -133,9 +133,10 @@ chromiumTest('the class board and the name form in chromium', async t => {
       [`${XSS}${mallory.slice(0, 8)}`, `1 of ${total}`],
       [`Ada${ada.slice(0, 8)}`, `1 of ${total}`]
     ], 'every learner, most recently active first, by name or short id, with N of M')
-    t.same(first.map(row => row[3]), [label(2), label(2), label(2)], 'the next challenge is the first not passed')
+    t.same(first.map(row => row[4]), [label(2), label(2), label(2)], 'the next challenge is the first not passed')
+    t.same(first.map(row => row[2]), ['', '', ''], 'no medal yet: the medals cell is empty')
     // Seconds after the learners' requests: "just now" on a quiet machine, some seconds on CI's loaded one.
-    t.match(first.map(row => row[2]), [/^(just now|[1-5]?\d s ago)$/, /^(just now|[1-5]?\d s ago)$/, /^(just now|[1-5]?\d s ago)$/], 'last seen, relative, within the minute')
+    t.match(first.map(row => row[3]), [/^(just now|[1-5]?\d s ago)$/, /^(just now|[1-5]?\d s ago)$/, /^(just now|[1-5]?\d s ago)$/], 'last seen, relative, within the minute')
     t.equal(await page.locator('#learners tbody tr').nth(1).locator('strong').textContent(), XSS, 'a name that looks like markup is shown as text')
     t.equal(await page.locator('#learners img').count(), 0, 'and makes no element')
     t.notMatch(await page.content(), ada, 'the whole session id (a learner\'s secret) is not on the board')
@@ -195,8 +196,9 @@ chromiumTest('the class board and the name form in chromium', async t => {
     await page.goto(`${base}/admin`)
     await enterToken(page, TOKEN)
     await page.locator('#learners tbody tr').nth(1).waitFor()
-    t.equal(await page.locator('#learners thead th').nth(4).textContent(), 'bug hunt')
-    t.same((await rows(page)).map(row => [row[0]?.replace(/\w{8}$/, ''), row[4]]), [['Hunter', '1/3'], ['Plain', '']], 'found/hidden for the hunt, empty for the other')
+    t.equal(await page.locator('#learners thead th').nth(2).textContent(), 'medals')
+    t.equal(await page.locator('#learners thead th').nth(5).textContent(), 'bug hunt')
+    t.same((await rows(page)).map(row => [row[0]?.replace(/\w{8}$/, ''), row[5]]), [['Hunter', '1/3'], ['Plain', '']], 'found/hidden for the hunt, empty for the other')
 
     // Hunter reports the note's write, which the hidden note-write-201 answered 201.
     t.equal((await fetch(`${base}/secret/note`, { method: 'POST', headers: { 'x-challenger': hunter.guid, 'x-auth-token': hunter.token, 'content-type': 'application/json' }, body: '{"note":"x"}' })).status, 201)

@@ -156,6 +156,8 @@ chromiumTest('the class board\'s projector view in chromium', async t => {
 
     const { page, files, problems } = await watchedPage(t, browser, 1280, 720)
     await page.goto(`${base}/admin?view=projector`)
+    // Shown by the page's module script: waited for, not read at once (it failed once under load).
+    await page.locator('#login').waitFor({ state: 'visible' })
     t.equal(await page.locator('#login').isVisible(), true, 'without a token the page asks for one')
     await page.locator('#token').fill(TOKEN)
     await page.locator('#login button[type=submit]').click()

@@ -132,9 +132,9 @@ chromiumTest('every page fits a 390 px phone, as cards, and commands wrap only a
     t.same(await page.locator('.scroll').evaluateAll(boxes => boxes.filter(box => box.scrollWidth > box.clientWidth).map(box => box.firstElementChild?.id)), [],
       `${name}: no table needs to scroll in its box`)
     const commands = await commandLines(page)
-    // But one: a hunt's finding names its URL, session id and all, too long for a phone's line; it breaks.
-    const url = name === 'hunt' ? `${base}/challenger/${hunt.guid}/findings` : ''
-    t.same(commands.filter(command => command.split.some(word => word !== url)).map(command => command.split), [], `${name}: no word of a command is split over two lines`)
+    // But a URL with a session id in it, too long for a phone's line, breaks: a hunt's finding, and the restore challenges' hints (43 to 46).
+    const long = (word: string): boolean => word.length > 44 && (word.includes(guid) || word.includes(hunt.guid))
+    t.same(commands.filter(command => command.split.some(word => !long(word))).map(command => command.split), [], `${name}: no word of a command is split over two lines`)
     t.same(commands.filter(command => command.scrolls).map(command => command.text), [], `${name}: every command fits its box by wrapping at spaces`)
     t.same(await page.locator('.header-name').evaluateAll(names => names.filter(name => new Set([...name.getClientRects()].map(rect => Math.round(rect.top))).size > 1).map(name => name.textContent)), [],
       `${name}: no header name in the descriptions is split over two lines`)

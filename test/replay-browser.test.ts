@@ -58,17 +58,17 @@ chromiumTest('the journal\'s copy buttons and paths that wrap only at a "/"', as
   const script = await (await fetch(`${base}/challenger/${guid}/requests?format=curl`)).text()
   const commandOf = (n: number): string => {
     const lines = script.split('\n')
-    return (lines[lines.findIndex(line => line.startsWith(`# ${n}. `)) + 1] as string).replaceAll('${BASE}', base).replaceAll('${CHALLENGER}', guid) // eslint-disable-line no-template-curly-in-string
+    return (lines[lines.findIndex(line => line.startsWith(`# ${n}. `)) + 1] as string).replaceAll(`\${BASE:-${base}}`, base).replaceAll('${CHALLENGER:-$CH}', guid) // eslint-disable-line no-template-curly-in-string
   }
   const newest = page.locator('#requests tbody tr').first().locator('td.copy button')
   await newest.click()
   await page.waitForFunction(() => document.querySelector('#requests tbody tr td.copy button')?.textContent === 'copied')
   const copied = await page.evaluate(async () => await navigator.clipboard.readText())
-  t.equal(copied, `curl -i "${base}/secret/note" -H "X-CHALLENGER: ${guid}" -H "X-AUTH-TOKEN: $TOKEN"`, 'the token a variable, never the token')
+  t.equal(copied, `curl -sS -i "${base}/secret/note" -H "X-CHALLENGER: ${guid}" -H "X-AUTH-TOKEN: $TOKEN"`, 'the token a variable, never the token')
   t.equal(copied, commandOf(5), 'the script\'s own command')
   await page.waitForFunction(() => document.querySelector('#requests tbody tr td.copy button')?.textContent === 'copy curl')
   await page.locator('#requests tbody tr').nth(2).locator('td.copy button').click()
-  t.equal(await page.evaluate(async () => await navigator.clipboard.readText()), `curl -i "${base}/secret/notes/and/a/path/of/several/segments/each/kept/whole?with=a&query=string" -H "X-CHALLENGER: ${guid}"`)
+  t.equal(await page.evaluate(async () => await navigator.clipboard.readText()), `curl -sS -i "${base}/secret/notes/and/a/path/of/several/segments/each/kept/whole?with=a&query=string" -H "X-CHALLENGER: ${guid}"`)
   if (existsSync('/usr/bin/curl')) {
     // Pasted into a shell with TOKEN set, it is answered as it was then.
     const answer = await new Promise<string>((resolve, reject) => {
@@ -87,7 +87,7 @@ chromiumTest('the journal\'s copy buttons and paths that wrap only at a "/"', as
   await last.click()
   t.equal(await last.textContent(), 'copied')
   t.equal(await plain.locator('textarea').count(), 0, 'the selection\'s text area is gone')
-  t.equal(await page.evaluate(async () => await navigator.clipboard.readText()), `curl -i -X POST "${base}/challenger"`, 'the oldest: the session\'s creation, with no X-CHALLENGER')
+  t.equal(await page.evaluate(async () => await navigator.clipboard.readText()), `curl -sS -i -X POST "${base}/challenger"`, 'the oldest: the session\'s creation, with no X-CHALLENGER')
 
   // The long path on a phone: several lines, each break before a "/", "?" or "&", no segment split.
   await page.setViewportSize({ width: 390, height: 844 })

@@ -40,7 +40,7 @@ function challengesOf (options: Partial<ChallengesPageOptions>): string {
 
 /** A page's text with the word spans of its commands taken out. */
 function unspanned (html: string): string {
-  return html.replace(/<\/?span>/g, '')
+  return html.replace(/<\/?span(?: class="long")?>/g, '')
 }
 
 const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' }

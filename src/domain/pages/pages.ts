@@ -38,9 +38,12 @@ export function page (base: string, title: string, body: string, script: string 
     `<body><main>${body}</main></body></html>\n`
 }
 
-/** A command as the learner types it, each word in an unbreakable <span>: it wraps only at its spaces. */
+/** A word longer than a phone's line (a URL with a session id in it): it may break, where another scrolls its block. */
+const LONG_WORD = 44
+
+/** A command as the learner types it, each word in an unbreakable <span>: it wraps only at its spaces (but a word too long for a phone's line). */
 export function command (text: string): string {
-  return `<pre class="command">${escapeHtml(text).replace(/\S+/g, '<span>$&</span>')}</pre>`
+  return `<pre class="command">${escapeHtml(text).replace(/\S+/g, word => word.length > LONG_WORD ? `<span class="long">${word}</span>` : `<span>${word}</span>`)}</pre>`
 }
 
 export interface LandingOptions {
