@@ -264,9 +264,13 @@ t.test('the admin check of /metrics never asks a store known to be away, and cou
     }
   }
   const server = await build(t, { adminToken: TOKEN, store: new Failing() })
-  t.equal((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).statusCode, 200, 'the store failed: this process counted')
+  const wrong = { authorization: 'Bearer not-the-instructor-token' }
+  t.equal((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).statusCode, 200, 'the right token: answered')
+  t.equal(asked, 0, 'without asking the store: this process has seen no guesses from the address')
+  t.equal((await server.inject({ method: 'GET', url: '/metrics', headers: wrong })).statusCode, 403, 'a wrong one: the store failed, this process counted it')
   t.equal(asked, 1)
   down = true
+  t.equal((await server.inject({ method: 'GET', url: '/metrics', headers: wrong })).statusCode, 403)
   t.equal((await server.inject({ method: 'GET', url: '/metrics', headers: admin })).statusCode, 200)
   t.equal(asked, 1, 'the store, known to be away, was not asked')
 })
