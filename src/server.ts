@@ -339,7 +339,7 @@ export async function main (env: Record<string, string | undefined>): Promise<Fa
   const [fields, message] = startupMessage(address, config, { addresses, store: await storeAtStart(store), adminTokenFile })
   fastify.log.info(fields, message)
   // A proxy's trust that the machines of the network could use to escape every per-address limit.
-  const trust = trustWarning(config.trustProxy ?? false, config.host, localNetworks())
+  const trust = trustWarning(config.trustProxy, config.host, localNetworks())
   if (trust !== undefined) fastify.log.warn(trust)
   // For learners' phones, at a terminal, when learners are meant to reach this machine.
   const shown = ['info', 'debug', 'trace'].includes(config.logLevel)

@@ -205,7 +205,8 @@ t.test('in this very app: without the heartbeat\'s route, the app refuses to sta
   server.register(app)
   const error = await server.ready().then(() => null, (error: Error) => error)
   t.match(error?.message, /^api-challenges: no route reports /)
-  const onHeartbeat = challenges.filter(c => resourceOf(c.trigger) === '/heartbeat').map(c => c.id)
+  // 47, the 431 of an over-long X-CHALLENGER, is passed by the session step of every API route, which asks for its trigger.
+  const onHeartbeat = challenges.filter(c => resourceOf(c.trigger) === '/heartbeat' && c.id !== 47).map(c => c.id)
   t.ok(onHeartbeat.length >= 7, 'seven at least')
   t.same([...(error?.message ?? '').matchAll(/\(challenge (\d+)\)/g)].map(match => Number(match[1])).sort((a, b) => a - b), onHeartbeat)
 })

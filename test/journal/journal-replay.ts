@@ -337,3 +337,10 @@ function journalWith (entries: JournalEntry[]): JournalEntry[] {
   for (const one of entries) journal.add(one)
   return journal.entries()
 }
+
+t.test('a server address a shell would read otherwise stays ${BASE} alone, set at the top of the script (issue 58)', async t => {
+  const odd = { ...context, base: 'http://h"$(x):1/p' }
+  const script = curlScript([view({ path: '/p/heartbeat' })], odd)
+  t.match(script, /^curl -sS -i "\$\{BASE\}\/heartbeat" -H "X-CHALLENGER: \$\{CHALLENGER:-\$CH\}"$/m)
+  t.match(script, /^BASE=\$\{BASE:-'http:\/\/h"\$\(x\):1\/p'\}$/m, 'the address quoted once, where the script sets it')
+})

@@ -204,5 +204,6 @@ t.test('TRUST_PROXY that the machines of the network could use is warned of at s
   t.equal(trustWarning(1, '127.0.0.1', nets), undefined, 'listening on loopback: only what runs here connects')
   t.equal(trustWarning('uniquelocal', 'localhost', nets), undefined)
   t.equal(trustWarning(false, '0.0.0.0', nets), undefined)
+  t.equal(trustWarning(undefined, '0.0.0.0', nets), undefined, 'unset: nobody is trusted')
   t.same(localNetworks({ lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', mac: '', internal: true, cidr: '127.0.0.1/8' }], eth0: [{ address: '192.168.1.20', netmask: '255.255.255.0', family: 'IPv4', mac: '', internal: false, cidr: '192.168.1.20/24' }, { address: '10.9.9.9', netmask: 'bad', family: 'IPv4', mac: '', internal: false, cidr: null }], wg0: undefined }), ['192.168.1.20/24'], 'loopback and an interface without a CIDR left out')
 })

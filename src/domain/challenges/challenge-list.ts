@@ -1,6 +1,6 @@
 // The challenges as data: each one's trigger (the request that passes it) and fixed progress bit.
 // Adding one: its row here, its trigger in a route, its test (docs/architecture.md).
-import { bareToken, headInstead, jsonNote, noToken, notAllowed, otherMethod, overrideInstead, overrideMisses, tokenCameAs, wrongBearer, type NearMiss } from './near-miss-rules.js'
+import { bareToken, headInstead, jsonNote, noToken, notAllowed, otherMethod, overrideInstead, overrideMisses, restoredInstead, restoreRefused, sameSessionMisses, tokenCameAs, wrongBearer, type NearMiss } from './near-miss-rules.js'
 
 export type { NearMiss, RequestFacts, SeenAt, SeenRequest, TokenVerdict } from './near-miss-rules.js'
 
@@ -304,17 +304,7 @@ const rows = [
     trigger: 'GET /challenger/:guid own-session',
     bit: 19,
     hint: `GET /challenger/${ID}\nX-CHALLENGER: ${ID}`,
-    nearMisses: [
-      headInstead(43, r => r.status === 200),
-      {
-        when: r => r.method === 'GET' && r.status === 200 && r.namedSession,
-        says: r => `Challenge 43 needs GET ${r.base}/challenger/<your session id> with the same id in X-CHALLENGER; this URL named another session`
-      },
-      {
-        when: r => r.method === 'GET' && r.status === 200,
-        says: () => 'Challenge 43 needs your session id in X-CHALLENGER too, the same as in the URL; this request had none'
-      }
-    ]
+    nearMisses: [headInstead(43, r => r.status === 200), ...sameSessionMisses(43)]
   },
   {
     id: 44,
@@ -325,13 +315,7 @@ const rows = [
     trigger: 'PUT /challenger/:guid restored',
     bit: 20,
     hint: `PUT /challenger/${ID}\nX-CHALLENGER: ${ID}\nContent-Type: application/json\n\n<the JSON of GET /challenger/${ID}>`,
-    nearMisses: [
-      {
-        when: r => r.method === 'PUT' && r.status === 400,
-        says: r => `Challenge 44 needs PUT ${r.base}/challenger/<your session id> with the JSON of GET ${r.base}/challenger/<your session id>; this body was refused (400)`
-      },
-      notAllowed(44, 'PUT', '/challenger/{guid}')
-    ]
+    nearMisses: [restoreRefused(44), notAllowed(44, 'PUT', '/challenger/{guid}')]
   },
   {
     id: 45,
@@ -342,12 +326,7 @@ const rows = [
     trigger: 'PUT /challenger/:guid mismatch',
     bit: 21,
     hint: `PUT /challenger/<another UUID>\nX-CHALLENGER: ${ID}\nContent-Type: application/json\n\n<the JSON of GET /challenger/${ID}, its xChallenger unchanged>`,
-    nearMisses: [
-      {
-        when: r => r.method === 'PUT' && r.status === 200,
-        says: r => `Challenge 45 needs PUT ${r.base}/challenger/<another UUID> with your session's JSON, whose xChallenger is then not the URL's; here they were the same`
-      }
-    ]
+    nearMisses: [restoredInstead(45, 'mismatch')]
   },
   {
     id: 46,
@@ -358,12 +337,7 @@ const rows = [
     trigger: 'PUT /challenger/:guid created',
     bit: 22,
     hint: 'PUT /challenger/<a new UUID>\nContent-Type: application/json\n\n{"xChallenger": "<the same UUID>"}',
-    nearMisses: [
-      {
-        when: r => r.method === 'PUT' && r.status === 200,
-        says: r => `Challenge 46 needs PUT ${r.base}/challenger/<a UUID no live session has>; this one named a live session, which was replaced (200), not created`
-      }
-    ]
+    nearMisses: [restoredInstead(46, 'create')]
   },
   {
     id: 47,

@@ -117,3 +117,29 @@ export const overrideMisses = (id: number, method: string): NearMiss[] => [
     says: () => `Challenge ${id} needs POST with X-HTTP-Method-Override: ${method}; this request was ${method} itself`
   }
 ]
+
+/** Challenge 43: GET /challenger/{guid} answered, but X-CHALLENGER named another session, or none. */
+export const sameSessionMisses = (id: number): NearMiss[] => [
+  {
+    when: r => r.method === 'GET' && r.status === 200 && r.namedSession,
+    says: r => `Challenge ${id} needs GET ${r.base}/challenger/<your session id> with the same id in X-CHALLENGER; this URL named another session`
+  },
+  {
+    when: r => r.method === 'GET' && r.status === 200,
+    says: () => `Challenge ${id} needs your session id in X-CHALLENGER too, the same as in the URL; this request had none`
+  }
+]
+
+/** Challenge 44: a restore whose body was refused. */
+export const restoreRefused = (id: number): NearMiss => ({
+  when: r => r.method === 'PUT' && r.status === 400,
+  says: r => `Challenge ${id} needs PUT ${r.base}/challenger/<your session id> with the JSON of GET ${r.base}/challenger/<your session id>; this body was refused (400)`
+})
+
+/** Challenges 45 and 46: a PUT that replaced a live session (200), where the challenge wants a 409 or a 201. */
+export const restoredInstead = (id: number, wanted: 'mismatch' | 'create'): NearMiss => ({
+  when: r => r.method === 'PUT' && r.status === 200,
+  says: r => wanted === 'mismatch'
+    ? `Challenge ${id} needs PUT ${r.base}/challenger/<another UUID> with your session's JSON, whose xChallenger is then not the URL's; here they were the same`
+    : `Challenge ${id} needs PUT ${r.base}/challenger/<a UUID no live session has>; this one named a live session, which was replaced (200), not created`
+})

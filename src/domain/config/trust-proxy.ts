@@ -81,8 +81,8 @@ export function trustProxy (spec: { env: string }): Setting<TrustProxy, false> {
  * (a private range, or one this machine is on: `networks`) believe every machine on it. Any of them could then
  * name any client in X-Forwarded-For, and escape every per-address limit.
  */
-export function trustWarning (trust: TrustProxy, host: string, networks: readonly string[]): string | undefined {
-  if (trust === false || loopbackOnly(host)) return undefined
+export function trustWarning (trust: TrustProxy | undefined, host: string, networks: readonly string[]): string | undefined {
+  if (trust === undefined || trust === false || loopbackOnly(host)) return undefined
   const escape = 'any of them can name any client in X-Forwarded-For and so escape every per-address limit (sessions made, wrong credentials, admin tokens, connections)'
   if (typeof trust === 'number') {
     return `TRUST_PROXY=${trust} believes the X-Forwarded-For of whatever connects, and HOST=${host} lets every machine that reaches this one connect: ${escape}; ` +
