@@ -109,8 +109,10 @@ const HARD_ROUNDS = Number(process.env.FAILOVER_HARD_ROUNDS ?? 1)
 // Each round waits for the class to settle (a failover's old primary rejoins some 10 s later): 10 + 1 + 1 take about
 // 3 minutes here; the whole file gets half a minute a round and three more, at least .taprc's 600 s.
 t.setTimeout(Math.max(600_000, (ROUNDS + 2 * HARD_ROUNDS) * 30_000 + 180_000))
-const WRITERS = Number(process.env.FAILOVER_WRITERS ?? 200)
-const HOGS = Number(process.env.FAILOVER_HOGS ?? 4)
+// CI runs this beside three other test files (.taprc's jobs): 2 busy loops and 100 learners load a 2-core machine
+// enough; FAILOVER_HOGS=4 FAILOVER_WRITERS=200 is the heavier load the trial had.
+const WRITERS = Number(process.env.FAILOVER_WRITERS ?? 100)
+const HOGS = Number(process.env.FAILOVER_HOGS ?? 2)
 
 /** Busy loops in processes of their own, a loaded machine: stopped by the function returned, or on teardown. */
 function cpuHogs (t: Test, count: number): () => void {
@@ -344,7 +346,8 @@ if (redisMissing !== false && process.env.CI === 'true') {
       await cls.settled()
       const before = run.acked()
       const from = Date.now()
-      await until('notes acknowledged before the fault', () => run.acked() >= before + 2 * WRITERS, 60_000)
+      // A bound load cannot reach: the class has settled, and only a machine far busier than the test's would take this long.
+      await until('notes acknowledged before the fault', () => run.acked() >= before + 2 * WRITERS, 180_000)
       const old = await cls.primary()
       failovers.switched.delete(old.port)
       const began = performance.now()
