@@ -607,7 +607,9 @@ t.test('TRUST_PROXY=1 on every interface: the start-up warns that any machine of
 })
 
 t.test('CLASS=1 where no file can be written: the admin token goes to standard error, apart from the ready block (issue 58)', async t => {
-  const { child, output } = startProcess({ CLASS: '1', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', TMPDIR: '/nonexistent/for-the-test', ...NO_DRAIN })
+  // A file as the temporary folder: no folder can be made under it, even by root (a missing path would be made by
+  // the TypeScript loader's compile cache when the tests run as root, as CI's do).
+  const { child, output } = startProcess({ CLASS: '1', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', TMPDIR: join(root, 'package.json'), ...NO_DRAIN })
   t.teardown(() => child.kill('SIGKILL'))
   await waitForReady(child)
   const ready = output().stdout.trim().split('\n').map(line => JSON.parse(line) as { msg: string, adminToken?: string }).find(line => line.msg.includes('ready: curl'))
