@@ -106,6 +106,8 @@ async function sentinelNews (t: Test, cls: RedisClass): Promise<Map<string, numb
 type Fault = 'planned' | 'kill -9' | 'split brain'
 const ROUNDS = Number(process.env.FAILOVER_ROUNDS ?? 10)
 const HARD_ROUNDS = Number(process.env.FAILOVER_HARD_ROUNDS ?? 1)
+/** The sessions' idle time in the test under load: longer than any run. */
+const IDLE_MS = 3 * 60 * 60 * 1000
 // Each round waits for the class to settle (a failover's old primary rejoins some 10 s later): 10 + 1 + 1 take about
 // 3 minutes here; the whole file gets half a minute a round and three more, at least .taprc's 600 s.
 t.setTimeout(Math.max(600_000, (ROUNDS + 2 * HARD_ROUNDS) * 30_000 + 180_000))
@@ -213,7 +215,7 @@ function busyClass (app: FastifyInstance, count: number): { acked: () => number,
 /** The checks whose session, on the primary the sentinels name, holds an older note than its last acknowledged one. */
 async function lostChecks (cls: RedisClass, checks: Check[], prefix: string): Promise<Array<Check & { held: number }>> {
   const primary = await cls.primary()
-  const store = new RedisStore({ url: primary.url, prefix, idleMs: 600_000, maxSessions: 1000 })
+  const store = new RedisStore({ url: primary.url, prefix, idleMs: IDLE_MS, maxSessions: 1000 })
   try {
     await until('the primary answers', () => store.available())
     const held: number[] = []
@@ -336,7 +338,8 @@ if (redisMissing !== false && process.env.CI === 'true') {
     const cls = await redisClass(t)
     await cls.settled()
     const failovers = await failoversHeard(t, cls)
-    const { app } = await logged(t, configFromEnv({ REDIS_SENTINELS: cls.sentinels, REDIS_WAIT_REPLICAS: '1', REDIS_PREFIX: 'rounds:', CREATION_RATE_LIMIT: '0' }).app)
+    // Sessions left after a 503 are looked for at the end: they must outlive a long run (CLASS=1's 3 hours).
+    const { app } = await logged(t, configFromEnv({ REDIS_SENTINELS: cls.sentinels, REDIS_WAIT_REPLICAS: '1', REDIS_PREFIX: 'rounds:', CREATION_RATE_LIMIT: '0', SESSION_IDLE_MS: String(IDLE_MS) }).app)
     const calm = cpuHogs(t, HOGS)
     const run = busyClass(app, WRITERS)
     t.teardown(() => run.stop())

@@ -59,7 +59,7 @@ export const appSettings = {
   redisTlsKey: pemFile({ env: 'REDIS_TLS_KEY' }),
   /** Put before every Redis key, so that several deployments can share one Redis. */
   redisKeyPrefix: text({ env: 'REDIS_PREFIX', default: 'api-challenges:', pattern: /^\S{0,100}$/, rule: 'up to 100 characters without spaces' }),
-  /** Replicas that must confirm each write (Redis's WAIT) before it is acknowledged; fewer: 503. */
+  /** From 1, each write is acknowledged once every replica the primary has confirms it (Redis's WAIT), and never fewer than this many; fewer: 503. */
   redisWaitReplicas: whole({ env: 'REDIS_WAIT_REPLICAS', default: 0, minimum: 0, maximum: 100 }),
   /** Serve the OpenAPI document and Swagger UI at /docs (under the prefix). */
   docs: choice({ env: 'DOCS', default: true, values: [true, false] }),
