@@ -41,9 +41,23 @@ export interface Phases {
   answer?: (asked: Asked, answer: Answer, body: unknown) => { changed: boolean, body?: string }
 }
 
+/** The part of the contract a defect breaks: a report groups its mutants by it, and a survivor's hint names it. */
+export type Family = 'status' | 'headers' | 'body' | 'auth' | 'sessions' | 'state' | 'negotiation'
+
+/** How much harm the bug would do in a real API: security and lost data high, a wrong label low. */
+export type Severity = 'low' | 'medium' | 'high'
+
 export interface Defect extends Phases {
   /** Short, stable, for --only and --skip: lowercase words joined by hyphens. */
   readonly id: string
+  readonly family: Family
+  readonly severity: Severity
+  /** The published operator or risk it is an instance of, where there is one: HTTPMutator's operator, or the OWASP API Security Top 10 (2023). */
+  readonly source?: string
+  /** Where it lives, as a survivor's hint names it: a method and a path, or "every answer". */
+  readonly endpoint: string
+  /** What a suite must send for this defect to change anything: named when no request of a run ever met it (no coverage). */
+  readonly untried: string
   /** What it is, in a few words: revealed when found, and listed after the spoiler warning. */
   readonly name: string
   /** What is wrong, as a learner would see it. */
@@ -84,6 +98,11 @@ const unsaved = new WeakMap<Asked, string>()
 export const defects: readonly Defect[] = [
   {
     id: 'swap-401-403',
+    family: 'status',
+    severity: 'high',
+    source: 'HTTPMutator: status code 4XX replaced by another 4XX',
+    endpoint: 'GET /secret/note',
+    untried: 'a GET /secret/note refused for no token and for a wrong one',
     name: '401 and 403 swapped on GET /secret/note',
     breaks: 'Reading the note without a token is answered 403, and with a wrong token 401: the two refusals are exchanged.',
     check: 'Read the note once with no token and once with a wrong one, and assert each refusal\'s exact status, not just "4xx".',
@@ -97,6 +116,11 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'foreign-token',
+    family: 'auth',
+    severity: 'high',
+    source: 'OWASP API1:2023 Broken Object Level Authorization',
+    endpoint: 'GET and POST /secret/note',
+    untried: 'a request to /secret/note with another session\'s token',
     name: 'Another session\'s token opens the note',
     breaks: 'Any token shaped like one (32 hex digits) reads and writes this session\'s note, another session\'s token included.',
     check: 'Make a second session, earn its token, and use it on the first session\'s note: assert it is refused, and how.',
@@ -119,6 +143,10 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'note-cut-at-99',
+    family: 'state',
+    severity: 'medium',
+    endpoint: 'POST /secret/note',
+    untried: 'a note write at the note length limit or over it',
     name: 'The note is cut one character short',
     breaks: 'A note of 100 characters or more is kept, and answered, with 99.',
     check: 'Write a note exactly at the length limit, and one over it, and assert the length (or the text) of what comes back and what is read later.',
@@ -133,6 +161,11 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'note-write-201',
+    family: 'status',
+    severity: 'low',
+    source: 'HTTPMutator: status code 2XX replaced by another 2XX',
+    endpoint: 'POST /secret/note',
+    untried: 'a successful POST /secret/note',
     name: 'POST /secret/note answers 201',
     breaks: 'A note written is answered 201 Created instead of 200 OK.',
     check: 'Assert the exact status of a successful note write, not just that it is 2xx.',
@@ -142,6 +175,11 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'no-challenger-echo',
+    family: 'headers',
+    severity: 'medium',
+    source: 'HTTPMutator: header removed',
+    endpoint: 'every answer to a request with X-CHALLENGER',
+    untried: 'a request with X-CHALLENGER',
     name: 'X-CHALLENGER not echoed',
     breaks: 'Answers to a request with X-CHALLENGER no longer carry it back.',
     check: 'Assert the response headers too: that X-CHALLENGER comes back with the session id that was sent.',
@@ -155,6 +193,11 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'bearer-loses',
+    family: 'auth',
+    severity: 'high',
+    source: 'OWASP API2:2023 Broken Authentication',
+    endpoint: 'GET and POST /secret/note',
+    untried: 'a request to /secret/note with both Authorization: Bearer and X-AUTH-TOKEN, different',
     name: 'X-AUTH-TOKEN wins over Bearer',
     breaks: 'When both Authorization: Bearer and X-AUTH-TOKEN come, X-AUTH-TOKEN decides: Bearer should.',
     check: 'Send both headers with different tokens, one right and one wrong, and assert which one decided.',
@@ -170,6 +213,11 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'patch-heartbeat-405',
+    family: 'status',
+    severity: 'low',
+    source: 'HTTPMutator: status code 5XX replaced by a 4XX',
+    endpoint: 'PATCH /heartbeat',
+    untried: 'a PATCH /heartbeat',
     name: 'PATCH /heartbeat answers 405',
     breaks: 'PATCH /heartbeat is answered 405 Method Not Allowed instead of 500.',
     check: 'Assert the exact status of every method the heartbeat answers, PATCH included.',
@@ -179,6 +227,10 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'override-ignored',
+    family: 'negotiation',
+    severity: 'medium',
+    endpoint: 'POST /heartbeat',
+    untried: 'a POST /heartbeat with X-HTTP-Method-Override',
     name: 'X-HTTP-Method-Override ignored',
     breaks: 'POST /heartbeat with X-HTTP-Method-Override is answered as a plain POST.',
     check: 'Send POST /heartbeat with each method override the service takes, and assert each status.',
@@ -192,6 +244,10 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'lost-write',
+    family: 'state',
+    severity: 'high',
+    endpoint: 'POST /secret/note',
+    untried: 'a note write that changes the note',
     name: 'A note write is not kept',
     breaks: 'POST /secret/note answers with the new note but keeps the old one: the next read returns the note from before the write.',
     check: 'After a write, read the note back (GET) and assert it is the one just written.',
@@ -211,6 +267,11 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'any-password',
+    family: 'auth',
+    severity: 'high',
+    source: 'OWASP API2:2023 Broken Authentication',
+    endpoint: 'POST /secret/token',
+    untried: 'a POST /secret/token with wrong Basic credentials',
     name: 'POST /secret/token takes any credentials',
     breaks: 'Any Basic credentials earn the token, wrong ones included.',
     check: 'Ask for the token with a wrong password and assert it is refused, and how.',
@@ -225,6 +286,11 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'no-www-authenticate',
+    family: 'headers',
+    severity: 'medium',
+    source: 'HTTPMutator: header removed',
+    endpoint: 'POST /secret/token',
+    untried: 'a refused Basic login (401)',
     name: 'WWW-Authenticate missing on 401',
     breaks: 'Wrong Basic credentials are answered 401 without a WWW-Authenticate header.',
     check: 'On a refused login, assert the challenge header (WWW-Authenticate) and its scheme, not just the status.',
@@ -238,6 +304,11 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'json-as-text',
+    family: 'headers',
+    severity: 'medium',
+    source: 'HTTPMutator: Content-Type changed',
+    endpoint: 'every JSON answer',
+    untried: 'a request answered with a JSON body',
     name: 'JSON answered as text/plain',
     breaks: 'JSON bodies come with Content-Type text/plain.',
     check: 'Assert the Content-Type of answers with a body, not just the body.',
@@ -252,6 +323,11 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'created-200',
+    family: 'status',
+    severity: 'low',
+    source: 'HTTPMutator: status code 2XX replaced by another 2XX',
+    endpoint: 'POST /challenger',
+    untried: 'a POST /challenger that makes a session',
     name: 'POST /challenger answers 200',
     breaks: 'A new session is answered 200 OK instead of 201 Created.',
     check: 'Assert the exact status of creating a session, not just that it is 2xx.',
@@ -265,6 +341,10 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'xml-ignored',
+    family: 'negotiation',
+    severity: 'medium',
+    endpoint: 'every answer with a body',
+    untried: 'a request with Accept: application/xml only',
     name: 'An XML Accept answered with JSON',
     breaks: 'A request whose Accept asks for XML only is answered in JSON.',
     check: 'Ask for XML (Accept: application/xml) and assert the Content-Type and the body\'s form.',
@@ -279,6 +359,11 @@ export const defects: readonly Defect[] = [
   },
   {
     id: 'heartbeat-200',
+    family: 'status',
+    severity: 'low',
+    source: 'HTTPMutator: status code 2XX replaced by another 2XX',
+    endpoint: 'GET /heartbeat',
+    untried: 'a GET /heartbeat',
     name: 'GET /heartbeat answers 200 with a body',
     breaks: 'GET /heartbeat is answered 200 with a small JSON body instead of 204 No Content.',
     check: 'Assert the exact status of GET /heartbeat, and that its body is empty.',
