@@ -11,6 +11,19 @@ interface Probe {
   run: (app: FastifyInstance) => Promise<unknown>
 }
 
+// One service per defect (and one correct), built once and shared by the tests below: each probe
+// makes sessions of its own, so that they do not meet. Built for this file's process; closed at its end.
+const services = new Map<string, Promise<FastifyInstance>>()
+function service (id?: string): Promise<FastifyInstance> {
+  const key = id ?? ''
+  let app = services.get(key)
+  if (app === undefined) {
+    app = build(t, { creationRateLimit: 0, ...(id === undefined ? {} : { defects: [id] }) })
+    services.set(key, app)
+  }
+  return app
+}
+
 const facts = (res: LightMyRequestResponse, ...headers: string[]): unknown => ({
   status: res.statusCode,
   body: res.body,
@@ -378,8 +391,8 @@ t.test('a hunt draws distinct defects that a session can meet', async t => {
 for (const defect of defects) {
   t.test(`${defect.id}: ${defect.name}`, async t => {
     const probe = probes[defect.id] as Probe
-    const correct = await probe.run(await build(t))
-    const defective = await probe.run(await build(t, { defects: [defect.id] }))
+    const correct = await probe.run(await service())
+    const defective = await probe.run(await service(defect.id))
     t.notSame(defective, correct, 'the answer differs with the defect')
     const known = expected[defect.id]
     if (known !== undefined) t.same([correct, defective], known)
@@ -387,15 +400,15 @@ for (const defect of defects) {
 }
 
 t.test('the specific differences of the header defects', async t => {
-  const correct = await build(t)
+  const correct = await service()
   t.same(await probes['no-challenger-echo']?.run(correct), { status: 200, echoed: true })
-  t.same(await probes['no-challenger-echo']?.run(await build(t, { defects: ['no-challenger-echo'] })), { status: 200, echoed: false })
+  t.same(await probes['no-challenger-echo']?.run(await service('no-challenger-echo')), { status: 200, echoed: false })
   t.equal((await probes['no-www-authenticate']?.run(correct) as Record<string, unknown>)['www-authenticate'], 'Basic realm="User Visible Realm"')
-  const missing = await probes['no-www-authenticate']?.run(await build(t, { defects: ['no-www-authenticate'] })) as Record<string, unknown>
+  const missing = await probes['no-www-authenticate']?.run(await service('no-www-authenticate')) as Record<string, unknown>
   t.same([missing.status, missing['www-authenticate']], [401, undefined])
-  const text = await probes['json-as-text']?.run(await build(t, { defects: ['json-as-text'] })) as Record<string, unknown>
+  const text = await probes['json-as-text']?.run(await service('json-as-text')) as Record<string, unknown>
   t.equal(text['content-type'], 'text/plain; charset=utf-8')
-  const patched = await probes['patch-heartbeat-405']?.run(await build(t, { defects: ['patch-heartbeat-405'] })) as Record<string, unknown>
+  const patched = await probes['patch-heartbeat-405']?.run(await service('patch-heartbeat-405')) as Record<string, unknown>
   t.equal(patched.status, 405)
 })
 
@@ -420,11 +433,11 @@ const overlaps = new Set([
 ])
 
 t.test('a defect changes nothing else: the same probes of the other defects answer as the correct service', async t => {
-  const correct = await build(t)
+  const correct = await service()
   const answers = new Map<string, unknown>()
   for (const [id, probe] of Object.entries(probes)) answers.set(id, await probe.run(correct))
   for (const defect of defects) {
-    const app = await build(t, { defects: [defect.id] })
+    const app = await service(defect.id)
     for (const [id, probe] of Object.entries(probes)) {
       if (id === defect.id || overlaps.has(`${defect.id} ${id}`)) continue
       t.same(await probe.run(app), answers.get(id), `${defect.id} leaves ${id}'s probe alone`)
