@@ -533,9 +533,16 @@ t.test('each defect leaves alone what is not its case (its own function, called 
     ['heartbeat-200: a HEAD', phase('heartbeat-200').answer?.(asked('HEAD', '/heartbeat'), answer(204), '').changed ?? true],
     ['heartbeat-200: a 503', phase('heartbeat-200').answer?.(asked('GET', '/heartbeat'), answer(503), '').changed ?? true],
     ['patch-heartbeat-405: another route', phase('patch-heartbeat-405').answer?.(asked('PATCH', '/secret/note'), answer(500), '').changed ?? true],
-    ['patch-heartbeat-405: a 405 already', phase('patch-heartbeat-405').answer?.(asked('PATCH', '/heartbeat'), answer(405), '').changed ?? true]
+    ['patch-heartbeat-405: a 405 already', phase('patch-heartbeat-405').answer?.(asked('PATCH', '/heartbeat'), answer(405), '').changed ?? true],
+    ['content-type-unchecked: no session', phase('content-type-unchecked').request?.(asked('POST', '/secret/note', { 'content-type': 'text/plain', 'x-auth-token': session.token }, undefined, false), context) ?? true],
+    ['content-type-unchecked: a wrong token', phase('content-type-unchecked').request?.(asked('POST', '/secret/note', { 'content-type': 'text/plain', 'x-auth-token': 'b'.repeat(32) }), context) ?? true],
+    ['content-type-unchecked: a wrong Bearer, the right X-AUTH-TOKEN', phase('content-type-unchecked').request?.(asked('POST', '/secret/note', { 'content-type': 'text/plain', authorization: 'Bearer x', 'x-auth-token': session.token }), context) ?? true],
+    ['content-type-unchecked: JSON', phase('content-type-unchecked').request?.(asked('POST', '/secret/note', { 'content-type': 'application/json; charset=utf-8', 'x-auth-token': session.token }), context) ?? true],
+    ['content-type-unchecked: no media type', phase('content-type-unchecked').request?.(asked('POST', '/secret/note', { 'content-type': 'nonsense', 'x-auth-token': session.token }), context) ?? true],
+    ['xml-body-refused: a wrong token', phase('xml-body-refused').request?.(asked('POST', '/secret/note', { 'content-type': 'text/xml', 'x-auth-token': 'bob' }), context) ?? true]
   ]
   for (const [name, changed] of unchanged) t.equal(changed, false, name)
+  t.equal(phase('content-type-unchecked').request?.(asked('POST', '/secret/note', { 'content-type': 'text/plain', authorization: `Bearer ${session.token}` }), context), true, 'content-type-unchecked: text/plain with the Bearer token')
   // The cases they are for, for contrast: the same functions do change these.
   t.equal(phase('foreign-token').request?.(asked('GET', '/secret/note', { authorization: `Bearer ${'b'.repeat(32)}` }), context), true, 'foreign-token: another session\'s Bearer token')
   t.equal(phase('lost-write').payload?.(asked('GET', '/secret/note'), { note: 'x' }, context), undefined, 'lost-write: a payload with no write behind it')

@@ -112,6 +112,12 @@ export function acceptToken (asked: Asked, accepts: (token: string, own: string)
   return true
 }
 
+/** Whether the request to the note carries its session's token where it decides (Bearer, else X-AUTH-TOKEN): only then is its body read. */
+export function withOwnToken (asked: Asked): boolean {
+  const token = BEARER.exec(header(asked, 'authorization') ?? '')?.[1] ?? header(asked, 'x-auth-token')
+  return asked.session !== null && token === asked.session.token
+}
+
 /** Whether the answer's Content-Type is JSON. */
 export function isJson (answer: Answer): boolean {
   const type = answer.getHeader('content-type')

@@ -1,5 +1,6 @@
 // The negotiation family: which form a request is read in or answered in (Accept, Content-Type, the method override).
-import { header, NOTE, type Defect } from '../defect.js'
+// A body's type is judged after the token: the defects that change it do so only for a request with its token.
+import { header, NOTE, withOwnToken, type Defect } from '../defect.js'
 
 /** The routes that answer 406 to an Accept they cannot meet. */
 const NEGOTIATED = new Set([NOTE, '/challenges', '/challenger/:guid', '/challenger/:guid/requests', '/challenger/:guid/findings'])
@@ -74,7 +75,8 @@ export const negotiationDefects: Defect[] = [
     hunt: true,
     request (asked) {
       const type = header(asked, 'content-type')
-      if (asked.method !== 'POST' || asked.resource !== NOTE || type === undefined || /^application\/json$|^(application|text)\/xml$/.test(mediaType(type)) || !/^[\w.+-]+\/[\w.+-]+$/.test(mediaType(type))) return false
+      if (asked.method !== 'POST' || asked.resource !== NOTE || type === undefined || !withOwnToken(asked)) return false
+      if (/^application\/json$|^(application|text)\/xml$/.test(mediaType(type)) || !/^[\w.+-]+\/[\w.+-]+$/.test(mediaType(type))) return false
       asked.headers['content-type'] = 'application/json'
       return true
     }
@@ -92,7 +94,7 @@ export const negotiationDefects: Defect[] = [
     hunt: true,
     request (asked) {
       const type = header(asked, 'content-type')
-      if (asked.method !== 'POST' || asked.resource !== NOTE || type === undefined || !XML_TYPES.has(mediaType(type))) return false
+      if (asked.method !== 'POST' || asked.resource !== NOTE || type === undefined || !XML_TYPES.has(mediaType(type)) || !withOwnToken(asked)) return false
       asked.headers['content-type'] = 'text/plain'
       return true
     }
