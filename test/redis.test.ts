@@ -659,13 +659,23 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const theirs = (await earn(one, other)).headers['x-auth-token'] as string
       // Where each defect a hunt may hide shows (test/hunt/defects.ts): whichever three are hidden, some of these answers change.
       const own = { 'x-challenger': guid }
-      const requests: Array<{ method?: 'GET' | 'POST' | 'PATCH', url: string, headers: Record<string, string>, payload?: object }> = [
+      // Eighteen, with the creation and the token twenty: as many as the journal keeps.
+      const requests: Array<{ method?: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, headers: Record<string, string>, payload?: object | string }> = [
         { url: '/heartbeat', headers: own },
         { method: 'PATCH', url: '/heartbeat', headers: own },
-        { method: 'POST', url: '/heartbeat', headers: { ...own, 'x-http-method-override': 'PATCH' } },
-        { url: '/secret/note', headers: own },
+        { method: 'DELETE', url: '/heartbeat', headers: own },
+        { method: 'POST', url: '/heartbeat', headers: { ...own, 'x-http-method-override': 'TRACE' } },
+        { method: 'POST', url: '/challenger', headers: own },
+        { url: '/challenges', headers: own },
+        { url: `/challenger/${other}`, headers: own },
+        { url: '/secret/note', headers: { ...own, 'x-auth-token': token } },
         { url: '/secret/note', headers: { ...own, 'x-auth-token': theirs } },
-        { method: 'POST', url: '/secret/note', headers: { ...own, 'x-auth-token': token }, payload: { note: 'x'.repeat(150) } },
+        { url: '/secret/note', headers: { ...own, 'x-auth-token': token.toUpperCase() } },
+        { url: '/secret/note', headers: { ...own, 'x-auth-token': token.slice(0, 8) } },
+        { url: '/secret/note', headers: { ...own, 'x-auth-token': token, accept: 'image/png' } },
+        { method: 'POST', url: '/secret/note', headers: { ...own, 'x-auth-token': token }, payload: { note: `  é${'x'.repeat(150)}` } },
+        { method: 'POST', url: '/secret/note', headers: { ...own, 'x-auth-token': token, 'content-type': 'text/plain' }, payload: '{"note":"plain"}' },
+        { method: 'POST', url: '/secret/note', headers: { ...own, 'x-auth-token': token, 'content-type': 'application/xml' }, payload: '<secretnote><note>xml</note></secretnote>' },
         { url: '/secret/note', headers: { ...own, authorization: `Bearer ${token}`, 'x-auth-token': 'bob' } },
         { url: '/secret/note', headers: { ...own, 'x-auth-token': token, accept: 'application/xml' } },
         { method: 'POST', url: '/secret/token', headers: { ...own, authorization: basic('admin', 'wrong') } }
