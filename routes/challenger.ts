@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { progressFrom, routeResource } from '../src/domain/challenges/catalogue.js'
 import { drawHunt } from '../src/domain/defects/catalogue.js'
-import { huntFrom, revealed, whyCorrect } from '../src/domain/defects/hunt.js'
+import { huntComplete, revealed, whyCorrect } from '../src/domain/defects/hunt.js'
 import { newToken } from '../src/domain/sessions/ids.js'
 import type { Hunt, Session } from '../src/domain/sessions/store.js'
 import { sessionJson } from '../src/domain/sessions/session-json.js'
@@ -34,6 +34,10 @@ const RetryAfter = header('Seconds until this address may create a session again
 const DEFAULT_PASSWORD = 'password'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Why single-player mode has no bug hunt. */
+const SHARED_HUNT = 'No bug hunt in single-player mode: its one session is everyone\'s who uses this server, so a hunt\'s hidden defects would change all their answers. ' +
+  'Hunt on a multi-player server (MODE=multi, the default), where each hunt is its own session\'s'
 
 /** How a finding names a journal entry (entryId): its time in milliseconds, and its session's first 8 digits. */
 const ENTRY_ID = /^(\d{1,16})-([0-9a-f]{8})$/
@@ -88,9 +92,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
     }
 
     /** The one session of single-player mode, handed out (and named, when the body names it). */
-    const handOut = async (request: FastifyRequest, reply: FastifyReply, session: Session, name: string | undefined, hunt: Hunt | undefined): Promise<FastifyReply> => {
-      // A hunt asked for starts anew on the one session, which keeps the rest.
-      if (hunt !== undefined) await store.restore({ ...session, hunt })
+    const handOut = async (request: FastifyRequest, reply: FastifyReply, session: Session, name: string | undefined): Promise<FastifyReply> => {
       if (name !== undefined) await store.setName(session.guid, name)
       request.pass(created)
       return answerCreated(reply, session.guid)
@@ -111,6 +113,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
           201: noBody('A new session', { 'X-CHALLENGER': header('The new session id'), Location: Progress }),
           400: failure('A JSON body whose name is not 1 to 40 characters, or has control, bidirectional-control or invisible characters or a word in mixed scripts, or whose hunt is not a boolean'),
           404: failure('No live session by the id in X-CHALLENGER (one that expired recently is told so, with the restore command)'),
+          409: failure('In single-player mode, a bug hunt: the one session is everyone\'s, and a hunt\'s defects would be in every answer'),
           413: failure('A body over the body limit'),
           415: failure('A Content-Type header that is not a valid media type'),
           429: failure('Too many sessions created from this address in the last minute', { 'Retry-After': RetryAfter })
@@ -127,9 +130,10 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       }
       const given = askedIn(request.body)
       if ('refused' in given) return reply.fail(400, `Invalid request: ${given.refused}`)
-      // In single-player mode the one session already exists: it is handed out, not made.
+      // In single-player mode the one session already exists: it is handed out, not made, and never hunts.
       if (session === null) await create(request, reply, given.name, newHunt(given.hunt))
-      else await handOut(request, reply, session, given.name, newHunt(given.hunt))
+      else if (given.hunt) reply.fail(409, SHARED_HUNT)
+      else await handOut(request, reply, session, given.name)
       return reply
     })
     fastify.allowOnly('/challenger', ['POST', 'OPTIONS'])
@@ -217,12 +221,6 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       }
       const unfit = noteUnfitForXml(body.secretNote ?? '')
       if (unfit !== undefined) return reply.fail(400, `Invalid request: ${unfit}`)
-      let hunt: Hunt | undefined
-      if (body.hunt !== undefined) {
-        const checked = huntFrom(body.hunt)
-        if ('refused' in checked) return reply.fail(400, `Invalid request: ${checked.refused}`)
-        hunt = checked
-      }
       const session: Session = {
         guid,
         // As the reference does: a live session keeps its token, a recreated one gets a new one.
@@ -230,7 +228,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         note: truncate(body.secretNote ?? '', options.noteMaxLength),
         progress: progressFrom(body.challengeStatus ?? {}),
         name,
-        hunt
+        // The body's hunt is never read: a live session keeps its own (found or not), one made again has none.
+        hunt: live?.hunt
       }
       const outcome = await fastify.sessions.restore(session)
       if (outcome === 'created') reply.header('location', restoredAt(guid))
@@ -348,11 +347,12 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       if (defect !== undefined && hunt.hidden.includes(defect)) {
         if (!hunt.found.includes(defect)) await fastify.sessions.update(session.guid, { found: defect })
         request.huntFinding = 'found'
-        return { verdict: 'found' as const, defect: revealed(defect), found: new Set([...hunt.found, defect]).size, hidden: hunt.hidden.length }
+        const found = hunt.found.includes(defect) ? hunt : { hidden: hunt.hidden, found: [...hunt.found, defect] }
+        return { verdict: 'found' as const, defect: revealed(defect), found: found.found.length, hidden: hunt.hidden.length, complete: huntComplete(found) }
       }
       request.huntFinding = 'correct'
       const path = routeResource(entry.path, fastify.prefix.replace(/\/api$/, ''))
-      return { verdict: 'correct' as const, explanation: whyCorrect({ method: entry.method, path, status: entry.status, known: entry.status !== 404 }), found: hunt.found.length, hidden: hunt.hidden.length }
+      return { verdict: 'correct' as const, explanation: whyCorrect({ method: entry.method, path, status: entry.status, known: entry.status !== 404 }), found: hunt.found.length, hidden: hunt.hidden.length, complete: huntComplete(hunt) }
     })
     fastify.allowOnly('/challenger/:guid/findings', ['POST', 'OPTIONS'])
   }

@@ -1,8 +1,8 @@
 // A bug hunt on the progress page in a real headless chromium (Debian's, driven by playwright-core):
 // the learner sees "1 of 3 found" and the found defect, copies an entry id from the page with a
 // click, reports it with a request of their own, and the page shows the defect found without a
-// reload; a hunt begun on the session whose page is open shows by itself (the page reloads). Nothing may be refused by
-// the Content-Security-Policy or logged as an error.
+// reload; the finding that completes a hunt shows as complete on the page and the class board, without a
+// reload; single-player mode refuses a hunt. Nothing may be refused by the Content-Security-Policy or logged as an error.
 import type { AddressInfo } from 'node:net'
 import type { Page } from 'playwright-core'
 import type { Test } from 'tap'
@@ -76,23 +76,58 @@ chromiumTest('a bug hunt on the progress page', async t => {
     t.same(problems, [], 'nothing refused by the CSP, no console or script error')
   })
 
-  t.test('a hunt begun on a session whose page is open shows by itself (single-player mode: POST /challenger {"hunt": true})', async t => {
+  t.test('the finding that completes a hunt: the progress page and the class board say so, without a reload', async t => {
+    const TOKEN = 'class-board-token-0123456789'
+    const hunts = new MemoryStore({})
+    const server = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: hunts, adminToken: TOKEN } })
+    t.teardown(() => server.close())
+    await server.listen({ port: 0, host: '127.0.0.1' })
+    const at = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`
+    const { guid, token } = await hunts.create('Hunter', 1, { hidden: HIDDEN, found: ['heartbeat-200', 'no-www-authenticate'] })
+    const problems: string[] = []
+    const page = await watched(t, browser, problems)
+    await page.goto(`${at}/gui/challenges/${guid}`)
+    t.equal(await page.locator('#hunt-title').textContent(), 'Bug hunt: 2 of 3 found')
+    t.equal(await page.locator('#hunt-complete').isVisible(), false, 'not over yet')
+    const board = await watched(t, browser, problems)
+    await board.goto(`${at}/admin`)
+    await board.locator('#token').fill(TOKEN)
+    await board.locator('#login button[type=submit]').click()
+    const cell = board.locator('#learners tbody tr').first().locator('.hunt')
+    await cell.waitFor()
+    t.equal(await cell.textContent(), '2/3')
+    await page.evaluate(() => { (window as unknown as { notReloaded: boolean }).notReloaded = true })
+
+    // The last one: the note's write, answered 201 by the hidden note-write-201.
+    t.equal((await fetch(`${at}/secret/note`, { method: 'POST', headers: { 'x-challenger': guid, 'x-auth-token': token, 'content-type': 'application/json' }, body: '{"note":"hi"}' })).status, 201)
+    const journal = await (await fetch(`${at}/challenger/${guid}/requests`)).json() as { requests: Array<{ id: string }> }
+    const finding = await (await fetch(`${at}/challenger/${guid}/findings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ entry: journal.requests[0]?.id }) })).json() as { found: number, complete: boolean }
+    t.same([finding.found, finding.complete], [3, true], 'the finding\'s answer says the hunt is complete')
+    await page.locator('#hunt-title', { hasText: 'Bug hunt complete: 3 of 3 found' }).waitFor()
+    t.equal(await page.locator('#hunt-complete').isVisible(), true)
+    t.match(await page.locator('#hunt-complete').textContent(), 'Every defect hidden in this session is found: the hunt is over.')
+    t.equal(await page.locator('#medals li.medal[data-medal="hunter"]').evaluate(item => item.classList.contains('earned')), true, 'Bug Hunter earned')
+    t.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, 'without a reload')
+    await board.locator('#learners tbody tr .hunt', { hasText: '3/3 complete' }).waitFor()
+    t.equal(await cell.textContent(), '3/3 complete', 'the board says so in words')
+    t.equal(await cell.evaluate(td => td.classList.contains('complete')), true, 'and in colour')
+    // The session's JSON, as the learner keeps it, says so too.
+    t.same((await (await fetch(`${at}/challenger/${guid}`)).json() as { hunt: unknown }).hunt, { hidden: 3, found: ['heartbeat-200', 'no-www-authenticate', 'note-write-201'], complete: true })
+    t.same(problems, [], 'nothing refused by the CSP, no console or script error')
+  })
+
+  t.test('single-player mode refuses a hunt with a 409, and its page shows none', async t => {
     const single = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { mode: 'single' } })
     t.teardown(() => single.close())
     await single.listen({ port: 0, host: '127.0.0.1' })
     const solo = `http://127.0.0.1:${(single.server.address() as AddressInfo).port}`
-    t.equal((await fetch(`${solo}/heartbeat`)).status, 204)
+    const begun = await fetch(`${solo}/challenger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"hunt": true}' })
+    t.equal(begun.status, 409)
+    t.match((await begun.json() as { errorMessages: string[] }).errorMessages[0], /^No bug hunt in single-player mode/)
     const problems: string[] = []
     const page = await watched(t, browser, problems)
     await page.goto(`${solo}/gui/challenges`)
-    t.equal(await page.locator('#hunt').count(), 0, 'no hunt yet')
-    t.equal(await page.locator('#requests tbody tr').first().locator('.entry-id').isVisible(), false, 'nor entry ids')
-    const begun = await fetch(`${solo}/challenger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"hunt": true}' })
-    t.equal(begun.status, 201, 'the one session, handed out')
-    await page.locator('#hunt-title').waitFor()
-    t.equal(await page.locator('#hunt-title').textContent(), 'Bug hunt: 0 of 3 found')
-    t.equal(await page.locator('#hunt-none').isVisible(), true, 'none found yet')
-    t.equal(await page.locator('#requests tbody tr').first().locator('.entry-id').isVisible(), true, 'the entry ids shown')
+    t.equal(await page.locator('#hunt').count(), 0, 'no hunt')
     t.same(problems, [], 'nothing refused by the CSP, no console or script error')
   })
 })

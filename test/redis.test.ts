@@ -6,7 +6,6 @@ import { once } from 'node:events'
 import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import t from 'tap'
 import { HUNT_SIZE } from '../src/domain/defects/catalogue.js'
-import { huntCode } from '../src/domain/defects/hunt.js'
 import { entryId, type JournalEntry } from '../src/domain/journal/journal.js'
 import { guidOf, JOURNAL_SPARE_MS, RedisStore, sessionId, StoreUnavailableError } from '../src/domain/sessions/redis-store.js'
 import { EXPIRED_KEPT, type Session } from '../src/domain/sessions/store.js'
@@ -697,15 +696,16 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.same((await reader.get(guid))?.hunt, { hidden, found: [mutated.defect] })
       t.same((await reader.list(10)).sessions.find(summary => summary.guid === guid)?.hunt, { hidden: HUNT_SIZE, found: 1 }, 'the board counts it')
 
-      // Restored from its JSON, on the other instance: live (replaced), then after it has gone (made again).
+      // Restored from its JSON, on the other instance: live (replaced, the hunt kept whatever the body says), then after it has gone (made again, no hunt).
       const saved = (await one.inject({ url: `/challenger/${guid}` })).json()
-      t.same(saved.hunt, { defects: huntCode(hidden), found: [mutated.defect] })
-      t.equal((await two.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: saved })).statusCode, 200)
-      t.same((await reader.get(guid))?.hunt, { hidden, found: [mutated.defect] }, 'a restore keeps the hunt')
+      t.same(saved.hunt, { hidden: HUNT_SIZE, found: [mutated.defect], complete: false }, 'counted, never named')
+      t.equal((await two.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: { ...saved, hunt: { hidden: HUNT_SIZE, found: hidden, complete: true } } })).statusCode, 200)
+      t.same((await reader.get(guid))?.hunt, { hidden, found: [mutated.defect] }, 'a restore keeps the hunt as it was')
       await reader.client.zadd(`${keyPrefix}lru`, 1024, sessionId(guid))
       t.equal((await one.inject({ url: `/challenger/${guid}` })).statusCode, 404, 'gone')
       t.equal((await two.inject({ method: 'PUT', url: `/challenger/${guid}`, headers: json, payload: saved })).statusCode, 201)
-      t.same((await one.inject({ url: `/challenger/${guid}` })).json().hunt, saved.hunt, 'made again with its hunt')
+      t.notOk('hunt' in (await one.inject({ url: `/challenger/${guid}` })).json(), 'made again without its hunt')
+      t.equal(await reader.client.hexists(`${keyPrefix}hunts`, sessionId(guid)), 0)
     })
 
     t.test('at capacity an expired session makes room before an unused live one, even past what the creation\'s sweep removes', async t => {

@@ -206,11 +206,12 @@ function learnerRow (s, challenges, now) {
   time.dateTime = s.lastSeen
   time.title = new Date(seen).toLocaleString()
   cell(row, 'next', 'next').textContent = next === undefined ? 'all done' : pad(next.id) + ' ' + next.name
-  // A bug hunt's defects found of those hidden (never which); empty for a session that is no hunt.
+  // A bug hunt's defects found of those hidden (never which), and "complete" once all are; empty for a session that is no hunt.
   const hunt = cell(row, 'hunt', 'bug hunt')
   if (s.hunt !== null) {
-    hunt.textContent = s.hunt.found + '/' + s.hunt.hidden
-    if (s.hunt.found === s.hunt.hidden) hunt.classList.add('complete')
+    const complete = s.hunt.hidden > 0 && s.hunt.found >= s.hunt.hidden
+    hunt.textContent = s.hunt.found + '/' + s.hunt.hidden + (complete ? ' complete' : '')
+    if (complete) hunt.classList.add('complete')
   }
   return row
 }

@@ -207,9 +207,11 @@ async function refreshHunt () {
     const drawn = JSON.stringify(hunt)
     if (hunt === null || drawn === drawnHunt) return
     drawnHunt = drawn
-    byId('hunt-title').textContent = 'Bug hunt: ' + hunt.found.length + ' of ' + hunt.hidden + ' found'
+    const complete = hunt.hidden > 0 && hunt.found.length >= hunt.hidden
+    byId('hunt-title').textContent = 'Bug hunt' + (complete ? ' complete' : '') + ': ' + hunt.found.length + ' of ' + hunt.hidden + ' found'
     byId('hunt-found').replaceChildren(...hunt.found.map(foundItem))
     byId('hunt-none').hidden = hunt.found.length > 0
+    byId('hunt-complete').hidden = !complete
   } catch {}
 }
 

@@ -1,9 +1,10 @@
-// A bug hunt played over HTTP: a session with hidden defects, findings that reveal them or say
-// why an answer was right, bad findings refused without changing anything, and a hunt restored.
+// A bug hunt played over HTTP: a session with hidden defects that no answer names, findings that reveal
+// them or say why an answer was right, bad findings refused without changing anything, a restore that
+// never sets a hunt, no hunt in single-player mode, and a hunt found in full that says so.
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { HUNT_SIZE } from '../../src/domain/defects/catalogue.js'
-import { huntCode, huntFrom, whyCorrect } from '../../src/domain/defects/hunt.js'
+import { whyCorrect } from '../../src/domain/defects/hunt.js'
 import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
 import { basic, build, errorMessages, storeOf } from '../helper.js'
 
@@ -28,7 +29,13 @@ async function report (app: FastifyInstance, guid: string, entry: unknown) {
   return await app.inject({ method: 'POST', url: `/challenger/${guid}/findings`, payload: { entry } })
 }
 
-t.test('POST /challenger {"hunt": true} hides three defects; the session JSON carries them as a code', async t => {
+/** Every way an answer could spell a defect's id: as it is, and in base64 or base64url (whole or within a longer run). */
+function spellings (id: string): string[] {
+  return [id, ...['base64', 'base64url'].flatMap(encoding => [0, 1, 2].map(shift =>
+    Buffer.from('xx'.slice(0, shift) + id, 'utf8').toString(encoding as BufferEncoding).slice(4, -4)))]
+}
+
+t.test('POST /challenger {"hunt": true} hides three defects; no answer names them: the session JSON and XML count them', async t => {
   const app = await build(t)
   const made = await app.inject({ method: 'POST', url: '/challenger', payload: { hunt: true, name: 'Ada' } })
   t.equal(made.statusCode, 201)
@@ -37,9 +44,27 @@ t.test('POST /challenger {"hunt": true} hides three defects; the session JSON ca
   t.equal(session?.hunt?.hidden.length, HUNT_SIZE)
   t.same(session?.hunt?.found, [])
   t.equal(session?.name, 'Ada')
-  const json = (await app.inject({ url: `/challenger/${guid}` })).json()
-  t.same(json.hunt, { defects: huntCode(session?.hunt?.hidden ?? []), found: [] })
-  t.notMatch(JSON.stringify(json), /note-write|www-authenticate|heartbeat-200|swap|foreign/, 'the ids are not readable in the JSON')
+  const answers = [
+    await app.inject({ url: `/challenger/${guid}` }),
+    await app.inject({ url: `/challenger/${guid}`, headers: { accept: 'application/xml' } }),
+    await app.inject({ url: `/challenger/${guid}/requests` }),
+    await app.inject({ url: `/challenger/${guid}/requests?format=curl` }),
+    await app.inject({ url: `/gui/challenges/${guid}` }),
+    await app.inject({ url: `/gui/challenges/${guid}/hunt` }),
+    await app.inject({ url: `/gui/challenges/${guid}/session` })
+  ]
+  t.same(answers.map(res => res.statusCode), answers.map(() => 200))
+  t.same(answers[0]?.json().hunt, { hidden: HUNT_SIZE, found: [], complete: false }, 'the JSON counts the hidden defects')
+  t.match(answers[1]?.body, `<hunt><hidden>${HUNT_SIZE}</hidden><found></found><complete>false</complete></hunt>`, 'and so does the XML')
+  // No answer spells a hidden id, plainly or in base64: nothing there to decode.
+  for (const id of session?.hunt?.hidden ?? []) {
+    for (const [i, res] of answers.entries()) t.notOk(spellings(id).some(spelled => res.body.includes(spelled)), `answer ${i} does not spell ${id}`)
+  }
+  t.ok(spellings('heartbeat-200').some(spelled => Buffer.from('a,heartbeat-200,b').toString('base64url').includes(spelled)), 'the spellings would see a code like the old one')
+  // The API's own description shows a hunt as the answers do: counted, with no code.
+  const doc = (await app.inject({ url: '/docs/json' })).json()
+  const hunt = doc.paths['/challenger/{guid}'].get.responses['200'].content['application/json'].schema.properties.hunt
+  t.same(Object.keys(hunt.properties), ['hidden', 'found', 'complete'])
   // A plain session has no hunt, and its JSON none.
   const plain = await app.inject({ method: 'POST', url: '/challenger', payload: { hunt: false } })
   t.notOk('hunt' in (await app.inject({ url: `/challenger/${plain.headers['x-challenger'] as string}` })).json())
@@ -70,7 +95,8 @@ t.test('a finding on a mutated answer reveals its defect, once; on a correct ans
       why: 'The status is part of the contract: clients and gateways branch on it, and 201 promises a new resource (and a Location) that is not there.'
     },
     found: 1,
-    hidden: 3
+    hidden: 3,
+    complete: false
   })
   t.same((await storeOf(app).get(guid))?.hunt?.found, ['note-write-201'])
   // Found again: still found, counted once.
@@ -83,7 +109,8 @@ t.test('a finding on a mutated answer reveals its defect, once; on a correct ans
     verdict: 'correct',
     explanation: 'Nothing hidden changed this answer: PATCH /heartbeat answered 500, as the service\'s rules say. PATCH /heartbeat answers 500: the heartbeat fails on purpose there.',
     found: 1,
-    hidden: 3
+    hidden: 3,
+    complete: false
   })
   // The page's JSON keeps the found one by id.
   t.same((await app.inject({ url: `/challenger/${guid}` })).json().hunt.found, ['note-write-201'])
@@ -131,34 +158,60 @@ t.test('bad findings get a clear 400 and change nothing', async t => {
   t.equal(text.statusCode, 415)
 })
 
-t.test('a hunt survives a restore; a restore without one ends it; a bad hunt is refused', async t => {
+t.test('a restore never sets a hunt: a live session keeps its own, found or not; one made again has none', async t => {
   const { app, guid, token } = await knownHunt(t)
   await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token }, payload: { note: 'hi' } })
   const [write] = await journal(app, guid) as [View]
   await report(app, guid, write.id)
   const saved = (await app.inject({ url: `/challenger/${guid}` })).json()
-  // The session expires (here: it is removed), and the learner puts it back.
-  const fresh = await build(t)
-  const restored = await fresh.inject({ method: 'PUT', url: `/challenger/${guid}`, payload: saved })
-  t.equal(restored.statusCode, 201)
-  t.same((await storeOf(fresh).get(guid))?.hunt, { hidden: HIDDEN, found: ['note-write-201'] })
-  const again = await fresh.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token }, payload: { note: 'hi' } })
-  t.equal(again.statusCode, 201, 'the defects are hidden again')
-
-  for (const [hunt, message] of [
-    [{ defects: 'bm9wZQ' }, 'Invalid request: hunt.defects is not a hunt\'s code (copy it, unchanged, from GET /challenger/{guid})'],
-    [{ defects: huntCode(['created-200']) }, 'Invalid request: hunt.defects is not a hunt\'s code (copy it, unchanged, from GET /challenger/{guid})'],
-    [{ defects: huntCode(['heartbeat-200', 'heartbeat-200']) }, 'Invalid request: hunt.defects is not a hunt\'s code (copy it, unchanged, from GET /challenger/{guid})'],
-    [{ defects: '!!' }, 'Invalid request: hunt.defects is not a hunt\'s code (copy it, unchanged, from GET /challenger/{guid})'],
-    [{ defects: saved.hunt.defects, found: ['swap-401-403'] }, 'Invalid request: hunt.found names "swap-401-403", which this hunt does not hide']
-  ] as const) {
-    const res = await fresh.inject({ method: 'PUT', url: `/challenger/${guid}`, payload: { ...saved, hunt } })
-    t.same([res.statusCode, errorMessages(res)], [400, [message]])
+  const kept = { hidden: HIDDEN, found: ['note-write-201'] }
+  // Whatever the body says of the hunt (the old code of other defects, every one found, no hunt at all), the hunt stays as it was.
+  const oldCode = Buffer.from('swap-401-403,any-password,lost-write', 'utf8').toString('base64url')
+  for (const hunt of [saved.hunt, { defects: oldCode, found: ['swap-401-403', 'any-password', 'lost-write'] }, { hidden: 3, found: HIDDEN, complete: true }, 'solved', undefined]) {
+    const res = await app.inject({ method: 'PUT', url: `/challenger/${guid}`, payload: { ...saved, secretNote: 'restored', hunt } })
+    t.equal(res.statusCode, 200, JSON.stringify(hunt))
+    t.same(res.json().hunt, { hidden: 3, found: ['note-write-201'], complete: false }, 'the answer shows the hunt kept')
+    t.same((await storeOf(app).get(guid))?.hunt, kept)
   }
-  t.same((await storeOf(fresh).get(guid))?.hunt?.found, ['note-write-201'], 'the refused restores changed nothing')
-  const { hunt: _, ...withoutHunt } = saved
-  t.equal((await fresh.inject({ method: 'PUT', url: `/challenger/${guid}`, payload: withoutHunt })).statusCode, 200)
+  t.equal((await storeOf(app).get(guid))?.note, 'restored', 'the rest is restored')
+  const again = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token }, payload: { note: 'hi' } })
+  t.equal(again.statusCode, 201, 'the defects are still hidden')
+  // A session that is no hunt does not become one.
+  const plain = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+  const made = await app.inject({ method: 'PUT', url: `/challenger/${plain}`, payload: { xChallenger: plain, hunt: { defects: oldCode, found: [] } } })
+  t.equal(made.statusCode, 200)
+  t.notOk('hunt' in made.json())
+  t.equal((await storeOf(app).get(plain))?.hunt, undefined)
+
+  // The session ends (here: a fresh server), and the learner puts it back: without its hunt, whose defects only the server knew.
+  const fresh = await build(t)
+  const restored = await fresh.inject({ method: 'PUT', url: `/challenger/${guid}`, payload: { ...saved, hunt: { defects: oldCode, found: [] } } })
+  t.equal(restored.statusCode, 201)
+  t.notOk('hunt' in restored.json())
   t.equal((await storeOf(fresh).get(guid))?.hunt, undefined)
+  t.equal((await fresh.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token }, payload: { note: 'hi' } })).statusCode, 200, 'no defect in its answers')
+})
+
+t.test('a hunt found 3 of 3 says so: in the finding that completes it, the session\'s JSON and XML, and the progress page', async t => {
+  const { app, guid, token } = await knownHunt(t)
+  const headers = { 'x-challenger': guid }
+  await app.inject({ url: '/heartbeat', headers })
+  await app.inject({ method: 'POST', url: '/secret/token', headers: { ...headers, authorization: basic('admin', 'nope') } })
+  await app.inject({ method: 'POST', url: '/secret/note', headers: { ...headers, 'x-auth-token': token }, payload: { note: 'hi' } })
+  const [write, refused, beat] = await journal(app, guid) as [View, View, View]
+  const answers = []
+  for (const entry of [beat, refused, write]) answers.push((await report(app, guid, entry.id)).json())
+  t.same(answers.map(answer => [answer.found, answer.complete]), [[1, false], [2, false], [3, true]], 'the third finding completes it')
+  const xml = await app.inject({ method: 'POST', url: `/challenger/${guid}/findings`, headers: { accept: 'application/xml' }, payload: { entry: write.id } })
+  t.match(xml.body, '<found>3</found><hidden>3</hidden><complete>true</complete></finding>', 'found again: still complete')
+  t.same((await app.inject({ url: `/challenger/${guid}` })).json().hunt, { hidden: 3, found: ['heartbeat-200', 'no-www-authenticate', 'note-write-201'], complete: true })
+  t.match((await app.inject({ url: `/challenger/${guid}`, headers: { accept: 'application/xml' } })).body, '<complete>true</complete></hunt>')
+  const page = (await app.inject({ url: `/gui/challenges/${guid}` })).body
+  t.match(page, '<h2 id="hunt-title">Bug hunt complete: 3 of 3 found</h2>')
+  t.match(page, '<p id="hunt-complete"><strong>Every defect hidden in this session is found: the hunt is over.</strong>')
+  // A false alarm after it is over: still complete.
+  const alarm = (await report(app, guid, (await journal(app, guid)).at(-1)?.id)).json()
+  t.same([alarm.verdict, alarm.found, alarm.complete], ['correct', 3, true])
 })
 
 t.test('the explanations of correct answers name the rule', async t => {
@@ -188,12 +241,18 @@ t.test('the explanations of correct answers name the rule', async t => {
   ])
 })
 
-t.test('single-player mode: a hunt starts on the one session', async t => {
+t.test('single-player mode has no bug hunt: POST /challenger {"hunt": true} is a 409 that says why, and changes nothing', async t => {
   const app = await build(t, { mode: 'single' })
-  const made = await app.inject({ method: 'POST', url: '/challenger', payload: { hunt: true } })
-  t.equal(made.statusCode, 201)
-  const guid = made.headers['x-challenger'] as string
-  t.equal((await storeOf(app).get(guid))?.hunt?.hidden.length, HUNT_SIZE)
+  const one = (await app.inject({ method: 'POST', url: '/challenger', payload: { name: 'Ada' } })).headers['x-challenger'] as string
+  const refused = await app.inject({ method: 'POST', url: '/challenger', payload: { hunt: true, name: 'Bob' } })
+  t.equal(refused.statusCode, 409)
+  t.same(errorMessages(refused), ['No bug hunt in single-player mode: its one session is everyone\'s who uses this server, so a hunt\'s hidden defects would change all their answers. ' +
+    'Hunt on a multi-player server (MODE=multi, the default), where each hunt is its own session\'s'])
+  const session = await storeOf(app).get(one)
+  t.same([session?.hunt, session?.name], [undefined, 'Ada'], 'no hunt, and the name unchanged')
+  t.equal((await app.inject({ url: '/heartbeat', headers: { 'x-challenger': one } })).statusCode, 204, 'the answers are the correct ones')
+  t.equal((await app.inject({ method: 'POST', url: '/challenger', payload: { hunt: false } })).statusCode, 201, '{"hunt": false} is a plain hand-out')
+  t.equal((await app.inject({ method: 'POST', url: '/challenger', payload: { hunt: 'yes' } })).statusCode, 400, 'a hunt that is no boolean is still a 400')
 })
 
 t.test('why an answer was correct: by method, path and status, then by path and status, then by status', async t => {
@@ -205,5 +264,4 @@ t.test('why an answer was correct: by method, path and status, then by path and 
   t.equal(why('PUT', '/secret/note', 405), '/secret/note does not take PUT: 405 Method Not Allowed, with the methods it does take in Allow.')
   t.equal(why('PUT', '/challenger/abc', 201), 'That is the status the specification gives this request.')
   t.equal(whyCorrect({ method: 'GET', path: '/heartbeat', status: 204, known: true }), 'Nothing hidden changed this answer: GET /heartbeat answered 204, as the service\'s rules say. GET /heartbeat answers 204 No Content: the server is running, and has nothing to say.')
-  t.same(huntFrom({ defects: huntCode(['heartbeat-200']) }), { hidden: ['heartbeat-200'], found: [] }, 'a hunt restored with no found ones')
 })

@@ -252,7 +252,7 @@ t.test('a hunt\'s section: found of hidden, the found defects revealed and escap
   const html = challengesOf({ guid: 'g-1', live: true, requests: [], hunt: view })
   t.match(html, '<section id="hunt">\n<h2 id="hunt-title">Bug hunt: 1 of 3 found</h2>')
   t.match(html, '<ul id="hunt-found"><li data-defect="x&lt;1&gt;"><strong>Name &lt;b&gt;</strong><p>What was wrong: Breaks &amp; more</p>' +
-    '<p>Why it matters: Why &quot;so&quot;</p></li></ul>\n<p id="hunt-none" hidden>None found yet.</p>\n</section>')
+    '<p>Why it matters: Why &quot;so&quot;</p></li></ul>\n<p id="hunt-none" hidden>None found yet.</p>\n<p id="hunt-complete" hidden>')
   t.equal(commands(html)[0], 'curl -i -X POST http://h:1/p/challenger/g-1/findings -H \'Content-Type: application/json\' -d \'{"entry": "<entry id>"}\'', 'the finding\'s request, for this server and session')
   t.match(html, 'copy the\nrequest\'s id from the "entry id" column of "Your last requests"')
   t.ok(html.indexOf('id="hunt"') < html.indexOf('id="challenges"'), 'above the challenges, where the learner sees it')
@@ -261,6 +261,13 @@ t.test('a hunt\'s section: found of hidden, the found defects revealed and escap
   const none = challengesOf({ guid: 'g-1', live: true, requests: [], hunt: { hidden: 3, found: [] } })
   t.match(none, '<h2 id="hunt-title">Bug hunt: 0 of 3 found</h2>')
   t.match(none, '<ul id="hunt-found"></ul>\n<p id="hunt-none">None found yet.</p>')
+  // Every one found: the title and a line say the hunt is over.
+  const all = { hidden: 2, found: [revealed('heartbeat-200'), revealed('lost-write')] }
+  t.equal(huntTitle(all), 'Bug hunt complete: 2 of 2 found')
+  t.equal(huntTitle({ hidden: 0, found: [] }), 'Bug hunt: 0 of 0 found', 'nothing hidden is nothing to complete')
+  const over = challengesOf({ guid: 'g-1', live: true, requests: [], hunt: all })
+  t.match(over, '<h2 id="hunt-title">Bug hunt complete: 2 of 2 found</h2>')
+  t.match(over, '<p id="hunt-complete"><strong>Every defect hidden in this session is found: the hunt is over.</strong>\nCompare notes with the class, or grade a test suite against every defect (docs/bug-hunt.md).</p>\n</section>')
   t.notMatch(challengesOf({ guid: 'g-1', live: false, hunt: view }), /id="hunt"|Bug hunt/, 'no live session: no hunt')
 })
 
@@ -342,10 +349,10 @@ t.test('GET /gui/challenges/{guid}/hunt: null for a session that is no hunt, 404
   for (const defect of defects) t.notMatch(html, escapeHtml(defect.name), `${defect.id}: no defect named on a new hunt's page`)
 })
 
-t.test('in single-player mode and under a prefix, the hunt is the page\'s', async t => {
+t.test('in single-player mode there is no hunt; under a prefix, the hunt is the page\'s', async t => {
   const single = await build(t, { mode: 'single' })
-  await single.inject({ method: 'POST', url: '/challenger', payload: { hunt: true } })
-  t.same((await single.inject({ method: 'GET', url: '/gui/challenges/anything/hunt' })).json().hunt?.hidden, 3, 'the one session\'s')
+  t.equal((await single.inject({ method: 'POST', url: '/challenger', payload: { hunt: true } })).statusCode, 409)
+  t.same((await single.inject({ method: 'GET', url: '/gui/challenges/anything/hunt' })).json(), { hunt: null }, 'the one session is none')
   const { default: Fastify } = await import('fastify')
   const { default: app } = await import('../../src/app.js')
   const host = Fastify()

@@ -75,18 +75,18 @@ t.test('escapeXml and unfitForXml', async t => {
 })
 
 t.test('findingXml: a found defect, or the explanation of a correct answer, well-formed either way', async t => {
-  const found = findingXml({ verdict: 'found', defect: { id: 'heartbeat-200', name: 'A <heartbeat>', breaks: '204 & no body', why: 'status codes' }, found: 1, hidden: 3 })
+  const found = findingXml({ verdict: 'found', defect: { id: 'heartbeat-200', name: 'A <heartbeat>', breaks: '204 & no body', why: 'status codes' }, found: 1, hidden: 3, complete: false })
   t.equal(found, '<?xml version="1.0" encoding="UTF-8"?><finding><verdict>found</verdict><defect><id>heartbeat-200</id><name>A &lt;heartbeat&gt;</name>' +
-    '<breaks>204 &amp; no body</breaks><why>status codes</why></defect><found>1</found><hidden>3</hidden></finding>')
-  const correct = findingXml({ verdict: 'correct', explanation: 'It was right', found: 0, hidden: 3 })
-  t.equal(correct, '<?xml version="1.0" encoding="UTF-8"?><finding><verdict>correct</verdict><explanation>It was right</explanation><found>0</found><hidden>3</hidden></finding>')
+    '<breaks>204 &amp; no body</breaks><why>status codes</why></defect><found>1</found><hidden>3</hidden><complete>false</complete></finding>')
+  const correct = findingXml({ verdict: 'correct', explanation: 'It was right', found: 3, hidden: 3, complete: true })
+  t.equal(correct, '<?xml version="1.0" encoding="UTF-8"?><finding><verdict>correct</verdict><explanation>It was right</explanation><found>3</found><hidden>3</hidden><complete>true</complete></finding>')
   t.same([wellFormed(found), wellFormed(correct)], [true, true])
 })
 
-t.test('sessionXml: a named hunt session, with its hunt and the defects found, well-formed', async t => {
-  const xml = sessionXml({ xChallenger: 'g', xAuthToken: 't', secretNote: 'a & b', challengeStatus: { '02': false, '01': true }, name: 'Ada', hunt: { defects: 'abc', found: ['heartbeat-200'] } })
+t.test('sessionXml: a named hunt session, with its hunt counted and the defects found, well-formed', async t => {
+  const xml = sessionXml({ xChallenger: 'g', xAuthToken: 't', secretNote: 'a & b', challengeStatus: { '02': false, '01': true }, name: 'Ada', hunt: { hidden: 3, found: ['heartbeat-200'], complete: false } })
   t.equal(xml, '<?xml version="1.0" encoding="UTF-8"?><challenger><xChallenger>g</xChallenger><xAuthToken>t</xAuthToken><secretNote>a &amp; b</secretNote>' +
     '<challengeStatus><challenge id="01">true</challenge><challenge id="02">false</challenge></challengeStatus><name>Ada</name>' +
-    '<hunt><defects>abc</defects><found><id>heartbeat-200</id></found></hunt></challenger>')
+    '<hunt><hidden>3</hidden><found><id>heartbeat-200</id></found><complete>false</complete></hunt></challenger>')
   t.equal(wellFormed(xml), true)
 })

@@ -1,34 +1,24 @@
-// A bug hunt: how its hidden defects travel in a session's JSON (a code, so that a glance at the
-// JSON does not spoil the hunt: hidden, not secret), and what a finding is told when the answer it
-// points at was the service's correct one.
+// A bug hunt: what a session's JSON says of it, and what a finding is told when the answer it points
+// at was the service's correct one. The hidden defects never leave the server: the JSON (and its XML,
+// the pages, the board) counts them and names only those found, so no answer can be decoded into the
+// hunt's answers, and there is no key to keep or share between instances. A restore never sets a
+// hunt (routes/challenger.ts): a live session keeps its own, a session made again has none.
 import type { Hunt } from '../sessions/store.js'
 import { defectById, type Defect } from './catalogue.js'
 
-/** The hunt's hidden defects as a code: base64url of their ids. */
-export function huntCode (hidden: readonly string[]): string {
-  return Buffer.from(hidden.join(','), 'utf8').toString('base64url')
+/** Whether every hidden defect of the hunt is found: the hunt is over. */
+export function huntComplete (hunt: Hunt): boolean {
+  return hunt.hidden.length > 0 && hunt.found.length >= hunt.hidden.length
 }
 
-/** The hunt a session's JSON describes, or why it is not one. */
-export function huntFrom (given: { defects: string, found?: string[] | undefined }): Hunt | { refused: string } {
-  const hidden = /^[A-Za-z0-9_-]{1,400}$/.test(given.defects) ? Buffer.from(given.defects, 'base64url').toString('utf8').split(',') : []
-  if (hidden.length === 0 || hidden.some(id => defectById(id)?.hunt !== true) || new Set(hidden).size !== hidden.length) {
-    return { refused: 'hunt.defects is not a hunt\'s code (copy it, unchanged, from GET /challenger/{guid})' }
-  }
-  const found = given.found ?? []
-  const stray = found.find(id => !hidden.includes(id))
-  if (stray !== undefined) return { refused: `hunt.found names ${JSON.stringify(stray)}, which this hunt does not hide` }
-  return { hidden, found: [...new Set(found)] }
-}
-
-/** A hunt as a session's JSON shows it. */
-export function huntJson (hunt: Hunt): { defects: string, found: string[] } {
-  return { defects: huntCode(hunt.hidden), found: [...hunt.found] }
+/** A hunt as a session's JSON shows it: how many defects it hides, those found by id, and whether that is all of them. */
+export function huntJson (hunt: Hunt): { hidden: number, found: string[], complete: boolean } {
+  return { hidden: hunt.hidden.length, found: [...hunt.found], complete: huntComplete(hunt) }
 }
 
 /** What a finding is told of a defect it found. */
 export function revealed (id: string): { id: string, name: string, breaks: string, why: string } {
-  // A hunt's ids are checked when it is made or restored: each names a defect.
+  // A hunt's ids are the server's own draw (drawHunt): each names a defect.
   const { name, breaks, why } = defectById(id) as Defect
   return { id, name, breaks, why }
 }

@@ -66,7 +66,7 @@ export const XML = {
     '<contentType>application/x-www-form-urlencoded</contentType><passed/>' +
     '<hint>Challenge 34 needs a JSON body such as {"note": "hi"}; this one had Content-Type application/x-www-form-urlencoded</hint></request></requests>',
   finding: '<?xml version="1.0" encoding="UTF-8"?><finding><verdict>correct</verdict><explanation>Nothing hidden changed this answer: …</explanation>' +
-    '<found>0</found><hidden>3</hidden></finding>',
+    '<found>0</found><hidden>3</hidden><complete>false</complete></finding>',
   session: '<?xml version="1.0" encoding="UTF-8"?><challenger><xChallenger>6a1f8e2c-4b3d-4e5f-9a7b-0c1d2e3f4a5b</xChallenger>' +
     '<xAuthToken>0123456789abcdef0123456789abcdef</xAuthToken><secretNote>my secret</secretNote>' +
     '<challengeStatus><challenge id="01">true</challenge><challenge id="02">false</challenge></challengeStatus></challenger>'
@@ -203,10 +203,11 @@ export const RequestList = Type.Object({
 /** The catalogue ids as the reference writes them in a status map: `01`, `02`, `25`, … */
 const statusIds = challenges.map(c => paddedId(c.id))
 
-/** A bug hunt in a session's JSON: its hidden defects as a code (docs/bug-hunt.md), and the ids of those found. */
+/** A bug hunt in a session's JSON (docs/bug-hunt.md): how many defects it hides (never which), the ids of those found, and whether that is all. */
 export const HuntJson = Type.Object({
-  defects: Type.String({ description: 'The hidden defects, as a code: keep it unchanged to restore the hunt' }),
-  found: Type.Array(Type.String(), { description: 'The ids of the defects found so far' })
+  hidden: Type.Integer({ description: 'How many defects the hunt hides (which ones never leaves the server)' }),
+  found: Type.Array(Type.String(), { description: 'The ids of the defects found so far, in the order found' }),
+  complete: Type.Boolean({ description: 'true once every hidden defect is found: the hunt is over' })
 }, { additionalProperties: false })
 
 /** What GET /challenger/{guid} answers and PUT takes back: everything needed to restore a session. */
@@ -252,10 +253,8 @@ export const SessionRestore = Type.Object({
     { additionalProperties: false, description: 'Passed or not, by id or by the reference\'s challenge name; one left out is not passed' }
   )),
   name: Type.Optional(Type.String({ description: `The learner's display name: 1 to ${MAX_NAME} characters once trimmed, no control or bidirectional-control characters; none when left out` })),
-  hunt: Type.Optional(Type.Object({
-    defects: Type.String({ maxLength: 400 }),
-    found: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 }))
-  }, { additionalProperties: false, description: 'A bug hunt, as GET /challenger/{guid} gave it; none when left out' }))
+  // Taken, so that GET's JSON goes back whole, and never read: a restore does not set a hunt (docs/api.md).
+  hunt: Type.Optional(Type.Unknown({ description: 'Ignored: a restore keeps a live session\'s hunt as it is, and a session made again is no hunt' }))
 }, {
   additionalProperties: false,
   examples: [{
@@ -304,9 +303,10 @@ export const FindingAnswer = Type.Object({
   })),
   explanation: Type.Optional(Type.String({ description: 'For a correct answer: why it was correct' })),
   found: Type.Integer({ description: 'Defects found so far' }),
-  hidden: Type.Integer({ description: 'Defects the hunt hides' })
+  hidden: Type.Integer({ description: 'Defects the hunt hides' }),
+  complete: Type.Boolean({ description: 'true once every hidden defect is found: the hunt is over' })
 }, {
-  examples: [{ verdict: 'correct', explanation: 'Nothing hidden changed this answer: GET /heartbeat answered 204, as the service\'s rules say. GET /heartbeat answers 204 No Content: the server is running, and has nothing to say.', found: 0, hidden: 3 }]
+  examples: [{ verdict: 'correct', explanation: 'Nothing hidden changed this answer: GET /heartbeat answered 204, as the service\'s rules say. GET /heartbeat answers 204 No Content: the server is running, and has nothing to say.', found: 0, hidden: 3, complete: false }]
 })
 
 /** GET /admin/sessions's query: the page size is checked by its route, to say what it wants. */

@@ -60,21 +60,21 @@ export function challengesXml (body: { challenges: Array<{ id: number, name: str
   return `${DECLARATION}<challenges>${items.join('')}</challenges>`
 }
 
-export function sessionXml (body: { xChallenger: string, xAuthToken: string, secretNote: string, challengeStatus: Record<string, boolean | undefined>, name?: string | undefined, hunt?: { defects: string, found: string[] } | undefined }): string {
+export function sessionXml (body: { xChallenger: string, xAuthToken: string, secretNote: string, challengeStatus: Record<string, boolean | undefined>, name?: string | undefined, hunt?: { hidden: number, found: string[], complete: boolean } | undefined }): string {
   const statuses = Object.entries(body.challengeStatus)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([id, passed]) => `<challenge id="${escapeXml(id)}">${passed === true}</challenge>`)
   return `${DECLARATION}<challenger>${element('xChallenger', body.xChallenger)}${element('xAuthToken', body.xAuthToken)}` +
     `${element('secretNote', body.secretNote)}<challengeStatus>${statuses.join('')}</challengeStatus>` +
     `${body.name === undefined ? '' : element('name', body.name)}` +
-    `${body.hunt === undefined ? '' : `<hunt>${element('defects', body.hunt.defects)}<found>${body.hunt.found.map(id => element('id', id)).join('')}</found></hunt>`}</challenger>`
+    `${body.hunt === undefined ? '' : `<hunt>${element('hidden', String(body.hunt.hidden))}<found>${body.hunt.found.map(id => element('id', id)).join('')}</found>${element('complete', String(body.hunt.complete))}</hunt>`}</challenger>`
 }
 
 /** A finding's answer. */
-export function findingXml (body: { verdict: string, defect?: { id: string, name: string, breaks: string, why: string } | undefined, explanation?: string | undefined, found: number, hidden: number }): string {
+export function findingXml (body: { verdict: string, defect?: { id: string, name: string, breaks: string, why: string } | undefined, explanation?: string | undefined, found: number, hidden: number, complete: boolean }): string {
   const defect = body.defect === undefined ? '' : `<defect>${element('id', body.defect.id)}${element('name', body.defect.name)}${element('breaks', body.defect.breaks)}${element('why', body.defect.why)}</defect>`
   return `${DECLARATION}<finding>${element('verdict', body.verdict)}${defect}${body.explanation === undefined ? '' : element('explanation', body.explanation)}` +
-    `${element('found', String(body.found))}${element('hidden', String(body.hidden))}</finding>`
+    `${element('found', String(body.found))}${element('hidden', String(body.hidden))}${element('complete', String(body.complete))}</finding>`
 }
 
 /** A journal: an element per field of RequestView, in its order; a null or absent one is left out, `passed` as its ids. */

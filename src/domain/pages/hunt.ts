@@ -24,7 +24,12 @@ export function huntView (hunt: Hunt): HuntView {
   return { hidden: hunt.hidden.length, found: hunt.found.map(revealed) }
 }
 
-/** "Bug hunt: 2 of 3 found" (public/gui/refresh.js says the same). */
+/** Whether every hidden defect is found (as huntComplete, on the view). */
+export function viewComplete (view: HuntView): boolean {
+  return view.hidden > 0 && view.found.length >= view.hidden
+}
+
+/** "Bug hunt: 2 of 3 found", then "Bug hunt complete: 3 of 3 found" (public/gui/refresh.js says the same). */
 export function huntTitle (view: HuntView): string {
-  return `Bug hunt: ${view.found.length} of ${view.hidden} found`
+  return `Bug hunt${viewComplete(view) ? ' complete' : ''}: ${view.found.length} of ${view.hidden} found`
 }

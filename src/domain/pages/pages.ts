@@ -3,7 +3,7 @@
 import type { Challenge, ChallengeRow } from '../challenges/catalogue.js'
 import { duration } from '../challenges/messages.js'
 import type { JournalView } from '../journal/journal.js'
-import { huntTitle, type HuntView } from './hunt.js'
+import { huntTitle, viewComplete, type HuntView } from './hunt.js'
 import { escapeHtml } from './html.js'
 import { medalRail } from './medal-rail.js'
 
@@ -177,6 +177,8 @@ shown below) or why the service was right there.</p>
 ${command(`curl -i -X POST ${address}/challenger/${guid}/findings -H 'Content-Type: application/json' -d '{"entry": "<entry id>"}'`)}
 <ul id="hunt-found">${found.map(foundItem).join('')}</ul>
 <p id="hunt-none"${found.length === 0 ? '' : ' hidden'}>None found yet.</p>
+<p id="hunt-complete"${viewComplete(view) ? '' : ' hidden'}><strong>Every defect hidden in this session is found: the hunt is over.</strong>
+Compare notes with the class, or grade a test suite against every defect (docs/bug-hunt.md).</p>
 </section>`
 }
 
