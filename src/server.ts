@@ -209,6 +209,8 @@ export function startupMessage (address: string, config: ServerConfig, facts: St
 /** The store at start: a store across the network says whether it answers, and its live sessions (one count, once). */
 export async function storeAtStart (store: SessionStore): Promise<StoreAtStart> {
   if (store.description === undefined) return { reachable: true }
+  // On a busy machine the first connection can take longer than the connect timeout the app waited: one more.
+  if (!store.available()) await store.connected?.()
   if (!store.available()) return { reachable: false }
   const live = await store.counts(0).then(counts => counts.live, () => undefined)
   return live === undefined ? { reachable: false } : { reachable: true, live }

@@ -131,6 +131,10 @@ t.test('the store at start: the memory store answers; a store across the network
   t.same(await storeAtStart(remote(true, async () => ({ live: 3, active: 0 }))), { reachable: true, live: 3 })
   t.same(await storeAtStart(remote(true, async () => { throw new Error('gone') })), { reachable: false }, 'gone since')
   t.equal(counted, 2)
+  // Its first connection later than the app waited for (a busy machine): one more connect timeout for it.
+  let up = false
+  const late = Object.assign(remote(false, async () => ({ live: 5, active: 0 })), { available: () => up, connected: async () => { up = true } })
+  t.same(await storeAtStart(late), { reachable: true, live: 5 }, 'up once connected')
 })
 
 t.test('the landing page\'s QR code, for a terminal, under a line that names the page', async t => {
