@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path'
 import type { ServerConfig } from '../domain/config/config.js'
 import { defectById, type Defect } from '../domain/defects/catalogue.js'
 import { inMs, mutantResult, type MutantRun } from './caught.js'
+import { contractOf, type Operation } from './coverage.js'
 import { readEarlier, type Earlier } from './incremental.js'
 import { parseGradeArgs, USAGE, type GradeOptions, type Reporter } from './options.js'
 import { defectHash, gradeResult, type Grading, type MutantResult } from './report.js'
@@ -166,7 +167,7 @@ async function gradeWith (options: GradeOptions, files: Files, earlier: Map<stri
   if (interrupt.aborted) return stopped()
   const result = gradeResult({
     command: options.command,
-    baseline: { seconds: inMs(baseline.seconds), requests: baseline.sent },
+    baseline: { seconds: inMs(baseline.seconds), requests: baseline.sent, contract: baseline.contract },
     timeoutSeconds: options.timeoutSeconds,
     thresholds: options.thresholds,
     mutants: all.map(defect => results.get(defect.id) as MutantResult),
@@ -211,8 +212,8 @@ function baselineProblem (run: MutantRun, options: GradeOptions): string | undef
   return undefined
 }
 
-/** The command once, against a fresh service of its own: correct, or with the defect `id`; every request it sent kept. */
-async function runOnce (options: GradeOptions, io: GradeIo, interrupt: AbortSignal, id: string | undefined): Promise<MutantRun> {
+/** The command once, against a fresh service of its own: correct (with its documented operations), or with the defect `id`; every request it sent kept. */
+async function runOnce (options: GradeOptions, io: GradeIo, interrupt: AbortSignal, id: string | undefined): Promise<MutantRun & { contract: Operation[] }> {
   // The service is the suite's alone: no limit on the sessions it makes, nor on the wrong credentials it sends.
   const app = io.createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { creationRateLimit: 0, basicGuessLimit: 0, ...(id === undefined ? {} : { defects: [id] }) } })
   const sent = recordRequests(app)
@@ -226,7 +227,7 @@ async function runOnce (options: GradeOptions, io: GradeIo, interrupt: AbortSign
       signal: interrupt,
       echo: options.verbose ? chunk => { io.stderr.write(chunk) } : undefined
     })
-    return { ...run, sent }
+    return { ...run, sent, contract: id === undefined ? await contractOf(app) : [] }
   } finally {
     // Whatever the run left open (it is over) does not hold the close.
     const closed = app.close()

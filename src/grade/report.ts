@@ -3,6 +3,7 @@
 // (reporters/) say it for a person, a browser, CI and other tools.
 import { createHash } from 'node:crypto'
 import type { Defect, Family, Severity } from '../domain/defects/catalogue.js'
+import type { Operation } from './coverage.js'
 import type { SentRequest } from './requests.js'
 
 /** A mutant's state, as mutation-testing-report-schema names it. */
@@ -90,8 +91,8 @@ export interface GradeResult {
 /** A grading, as the reporters read it. */
 export interface Grading {
   readonly command: readonly string[]
-  /** The run against the correct service, which passed, and its requests. */
-  readonly baseline: { readonly seconds: number, readonly requests: readonly SentRequest[] }
+  /** The run against the correct service, which passed, its requests, and the service's documented operations. */
+  readonly baseline: { readonly seconds: number, readonly requests: readonly SentRequest[], readonly contract: readonly Operation[] }
   readonly timeoutSeconds: number
   readonly thresholds: Thresholds
   /** Killed + Timeout. */
@@ -152,23 +153,4 @@ export function counts (mutants: readonly MutantResult[]): Record<Status, number
   const all: Record<Status, number> = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, RuntimeError: 0 }
   for (const m of mutants) all[m.status]++
   return all
-}
-
-/** The API coverage of the suite's run against the correct service: route → method → status → count. */
-export function coverageTable (requests: readonly SentRequest[]): Map<string, Map<string, Map<number, number>>> {
-  const table = new Map<string, Map<string, Map<number, number>>>()
-  for (const r of requests) {
-    const path = r.route ?? `${r.path} (no such route)`
-    const methods = table.get(path) ?? new Map<string, Map<number, number>>()
-    table.set(path, methods)
-    const statuses = methods.get(r.method) ?? new Map<number, number>()
-    methods.set(r.method, statuses)
-    statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)
-  }
-  return table
-}
-
-/** "200 ×3, 401": a cell of the coverage table. */
-export function statusesText (statuses: ReadonlyMap<number, number>): string {
-  return [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => n === 1 ? String(status) : `${status} ×${n}`).join(', ')
 }

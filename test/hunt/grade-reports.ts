@@ -20,7 +20,9 @@ import { htmlReport } from '../../src/grade/reporters/html.js'
 import { junitReport } from '../../src/grade/reporters/junit.js'
 import { schemaReport } from '../../src/grade/reporters/schema.js'
 import { ordinal, recordRequests, requestText, type SentRequest } from '../../src/grade/requests.js'
+import Fastify from 'fastify'
 import { createServer } from '../../src/server.js'
+import { contractOf, coverageRows, coverageSummary, operationsOf, statusesText } from '../../src/grade/coverage.js'
 import { graded } from '../grade-helper.js'
 
 const suite = 'sh test/fixtures/grade/statuses.sh'
@@ -73,6 +75,29 @@ t.test('a mutant\'s state from its run: Killed, Timeout, Survived, NoCoverage, R
   t.match(state({ sent: [sent('GET', '/heartbeat', 204)] }), { status: 'NoCoverage', metAt: [], reason: `never sent: ${d.untried}; no request of the suite met this mutant, so it could not be caught` })
   t.match(state({ exitCode: null, startError: Object.assign(new Error('spawn EMFILE'), { code: 'EMFILE' }) }), { status: 'RuntimeError', reason: 'the command could not be started (EMFILE)' })
   t.match(state({ exitCode: null, startError: new Error('odd') }), { status: 'RuntimeError', reason: 'the command could not be started (error)' })
+})
+
+t.test('the API\'s documented operations: from its OpenAPI document, anything odd in it passed over; the /api base and :params as the document writes them', async t => {
+  t.same(operationsOf(null), [])
+  t.same(operationsOf({ paths: [] }), [])
+  t.same(operationsOf({ paths: { '/a': { parameters: [], get: { responses: { 200: {}, default: {}, '4XX': {} } }, post: {}, put: null }, '/b': 3 } }), [
+    { path: '/a', method: 'GET', statuses: [200] },
+    { path: '/a', method: 'POST', statuses: [] },
+    { path: '/a', method: 'PUT', statuses: [] }
+  ])
+  const contract = [{ path: '/challenger/{guid}', method: 'GET', statuses: [200, 404] }]
+  const rows = coverageRows([sent('GET', '/api/challenger/x', 200, null, '/api/challenger/:guid'), sent('GET', '/challenger/y', 404, null, '/challenger/:guid'), sent('HEAD', '/api/x', 200, null, '/api/x')], contract)
+  t.same(rows.map(row => [row.path, row.method, statusesText(row.seen), row.unseen, row.documented]), [
+    ['/challenger/{guid}', 'GET', '200, 404', [], true],
+    ['/api/x', 'HEAD', '200', [], false]
+  ])
+  t.equal(coverageSummary(rows), '1 of 1 documented operations sent; 2 of their 2 documented statuses answered')
+  const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} })
+  t.teardown(() => app.close())
+  t.match(await contractOf(app), [{ path: '/heartbeat', method: 'GET', statuses: [204, 503] }])
+  const bare = Fastify()
+  t.teardown(() => bare.close())
+  t.same(await contractOf(bare), [], 'a service without a document: none')
 })
 
 t.test('each request kept in order, with the headers that decided its answer as kinds; the product\'s requests by inject are not', async t => {
@@ -130,7 +155,12 @@ function madeGrading (explain: boolean): Grading {
     const runSent = i % 4 === 0 && status !== 'NoCoverage' ? [...baseline, ...Array.from({ length: 4 }, () => sent('GET', '/heartbeat', 204)), ...hit] : [baseline[0] as SentRequest, sent('GET', '/secret/note', 403, status === 'NoCoverage' ? null : d.id)]
     return mutantResult(d, { ...run, sent: runSent }, baseline)
   })
-  return gradeResult({ command: ['sh', 'suite <sh>'], baseline: { seconds: 1, requests: baseline }, timeoutSeconds: 60, thresholds: DEFAULT_THRESHOLDS, mutants, explain })
+  const contract = [
+    { path: '/challenger', method: 'POST', statuses: [201, 400] },
+    { path: '/secret/note', method: 'GET', statuses: [200, 401, 403] },
+    { path: '/heartbeat', method: 'DELETE', statuses: [405] }
+  ]
+  return gradeResult({ command: ['sh', 'suite <sh>'], baseline: { seconds: 1, requests: baseline, contract }, timeoutSeconds: 60, thresholds: DEFAULT_THRESHOLDS, mutants, explain })
 }
 
 t.test('the schema report validates against mutation-testing-report-schema\'s JSON schema, every mutant at its line of its family\'s file', async t => {
@@ -170,8 +200,14 @@ t.test('clear-text, junit and --json of every state; a grading where nothing cou
   const text = clearTextReport(grading)
   t.match(text, /^Mutation score \d+\.\d\d%: \d+ of \d+ mutants detected \(killed \d+, timed out \d+; survived \d+, not covered \d+; \d+ could not run and do not count\)\n/)
   t.match(text, '\nCould not run (')
-  t.match(text, '\n  /nope (no such route)  GET     404 ×2\n')
-  t.match(htmlReport(grading), '<tr><td><code>/nope (no such route)</code></td><td>GET</td><td>404 ×2</td></tr>')
+  t.match(text, '\nAPI coverage: your suite\'s 5 requests against the correct service, by the API\'s document: 2 of 3 documented operations sent; 3 of their 6 documented statuses answered.\n' +
+    '  path                   method  answered    documented, never answered\n' +
+    '  /challenger            POST    201         400\n' +
+    '  /secret/note           GET     401, 403    200\n' +
+    '  /heartbeat             DELETE  never sent  405\n' +
+    '  /nope (no such route)  GET     404 ×2      (not in the API\'s document)\n')
+  t.match(htmlReport(grading), '<tr><td><code>/nope (no such route)</code></td><td>GET</td><td>404 ×2</td><td>(not in the API&#39;s document)</td></tr>')
+  t.match(htmlReport(grading), '<tr class="unsent"><td><code>/heartbeat</code></td><td>DELETE</td><td>never sent</td><td>405</td></tr>')
   // A suite that failed though no answer differed.
   const flaky = mutantResult(defects[0] as Defect, { exitCode: 1, signal: null, timedOut: false, startError: undefined, shell: false, seconds: 1, tail: '', sent: grading.baseline.requests }, grading.baseline.requests)
   t.match(clearTextReport(gradeResult({ ...grading, mutants: [flaky] })), `\n  ${flaky.id}: the suite failed (exit code 1), though no answer differed from the correct service's (a suite that fails by chance?)\n`)

@@ -2,7 +2,8 @@
 // mutant, a hint for each one missed (its family, endpoint and the kind of check; the exact check
 // only with --explain), and the API coverage of the suite.
 import { caughtText } from '../caught.js'
-import { counts, coverageTable, FAMILY_HINTS, isDetected, mutantLabel, statusesText, type Grading, type MutantResult, type Status } from '../report.js'
+import { coverageRows, coverageSummary, statusesText } from '../coverage.js'
+import { counts, FAMILY_HINTS, isDetected, mutantLabel, type Grading, type MutantResult, type Status } from '../report.js'
 
 /** A mutant's state as a progress line or a person says it. */
 export const STATUS_WORDS: Readonly<Record<Status, string>> = {
@@ -41,19 +42,16 @@ export function scoreLine (result: Grading): string {
     `(killed ${c.Killed}, timed out ${c.Timeout}; survived ${c.Survived}, not covered ${c.NoCoverage}${errors})`
 }
 
-/** The coverage table's lines: path, method, statuses seen. */
+/** The coverage table's lines: path, method, statuses answered, documented statuses never answered. */
 export function coverageLines (result: Grading): string[] {
-  const table = coverageTable(result.baseline.requests)
-  const rows: Array<[string, string, string]> = [['path', 'method', 'statuses answered']]
-  for (const [path, methods] of table) {
-    let first = true
-    for (const [method, statuses] of methods) {
-      rows.push([first ? path : '', method, statusesText(statuses)])
-      first = false
-    }
+  const rows: Array<[string, string, string, string]> = [['path', 'method', 'answered', 'documented, never answered']]
+  let last = ''
+  for (const row of coverageRows(result.baseline.requests, result.baseline.contract)) {
+    rows.push([row.path === last ? '' : row.path, row.method, statusesText(row.seen), row.documented ? row.unseen.join(', ') : '(not in the API\'s document)'])
+    last = row.path
   }
-  const width = (i: 0 | 1): number => Math.max(...rows.map(row => row[i].length))
-  return rows.map(([path, method, statuses]) => `  ${path.padEnd(width(0))}  ${method.padEnd(width(1))}  ${statuses}`)
+  const width = (i: 0 | 1 | 2): number => Math.max(...rows.map(row => row[i].length))
+  return rows.map(([path, method, seen, unseen]) => `  ${path.padEnd(width(0))}  ${method.padEnd(width(1))}  ${seen.padEnd(width(2))}  ${unseen}`.trimEnd())
 }
 
 export function clearTextReport (result: Grading): string {
@@ -87,7 +85,8 @@ export function clearTextReport (result: Grading): string {
   }
   if (result.detected === result.valid && result.valid > 0) lines.push('', 'Every mutant was detected: your suite would notice each of these bugs.')
   const sent = result.baseline.requests.length
-  lines.push('', `API coverage: your suite's ${sent} request${sent === 1 ? '' : 's'} against the correct service.`, ...coverageLines(result))
+  const summary = coverageSummary(coverageRows(result.baseline.requests, result.baseline.contract))
+  lines.push('', `API coverage: your suite's ${sent} request${sent === 1 ? '' : 's'} against the correct service, by the API's document: ${summary}.`, ...coverageLines(result))
   if (reused.length > 0) lines.push('', `Detected mutants taken from ${reused[0]?.reusedFrom} (--incremental): ${reused.length}.`)
   if (!result.passed) lines.push('', `Below the break threshold ${result.thresholds.break}%: exit code 1.`)
   return lines.join('\n') + '\n'

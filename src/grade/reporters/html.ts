@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { caughtText } from '../caught.js'
-import { coverageTable, FAMILY_HINTS, isDetected, statusesText, type Grading } from '../report.js'
+import { coverageRows, coverageSummary, statusesText } from '../coverage.js'
+import { FAMILY_HINTS, isDetected, type Grading } from '../report.js'
 import { scoreLine, standing } from './clear-text.js'
 import { schemaReport } from './schema.js'
 
@@ -24,7 +25,7 @@ function elements (): string {
 const STYLE = `body{font-family:system-ui,sans-serif;margin:0 auto;max-width:80rem;padding:1rem;color:#1f2328}
 table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:#f6f8fa}.Killed,.Timeout{color:#1a7f37}.Survived{color:#cf222e}.NoCoverage{color:#9a6700}.RuntimeError{color:#57606a}
-summary{cursor:pointer}code{font-size:.9em}`
+summary{cursor:pointer}.unsent td{color:#9a6700}code{font-size:.9em}`
 
 export function htmlReport (result: Grading): string {
   const rows = result.mutants.map((m, index) => {
@@ -34,12 +35,9 @@ export function htmlReport (result: Grading): string {
       `<td class="state ${m.status}">${m.status}</td><td class="why">${escapeHtml(caught)}${hint}</td>` +
       `<td><details><summary>what is wrong, and the check</summary><p><b>${escapeHtml(m.id)}</b>: ${escapeHtml(m.name)}</p><p>Wrong: ${escapeHtml(m.breaks)}</p><p>Check: ${escapeHtml(m.check)}</p></details></td></tr>`
   })
-  const coverage: string[] = []
-  for (const [path, methods] of coverageTable(result.baseline.requests)) {
-    for (const [method, statuses] of methods) {
-      coverage.push(`<tr><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(method)}</td><td>${statusesText(statuses)}</td></tr>`)
-    }
-  }
+  const covered = coverageRows(result.baseline.requests, result.baseline.contract)
+  const coverage = covered.map(row => `<tr${row.seen.size === 0 ? ' class="unsent"' : ''}><td><code>${escapeHtml(row.path)}</code></td><td>${escapeHtml(row.method)}</td>` +
+    `<td>${statusesText(row.seen)}</td><td>${row.documented ? row.unseen.join(', ') : escapeHtml('(not in the API\'s document)')}</td></tr>`)
   const title = `grade: mutation score ${result.score.toFixed(2)}%`
   return `<!DOCTYPE html>
 <html lang="en">
@@ -61,8 +59,8 @@ export function htmlReport (result: Grading): string {
 ${rows.join('\n')}
 </tbody></table>
 <h2>API coverage</h2>
-<p>Your suite's ${result.baseline.requests.length} requests against the correct service: each path and method, and the statuses answered.</p>
-<table id="coverage"><thead><tr><th>path</th><th>method</th><th>statuses answered</th></tr></thead>
+<p>Your suite's ${result.baseline.requests.length} requests against the correct service, by the API's document: ${escapeHtml(coverageSummary(covered))}.</p>
+<table id="coverage"><thead><tr><th>path</th><th>method</th><th>answered</th><th>documented, never answered</th></tr></thead>
 <tbody>
 ${coverage.join('\n')}
 </tbody></table>
