@@ -46,7 +46,7 @@ chromiumTest('the HTML report lists every mutant with its state and what caught 
     t.equal(row.state, states.get(row.id as string), `${row.id}'s state`)
     const why = {
       Killed: /^caught by your \d+(st|nd|rd|th) request, [A-Z]+ \/\S*/,
-      Timeout: /^caught by your \d+(st|nd|rd|th) request/,
+      Timeout: /^(caught by your \d+(st|nd|rd|th) request|the suite ran past --timeout)/,
       Survived: /^met by your \d+(st|nd|rd|th) request.*, yet the suite passed/,
       NoCoverage: `never sent: ${defect?.untried}`
     }[row.state as 'Killed']

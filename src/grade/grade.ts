@@ -112,7 +112,7 @@ function reused (defect: Defect, was: Earlier, from: string): MutantResult {
     requests: 0,
     caughtBy: undefined,
     metAt: [],
-    reason: was.reason,
+    reason: `${was.reason.replace(/ \(taken from an earlier report\)$/, '')} (taken from an earlier report)`,
     reusedFrom: from
   }
 }
