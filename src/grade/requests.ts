@@ -76,7 +76,7 @@ function describe (sent: Sent, request: FastifyRequest, route: string | null): s
     else said.push('with an Authorization that is not Basic')
   }
   if (sent.override !== undefined) said.push(`with X-HTTP-Method-Override: ${shown(sent.override)}`)
-  if (sent.hasBody) said.push(sent.contentType === undefined ? 'with a body and no Content-Type' : `with a ${shown((sent.contentType.split(';', 1)[0] as string).trim())} body`)
+  if (sent.hasBody) said.push(sent.contentType === undefined ? 'with a body and no Content-Type' : `with a body of Content-Type ${shown((sent.contentType.split(';', 1)[0] as string).trim())}`)
   if (sent.accept !== undefined && !/^(\*\/\*|application\/json)$/i.test(sent.accept.trim())) said.push(`asking for ${shown(sent.accept)}`)
   return said
 }
@@ -117,7 +117,7 @@ export function ordinal (n: number): string {
   return `${n}${(tens > 10 && tens < 14) ? 'th' : ORDINALS[n % 10] ?? 'th'}`
 }
 
-/** "GET /secret/note with a wrong token (X-AUTH-TOKEN)". */
+/** "GET /secret/note with a wrong token (X-AUTH-TOKEN), asking for application/xml". */
 export function requestText (request: SentRequest): string {
-  return [`${request.method} ${request.path}`, ...request.with].join(' ')
+  return request.with.length === 0 ? `${request.method} ${request.path}` : `${request.method} ${request.path} ${request.with.join(', ')}`
 }

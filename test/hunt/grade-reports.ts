@@ -43,7 +43,8 @@ const sent = (method: string, path: string, status: number, defect: string | nul
 
 t.test('ordinals, and a request in words', async t => {
   t.same([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 112].map(ordinal), ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '23rd', '101st', '111th', '112th'])
-  t.equal(requestText({ ...sent('GET', '/secret/note', 403), with: ['with a wrong token (X-AUTH-TOKEN)'] }), 'GET /secret/note with a wrong token (X-AUTH-TOKEN)')
+  t.equal(requestText({ ...sent('GET', '/secret/note', 403), with: ['with a wrong token (X-AUTH-TOKEN)', 'asking for application/xml'] }), 'GET /secret/note with a wrong token (X-AUTH-TOKEN), asking for application/xml')
+  t.equal(requestText(sent('GET', '/heartbeat', 204)), 'GET /heartbeat')
 })
 
 t.test('what caught a mutant: the first request answered otherwise than the correct service, by place', async t => {
@@ -136,7 +137,7 @@ t.test('each request kept in order, with the headers that decided its answer as 
     ['GET', '/secret/note', '/secret/note', 403, 'with an X-CHALLENGER that names no live session, with a wrong token (X-AUTH-TOKEN)', 'swap-401-403'],
     ['GET', '/secret/note', '/secret/note', 200, 'with the session\'s token (Authorization: Bearer)', null],
     ['GET', '/secret/note', '/secret/note', 401, 'with a wrong token (X-AUTH-TOKEN), asking for application/xml', 'swap-401-403'],
-    ['POST', '/secret/note', '/secret/note', 200, 'with the session\'s token (X-AUTH-TOKEN), with a application/json body', null],
+    ['POST', '/secret/note', '/secret/note', 200, 'with the session\'s token (X-AUTH-TOKEN), with a body of Content-Type application/json', null],
     ['POST', '/secret/note', '/secret/note', 400, 'with the session\'s token (X-AUTH-TOKEN), with a body and no Content-Type', null],
     ['POST', '/heartbeat', '/heartbeat', 405, `with X-HTTP-Method-Override: ${'P'.repeat(40)}…`, null],
     ['GET', '/no/such/path', null, 404, '', null]
