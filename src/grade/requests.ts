@@ -88,7 +88,8 @@ function describe (sent: Sent, request: FastifyRequest, route: string | null): s
 export function recordRequests (app: FastifyInstance): SentRequest[] {
   const kept: SentRequest[] = []
   const arrived = new WeakMap<IncomingMessage, [SentRequest, Sent]>()
-  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+  // Before Fastify's own listener: its hooks (a defect's request phase among them) may change the headers at once.
+  app.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     // A server's request always has its URL and method.
     const url = request.url as string
     const query = url.indexOf('?')
