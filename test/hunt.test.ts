@@ -3,4 +3,5 @@
 // share one test process, which saves each the ~3 CPU-s a process costs to start (docs/architecture.md).
 import './hunt/defects.js'
 import './hunt/grade.js'
+import './hunt/grade-reports.js'
 import './hunt/hunt.js'

@@ -5,13 +5,22 @@
 // environment, and sets the exit code this returns.
 import type { FastifyInstance } from 'fastify'
 import { statSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
 import type { ServerConfig } from '../domain/config/config.js'
 import { defectById, type Defect } from '../domain/defects/catalogue.js'
-import { parseGradeArgs, USAGE, type GradeOptions } from './options.js'
-import { gradeResult, jsonReport, junitReport, outcomeText, summaryText, type MutantResult } from './report.js'
-import { runCommand, type RunOutcome } from './run.js'
+import { inMs, mutantResult, type MutantRun } from './caught.js'
+import { contractOf, type Operation } from './coverage.js'
+import { readEarlier, type Earlier } from './incremental.js'
+import { parseGradeArgs, USAGE, type GradeOptions, type Reporter } from './options.js'
+import { defectHash, gradeResult, type Grading, type MutantResult } from './report.js'
+import { clearTextReport, nameOf, progressText } from './reporters/clear-text.js'
+import { gradeJson } from './reporters/grade-json.js'
+import { htmlReport } from './reporters/html.js'
+import { junitReport } from './reporters/junit.js'
+import { jsonReport } from './reporters/schema.js'
+import { recordRequests } from './requests.js'
+import { runCommand } from './run.js'
 
 export interface GradeIo {
   /** src/server.ts's: the service as `npm start` builds it. */
@@ -29,9 +38,11 @@ const BELOW_MIN_SCORE = 1
 const NOT_GRADED = 2
 const SIGNALS = { SIGINT: 130, SIGTERM: 143 } as const
 
-interface Run extends RunOutcome {
-  readonly requests: number
-}
+/** The files of the file reporters, by reporter. */
+type Files = Partial<Record<Exclude<Reporter, 'clear-text'>, string>>
+
+const FILE_NAMES = { json: 'mutation.json', html: 'mutation.html', junit: 'junit.xml' } as const
+const REPORT_NAMES = { json: 'JSON report (mutation-testing-report-schema)', html: 'HTML report', junit: 'JUnit report' } as const
 
 /** Grades the command `argv` names (the words after `grade`); resolves with the exit code. */
 export async function grade (argv: readonly string[], io: GradeIo): Promise<number> {
@@ -46,24 +57,67 @@ export async function grade (argv: readonly string[], io: GradeIo): Promise<numb
   }
   if ('error' in parsed) return fail(`${parsed.error}\n(grade --help for the options)`)
   const options = parsed.options
-  const junit = options.junit === undefined ? undefined : resolve(io.cwd, options.junit)
-  // Said now rather than after every run.
-  if (junit !== undefined && statSync(dirname(junit), { throwIfNoEntry: false })?.isDirectory() !== true) {
-    return fail(`--junit ${options.junit}: there is no folder ${dirname(junit)} to write it in`)
+  const files: Files = {}
+  const reportDir = resolve(io.cwd, options.reportDir)
+  for (const reporter of options.reporters) if (reporter !== 'clear-text') files[reporter] = join(reportDir, FILE_NAMES[reporter])
+  if (options.junit !== undefined) {
+    const junit = resolve(io.cwd, options.junit)
+    // Said now rather than after every run.
+    if (statSync(dirname(junit), { throwIfNoEntry: false })?.isDirectory() !== true) {
+      return fail(`--junit ${options.junit}: there is no folder ${dirname(junit)} to write it in`)
+    }
+    files.junit = junit
+  }
+  if (files.html !== undefined || files.json !== undefined || (files.junit !== undefined && options.junit === undefined)) {
+    try {
+      await mkdir(reportDir, { recursive: true })
+    } catch (error) {
+      return fail(`--report-dir ${options.reportDir}: cannot make the folder (${(error as NodeJS.ErrnoException).code})`)
+    }
+  }
+  let earlier: Map<string, Earlier> | undefined
+  if (options.incremental !== undefined) {
+    const read = await readEarlier(resolve(io.cwd, options.incremental))
+    if (typeof read === 'string') return fail(`--incremental ${options.incremental} ${read}`)
+    earlier = read
   }
   const interrupt = new AbortController()
   const onSignal = (signal: keyof typeof SIGNALS): void => { interrupt.abort(signal) }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
   try {
-    return await gradeWith(options, junit, io, interrupt.signal, fail)
+    return await gradeWith(options, files, earlier, io, interrupt.signal, fail)
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
 }
 
-async function gradeWith (options: GradeOptions, junit: string | undefined, io: GradeIo, interrupt: AbortSignal, fail: (message: string) => number): Promise<number> {
+/** The mutant `defect` as the earlier report had it. */
+function reused (defect: Defect, was: Earlier, from: string): MutantResult {
+  return {
+    id: defect.id,
+    family: defect.family,
+    severity: defect.severity,
+    endpoint: defect.endpoint,
+    untried: defect.untried,
+    name: defect.name,
+    breaks: defect.breaks,
+    check: defect.check,
+    hash: was.hash,
+    status: was.status,
+    exitCode: null,
+    signal: null,
+    seconds: 0,
+    requests: 0,
+    caughtBy: undefined,
+    metAt: [],
+    reason: `${was.reason.replace(/ \(taken from an earlier report\)$/, '')} (taken from an earlier report)`,
+    reusedFrom: from
+  }
+}
+
+async function gradeWith (options: GradeOptions, files: Files, earlier: Map<string, Earlier> | undefined, io: GradeIo, interrupt: AbortSignal, fail: (message: string) => number): Promise<number> {
   const say = (line: string): void => { io.stderr.write(`grade: ${line}\n`) }
   const stopped = (): number => {
     const signal = interrupt.reason as keyof typeof SIGNALS
@@ -79,38 +133,63 @@ async function gradeWith (options: GradeOptions, junit: string | undefined, io: 
     const tail = baseline.tail === '' ? '' : `\nThe end of its output:\n${baseline.tail.replace(/^/gm, '  | ')}`
     return fail(`${problem}${tail}`)
   }
-  const count = options.mutants.length
-  say(`passed against the correct service (${baseline.seconds.toFixed(1)} s, ${baseline.requests} request${baseline.requests === 1 ? '' : 's'}); now ${count} mutant${count === 1 ? '' : 's'}, ` +
-    `${options.jobs} at a time, each run at most ${options.timeoutSeconds} s`)
   const results = new Map<string, MutantResult>()
+  const all = options.mutants.map(id => defectById(id) as Defect)
+  const queue: Defect[] = []
+  for (const defect of all) {
+    const was = earlier?.get(defect.id)
+    if (was !== undefined && was.hash === defectHash(defect)) results.set(defect.id, reused(defect, was, options.incremental as string))
+    else queue.push(defect)
+  }
+  const count = queue.length
+  const sent = baseline.sent.length
+  say(`passed against the correct service (${baseline.seconds.toFixed(1)} s, ${sent} request${sent === 1 ? '' : 's'}); now ${count} mutant${count === 1 ? '' : 's'}, ` +
+    `${options.jobs} at a time, each run at most ${options.timeoutSeconds} s`)
+  if (earlier !== undefined) {
+    const kept = [...results.values()]
+    const killed = kept.filter(m => m.status === 'Killed').length
+    const timedOut = kept.length - killed
+    say(`reused ${killed} killed${timedOut === 0 ? '' : ` and ${timedOut} timed out`} from ${options.incremental}; ran ${count}`)
+  }
   const width = String(count).length
-  const queue = options.mutants.map(id => defectById(id) as Defect)
+  const place = new Map(all.map((defect, i) => [defect.id, i]))
+  let done = 0
   const worker = async (): Promise<void> => {
     for (let defect = queue.shift(); defect !== undefined && !interrupt.aborted; defect = queue.shift()) {
       const run = await runOnce(options, io, interrupt, defect.id)
       if (interrupt.aborted) return
-      const result = mutantResult(defect, run)
+      const result = mutantResult(defect, run, baseline.sent)
       results.set(defect.id, result)
-      say(`[${String(results.size).padStart(width)}/${count}] ${defect.id.padEnd(20)} ${outcomeText(result, options.timeoutSeconds)}`)
+      say(`[${String(++done).padStart(width)}/${count}] ${nameOf(result, place.get(defect.id) as number, options.explain).padEnd(20)} ${progressText(result, options.timeoutSeconds)}`)
     }
   }
   await Promise.all(Array.from({ length: Math.min(options.jobs, count) }, worker))
   if (interrupt.aborted) return stopped()
-  const result = gradeResult(options.command, { seconds: inMs(baseline.seconds), requests: baseline.requests },
-    options.mutants.map(id => results.get(id) as MutantResult), options.timeoutSeconds, options.minScore)
-  io.stdout.write(options.json ? jsonReport(result) : summaryText(result))
-  if (junit !== undefined) {
+  const result = gradeResult({
+    command: options.command,
+    baseline: { seconds: inMs(baseline.seconds), requests: baseline.sent, contract: baseline.contract },
+    timeoutSeconds: options.timeoutSeconds,
+    thresholds: options.thresholds,
+    mutants: all.map(defect => results.get(defect.id) as MutantResult),
+    explain: options.explain
+  })
+  if (options.jsonToStdout) io.stdout.write(gradeJson(result))
+  else if (options.reporters.includes('clear-text')) io.stdout.write(clearTextReport(result))
+  for (const [reporter, file] of Object.entries(files) as Array<[keyof Files, string]>) {
     try {
-      await writeFile(junit, junitReport(result))
+      await writeFile(file, REPORTERS[reporter](result))
     } catch (error) {
-      return fail(`could not write --junit ${options.junit}: ${(error as Error).message}`)
+      return fail(`could not write the ${REPORT_NAMES[reporter]} to ${file}: ${(error as Error).message}`)
     }
+    say(`wrote the ${REPORT_NAMES[reporter]} to ${file}`)
   }
   return result.passed ? GRADED : BELOW_MIN_SCORE
 }
 
+const REPORTERS: Record<keyof Files, (result: Grading) => string> = { json: jsonReport, html: htmlReport, junit: junitReport }
+
 /** Why the run against the correct service grades nothing, or undefined when it passed. */
-function baselineProblem (run: Run, options: GradeOptions): string | undefined {
+function baselineProblem (run: MutantRun, options: GradeOptions): string | undefined {
   const shown = options.command.join(' ')
   if (run.startError !== undefined) {
     const why = run.startError.code === 'ENOENT' ? 'not found (is it installed, and on PATH?)' : `could not be started (${run.startError.code as string})`
@@ -126,38 +205,18 @@ function baselineProblem (run: Run, options: GradeOptions): string | undefined {
     return `your suite fails against the correct service (${how}), so it grades nothing: a suite must pass on a correct service ` +
       'before its failures can point at a bug. Fix the suite (or what it assumes), then grade it again.'
   }
-  if (run.requests === 0) {
+  if (run.sent.length === 0) {
     return 'your suite passed without sending a single request to the service, so it grades nothing: ' +
       'does it read the service\'s address from API_BASE_URL (or BASE_URL)?'
   }
   return undefined
 }
 
-/** Seconds to the millisecond. */
-const inMs = (seconds: number): number => Math.round(seconds * 1000) / 1000
-
-function mutantResult (defect: Defect, run: Run): MutantResult {
-  let outcome: MutantResult['outcome'] = run.exitCode === 0 ? 'survived' : 'killed'
-  if (run.timedOut) outcome = 'timed-out'
-  return {
-    id: defect.id,
-    name: defect.name,
-    outcome,
-    exitCode: run.exitCode,
-    signal: run.signal,
-    seconds: inMs(run.seconds),
-    requests: run.requests,
-    breaks: defect.breaks,
-    check: defect.check
-  }
-}
-
-/** The command once, against a fresh service of its own: correct, or with the defect `id`. */
-async function runOnce (options: GradeOptions, io: GradeIo, interrupt: AbortSignal, id: string | undefined): Promise<Run> {
+/** The command once, against a fresh service of its own: correct (with its documented operations), or with the defect `id`; every request it sent kept. */
+async function runOnce (options: GradeOptions, io: GradeIo, interrupt: AbortSignal, id: string | undefined): Promise<MutantRun & { contract: Operation[] }> {
   // The service is the suite's alone: no limit on the sessions it makes, nor on the wrong credentials it sends.
   const app = io.createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { creationRateLimit: 0, basicGuessLimit: 0, ...(id === undefined ? {} : { defects: [id] }) } })
-  let requests = 0
-  app.server.on('request', () => { requests++ })
+  const sent = recordRequests(app)
   try {
     const url = await app.listen({ port: 0, host: '127.0.0.1' })
     if (options.verbose) io.stderr.write(`grade: ── ${id ?? 'the correct service'} at ${url} ──\n`)
@@ -168,7 +227,7 @@ async function runOnce (options: GradeOptions, io: GradeIo, interrupt: AbortSign
       signal: interrupt,
       echo: options.verbose ? chunk => { io.stderr.write(chunk) } : undefined
     })
-    return { ...run, requests }
+    return { ...run, sent, contract: id === undefined ? await contractOf(app) : [] }
   } finally {
     // Whatever the run left open (it is over) does not hold the close.
     const closed = app.close()

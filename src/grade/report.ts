@@ -1,101 +1,156 @@
-// What a grading found, and its three forms: the summary for a person, JSON, and JUnit XML for CI.
-// A mutant missed is said with what was wrong and the kind of check that catches it, never the
-// request and answer to copy.
-import { escapeXml } from '../domain/http/xml.js'
+// What a grading found: each mutant's state in the words of mutation-testing-report-schema, what
+// caught it (or that nothing ever met it), and the score as Stryker counts it. The reporters
+// (reporters/) say it for a person, a browser, CI and other tools.
+import { createHash } from 'node:crypto'
+import type { Defect, Family, Severity } from '../domain/defects/catalogue.js'
+import type { Operation } from './coverage.js'
+import type { SentRequest } from './requests.js'
 
-/** killed: the suite failed with the mutant in; survived: it passed; timed-out: stopped (not caught). */
-export type Outcome = 'killed' | 'survived' | 'timed-out'
+/** A mutant's state, as mutation-testing-report-schema names it. */
+export type Status = 'Killed' | 'Survived' | 'NoCoverage' | 'Timeout' | 'RuntimeError'
+
+/** Stryker's thresholds: at or above high is good, below low is bad; below break, exit code 1 (null: never). */
+export interface Thresholds {
+  readonly high: number
+  readonly low: number
+  readonly break: number | null
+}
+
+export const DEFAULT_THRESHOLDS: Thresholds = Object.freeze({ high: 80, low: 60, break: null })
+
+/** The first request a mutant answered otherwise than the correct service did. */
+export interface Caught {
+  /** Its place in the run, from 1. */
+  readonly position: number
+  /** "GET /secret/note with a wrong token (X-AUTH-TOKEN)". */
+  readonly request: string
+  readonly status: number
+  /** What the correct service answered to the request at that place; null when its run sent fewer. */
+  readonly correctStatus: number | null
+}
 
 export interface MutantResult {
   readonly id: string
+  readonly family: Family
+  readonly severity: Severity
+  readonly endpoint: string
+  readonly untried: string
   readonly name: string
-  readonly outcome: Outcome
+  readonly breaks: string
+  readonly check: string
+  /** A digest of what the defect is (id, name, what it breaks): --incremental reuses a result only while it is the same. */
+  readonly hash: string
+  readonly status: Status
   readonly exitCode: number | null
   readonly signal: string | null
   readonly seconds: number
   /** Requests the service got during the run. */
   readonly requests: number
-  readonly breaks: string
-  readonly check: string
+  /** For a mutant detected: the first request answered otherwise, when one was. */
+  readonly caughtBy: Caught | undefined
+  /** The places (from 1) of the requests the defect changed: none means no coverage. */
+  readonly metAt: readonly number[]
+  /** Why it has its state, in a sentence (the schema's statusReason). */
+  readonly reason: string
+  /** The report it was taken from (--incremental), or undefined when it ran. */
+  readonly reusedFrom: string | undefined
 }
 
+/** What --json writes (reporters/grade-json.ts): the shape of earlier versions, each mutant's state and what caught it added. */
 export interface GradeResult {
   readonly command: readonly string[]
-  /** The run against the correct service, which passed. */
   readonly baseline: { readonly seconds: number, readonly requests: number }
   readonly timeoutSeconds: number
+  /** Detected: killed or timed out. */
   readonly caught: number
   readonly total: number
-  /** The percentage caught, rounded down to hundredths. */
   readonly score: number
+  /** The break threshold, 0 for none. */
   readonly minScore: number
-  /** Whether the score reached --min-score (exit code 0). */
+  readonly thresholds: Thresholds
   readonly passed: boolean
-  readonly mutants: readonly MutantResult[]
+  readonly mutants: ReadonlyArray<{
+    readonly id: string
+    readonly name: string
+    /** As earlier versions said it: killed, timed-out, survived (Survived or NoCoverage), error. */
+    readonly outcome: 'killed' | 'timed-out' | 'survived' | 'error'
+    readonly status: Status
+    readonly family: Family
+    readonly endpoint: string
+    readonly exitCode: number | null
+    readonly signal: string | null
+    readonly seconds: number
+    readonly requests: number
+    readonly caughtBy: string | null
+    readonly reason: string
+    readonly breaks: string
+    readonly check: string
+  }>
 }
 
-export function gradeResult (command: readonly string[], baseline: GradeResult['baseline'], mutants: readonly MutantResult[], timeoutSeconds: number, minScore: number): GradeResult {
-  const caught = mutants.filter(m => m.outcome === 'killed').length
-  const total = mutants.length
+/** A grading, as the reporters read it. */
+export interface Grading {
+  readonly command: readonly string[]
+  /** The run against the correct service, which passed, its requests, and the service's documented operations. */
+  readonly baseline: { readonly seconds: number, readonly requests: readonly SentRequest[], readonly contract: readonly Operation[] }
+  readonly timeoutSeconds: number
+  readonly thresholds: Thresholds
+  /** Killed + Timeout. */
+  readonly detected: number
+  /** Every mutant but RuntimeError's. */
+  readonly valid: number
+  readonly total: number
+  /** detected / valid, in percent rounded down to hundredths (0 when nothing is valid). */
+  readonly score: number
+  /** Whether the score reached the break threshold (exit code 0). */
+  readonly passed: boolean
+  readonly mutants: readonly MutantResult[]
+  /** Whether the exact checks are said (--explain). */
+  readonly explain: boolean
+}
+
+/** The digest --incremental compares: what the defect is, not how it is coded. */
+export function defectHash (defect: Pick<Defect, 'id' | 'name' | 'breaks'>): string {
+  return createHash('sha256').update(`${defect.id}\n${defect.name}\n${defect.breaks}`).digest('hex').slice(0, 16)
+}
+
+export const isDetected = (status: Status): boolean => status === 'Killed' || status === 'Timeout'
+
+export function gradeResult (fields: Omit<Grading, 'detected' | 'valid' | 'total' | 'score' | 'passed'>): Grading {
+  const { mutants, thresholds } = fields
+  const detected = mutants.filter(m => isDetected(m.status)).length
+  const valid = mutants.filter(m => m.status !== 'RuntimeError').length
   return {
-    command,
-    baseline,
-    timeoutSeconds,
-    caught,
-    total,
-    score: Math.floor(caught * 10_000 / total) / 100,
-    minScore,
+    ...fields,
+    detected,
+    valid,
+    total: mutants.length,
+    score: valid === 0 ? 0 : Math.floor(detected * 10_000 / valid) / 100,
     // Compared in whole numbers, so that 2 of 3 is not taken for 66.67%.
-    passed: caught * 100 >= minScore * total,
+    passed: thresholds.break === null || detected * 100 >= thresholds.break * valid,
     mutants
   }
 }
 
-/** A mutant's outcome as a progress line says it. */
-export function outcomeText (result: MutantResult, timeoutSeconds: number): string {
-  if (result.outcome === 'timed-out') return `timed out after ${timeoutSeconds} s (not caught)`
-  const how = result.signal === null ? `exit code ${result.exitCode}` : `ended by ${result.signal}`
-  return `${result.outcome === 'killed' ? 'caught' : 'survived'} (${how}, ${result.seconds.toFixed(1)} s)`
+/** The kind of check each family needs: a survivor's hint, never its exact check (that is --explain's). */
+export const FAMILY_HINTS: Readonly<Record<Family, string>> = {
+  status: 'assert each answer\'s exact status, not only its class (2xx, 4xx)',
+  headers: 'assert the answers\' headers too, not only their status and body',
+  body: 'assert the body\'s fields, their types and values, not only that a body came',
+  auth: 'send what a stranger would: no credentials, wrong ones, another session\'s, and assert each refusal',
+  sessions: 'follow a session through its life, before and after each change, and across two sessions',
+  state: 'read back what was written, at the limits (lengths, sizes) and after each change',
+  negotiation: 'ask for other formats and send other content types, and assert what comes back'
 }
 
-/** The summary for a person: the score, then each mutant missed with what was wrong and what would catch it. */
-export function summaryText (result: GradeResult): string {
-  const lines = [`caught ${result.caught} of ${result.total} mutant${result.total === 1 ? '' : 's'} (${Math.floor(result.score)}%)`]
-  const missed = result.mutants.filter(m => m.outcome !== 'killed')
-  if (missed.length === 0) {
-    lines.push('', 'Every mutant was caught: your suite would notice each of these bugs.')
-  } else {
-    lines.push('', `Not caught (${missed.length}): what was wrong, and the kind of check that would catch it.`)
-    for (const m of missed) {
-      const timedOut = m.outcome === 'timed-out' ? ` (timed out after ${result.timeoutSeconds} s)` : ''
-      lines.push('', `  ${m.id}${timedOut}: ${m.name}`, `    wrong: ${m.breaks}`, `    check: ${m.check}`)
-    }
-  }
-  if (!result.passed) lines.push('', `Below --min-score ${result.minScore}%: exit code 1.`)
-  return lines.join('\n') + '\n'
+/** A mutant as a survivor's line names it without --explain: its family and endpoint, never what is wrong. */
+export function mutantLabel (m: Pick<MutantResult, 'family' | 'endpoint'>, number: number): string {
+  return `mutant ${number} (${m.family}, ${m.endpoint})`
 }
 
-export function jsonReport (result: GradeResult): string {
-  return JSON.stringify(result, null, 2) + '\n'
-}
-
-/** JUnit XML: one test case per mutant, each one not caught a failure. */
-export function junitReport (result: GradeResult): string {
-  const failures = result.total - result.caught
-  const time = result.mutants.reduce((sum, m) => sum + m.seconds, 0).toFixed(3)
-  const cases = result.mutants.map(m => {
-    const open = `    <testcase classname="mutants" name="${escapeXml(`${m.id}: ${m.name}`)}" time="${m.seconds.toFixed(3)}"`
-    if (m.outcome === 'killed') return `${open}/>`
-    const message = m.outcome === 'survived' ? `survived: ${m.breaks}` : `timed out after ${result.timeoutSeconds} s: ${m.breaks}`
-    return `${open}>\n      <failure type="${m.outcome}" message="${escapeXml(message)}">${escapeXml(`wrong: ${m.breaks}\ncheck: ${m.check}`)}</failure>\n    </testcase>`
-  })
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="grade" tests="${result.total}" failures="${failures}" time="${time}">`,
-    `  <testsuite name="api-challenges-fastify grade: caught ${result.caught} of ${result.total}" tests="${result.total}" failures="${failures}" errors="0" skipped="0" time="${time}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    ''
-  ].join('\n')
+/** The counts of each state, in the schema's order. */
+export function counts (mutants: readonly MutantResult[]): Record<Status, number> {
+  const all: Record<Status, number> = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, RuntimeError: 0 }
+  for (const m of mutants) all[m.status]++
+  return all
 }

@@ -9,9 +9,9 @@ import { join } from 'node:path'
 import { XMLParser } from 'fast-xml-parser'
 import { until } from '../until.js'
 import t, { type Test } from 'tap'
-import { defects } from '../../src/domain/defects/catalogue.js'
+import { defects, type Defect } from '../../src/domain/defects/catalogue.js'
 import { parseGradeArgs, USAGE } from '../../src/grade/options.js'
-import type { GradeResult } from '../../src/grade/report.js'
+import { FAMILY_HINTS, type GradeResult } from '../../src/grade/report.js'
 import { invocation, runCommand } from '../../src/grade/run.js'
 import { graded, leanEnv, suites } from '../grade-helper.js'
 import { root, serverFile } from '../processes.js'
@@ -80,7 +80,14 @@ t.test('every mistake on the command line is said, and nothing runs', async t =>
     [['--skip', 'nope', '--', 'true'], `--skip: unknown defect "nope" (the defects are ${ids.join(', ')})`],
     [['--only', ' , ', '--', 'true'], '--only needs at least one mutant id'],
     [['--skip', ids.join(','), '--', 'true'], '--skip leaves no mutant to grade (it names them all)'],
-    [['--only', 'lost-write', '--skip', 'lost-write', '--', 'true'], '--skip leaves no mutant to grade (with --only)']
+    [['--only', 'lost-write', '--skip', 'lost-write', '--', 'true'], '--skip leaves no mutant to grade (with --only)'],
+    [['--reporter', 'htlm', '--', 'true'], '--reporter: unknown reporter "htlm" (the reporters are clear-text, json, html, junit); did you mean html?'],
+    [['--reporter', 'pdf', '--', 'true'], '--reporter: unknown reporter "pdf" (the reporters are clear-text, json, html, junit)'],
+    [['--reporter', ' , ', '--', 'true'], '--reporter needs at least one of clear-text, json, html, junit'],
+    [['--json', '--reporter', 'clear-text,html', '--', 'true'], '--json puts its JSON on standard output, where clear-text goes: leave clear-text out of --reporter'],
+    [['--min-score', '50', '--thresholds', '80,60,50', '--', 'true'], '--min-score and --thresholds\' break are the same threshold: give one of them'],
+    ...['80', '80,60,50,40', '60,80', '80.5,60', '101,60', '80,60,101', '80,60,soon', 'high,low'].map((value): [string[], string] => [['--thresholds', value, '--', 'true'],
+      `--thresholds must be high,low or high,low,break: percentages from 0 to 100, high and low whole and high not below low, got ${JSON.stringify(value)}`])
   ]
   for (const [argv, error] of cases) t.same(parseGradeArgs(argv), { error }, argv.join(' '))
   const { code, stdout, stderr } = await graded(['--only', 'nope', '--', 'true'])
@@ -95,17 +102,40 @@ t.test('the options as given: values, lists, and the command kept word for word'
       command: ['npm', 'test', '--', '--json'],
       // In the catalogue's order, whatever the order given.
       mutants: ['swap-401-403', 'lost-write'],
-      json: true,
+      // --junit is the junit reporter into its file; --json takes clear-text's place on stdout.
+      reporters: ['junit'],
+      jsonToStdout: true,
+      reportDir: 'reports/mutation',
       junit: 'out.xml',
       timeoutSeconds: 2.5,
       jobs: 3,
-      minScore: 80,
+      // --min-score is the break threshold.
+      thresholds: { high: 80, low: 60, break: 80 },
+      incremental: undefined,
+      explain: false,
       verbose: true
     }
   })
   t.same(parseGradeArgs(['--skip', 'lost-write', '--', 'make check']), {
-    options: { command: ['make check'], mutants: ids.filter(id => id !== 'lost-write'), json: false, junit: undefined, timeoutSeconds: 60, jobs: 1, minScore: 0, verbose: false }
+    options: {
+      command: ['make check'],
+      mutants: ids.filter(id => id !== 'lost-write'),
+      reporters: ['clear-text'],
+      jsonToStdout: false,
+      reportDir: 'reports/mutation',
+      junit: undefined,
+      timeoutSeconds: 60,
+      jobs: 1,
+      thresholds: { high: 80, low: 60, break: null },
+      incremental: undefined,
+      explain: false,
+      verbose: false
+    }
   })
+  const reports = parseGradeArgs(['--reporter', 'junit, html,clear-text,json', '--report-dir', 'out', '--thresholds', '90, 70', '--incremental', 'old.json', '--explain', '--', 'true'])
+  t.match(reports, { options: { reporters: ['clear-text', 'json', 'html', 'junit'], reportDir: 'out', thresholds: { high: 90, low: 70, break: null }, incremental: 'old.json', explain: true } })
+  t.match(parseGradeArgs(['--thresholds', '100,0,12.5', '--', 'true']), { options: { thresholds: { high: 100, low: 0, break: 12.5 } } })
+  t.match(parseGradeArgs(['--json', '--reporter', 'json', '--', 'true']), { options: { reporters: ['json'], jsonToStdout: true } })
   t.same(invocation(['make check']), { file: 'sh', args: ['-c', 'make check'], shell: true })
   t.same(invocation(['make', 'check it']), { file: 'make', args: ['check it'], shell: false })
   t.same(invocation(['make']), { file: 'make', args: [], shell: false })
@@ -160,46 +190,52 @@ const odd = [
   'if [ "$patch" != 500 ]; then kill -TERM $$; fi'
 ].join('; ')
 
-t.test('a run past --timeout is stopped with what it started, said on its line, not caught; the others carry on', async t => {
+t.test('a run past --timeout is stopped with what it started, said on its line, detected (Timeout); the others carry on', async t => {
   const dir = tempDir(t)
   const pids = join(dir, 'pids')
   const junit = join(dir, 'grade.xml')
-  const { code, stdout, stderr } = await graded(['--only', 'heartbeat-200,patch-heartbeat-405,note-write-201', '--timeout', '3', '--jobs', '2', '--junit', junit, '--', odd], { ...leanEnv, PIDS: pids })
+  const chosen = ['heartbeat-200', 'patch-heartbeat-405', 'note-write-201']
+  const { code, stdout, stderr } = await graded(['--only', chosen.join(','), '--timeout', '3', '--jobs', '2', '--junit', junit, '--', odd], { ...leanEnv, PIDS: pids })
   t.equal(code, 0)
+  // A mutant missed is named by its place, family and endpoint: its id would say what is wrong.
+  const selected = defects.filter(d => chosen.includes(d.id))
+  const write = defects.find(d => d.id === 'note-write-201') as Defect
+  const heartbeat = defects.find(d => d.id === 'heartbeat-200') as Defect
+  const patch = `patch-heartbeat-405: ${defects.find(d => d.id === 'patch-heartbeat-405')?.name}`
+  const label = `mutant ${selected.indexOf(write) + 1} (${write.family}, ${write.endpoint})`
   const progress = stderr.split('\n').filter(line => /^grade: \[\d\/3\]/.test(line)).map(line => line.replace(/^grade: \[\d\/3\] /, '').replace(/\d+\.\d s\)/, 'n s)')).sort()
   t.same(progress, [
-    'heartbeat-200        timed out after 3 s (not caught)',
-    'note-write-201       survived (exit code 0, n s)',
+    'heartbeat-200        timed out after 3 s (detected)',
+    `${label} not covered (exit code 0, n s)`,
     'patch-heartbeat-405  caught (ended by SIGTERM, n s)'
-  ])
+  ].sort())
   t.match(stderr, /grade: passed against the correct service \(\d+\.\d s, 2 requests\); now 3 mutants, 2 at a time, each run at most 3 s\n/)
+  t.match(stderr, `grade: wrote the JUnit report to ${junit}\n`)
   const left = readFileSync(pids, 'utf8').trim().split('\n').map(Number)
   t.equal(left.length, 1)
   t.ok(gone(left[0] as number), 'the timed-out run\'s sleep was killed with it')
-  const heartbeat = defects.find(d => d.id === 'heartbeat-200')
-  const write = defects.find(d => d.id === 'note-write-201')
-  t.equal(stdout, 'caught 1 of 3 mutants (33%)\n\n' +
-    'Not caught (2): what was wrong, and the kind of check that would catch it.\n\n' +
-    `  note-write-201: ${write?.name}\n    wrong: ${write?.breaks}\n    check: ${write?.check}\n\n` +
-    `  heartbeat-200 (timed out after 3 s): ${heartbeat?.name}\n    wrong: ${heartbeat?.breaks}\n    check: ${heartbeat?.check}\n`)
+  t.match(stdout, /^Mutation score 66\.66%: 2 of 3 mutants detected \(killed 1, timed out 1; survived 0, not covered 1\)\n/)
+  t.match(stdout, '\n  heartbeat-200 (timed out): by your 1st request, GET /heartbeat (answered 200 where the correct service said 204)\n')
+  t.match(stdout, '\n  patch-heartbeat-405: by your 2nd request, PATCH /heartbeat (answered 405 where the correct service said 500)\n')
+  t.match(stdout, `\nNot covered (1): your suite never sent a request that could meet these.\n  ${label}, severity ${write.severity}\n    never sent: ${write.untried}; `)
+  t.notMatch(stdout, write.check, 'no exact check without --explain')
   const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'))
-  t.same([xml.testsuites.name, xml.testsuites.tests, xml.testsuites.failures], ['grade', '3', '2'])
+  t.same([xml.testsuites.name, xml.testsuites.tests, xml.testsuites.failures, xml.testsuites.errors], ['grade', '3', '1', '0'])
   const cases = xml.testsuites.testsuite.testcase as Array<Record<string, unknown>>
-  t.equal(xml.testsuites.testsuite.name, 'api-challenges-fastify grade: caught 1 of 3')
-  t.same(cases.map(c => [c.name, c.classname, (c.failure as Record<string, unknown> | undefined)?.type ?? 'passed']), [
-    ['note-write-201: POST /secret/note answers 201', 'mutants', 'survived'],
-    ['patch-heartbeat-405: PATCH /heartbeat answers 405', 'mutants', 'passed'],
-    ['heartbeat-200: GET /heartbeat answers 200 with a body', 'mutants', 'timed-out']
-  ])
-  t.same(cases[0]?.failure, { type: 'survived', message: `survived: ${write?.breaks}`, '#text': `wrong: ${write?.breaks}\ncheck: ${write?.check}` })
-  t.equal((cases[2]?.failure as Record<string, unknown>).message, `timed out after 3 s: ${heartbeat?.breaks}`)
+  t.equal(xml.testsuites.testsuite.name, 'api-challenges-fastify grade: detected 2 of 3')
+  const byName = new Map(cases.map(c => [c.name, c]))
+  t.same(cases.map(c => c.name).sort(), [`heartbeat-200: ${heartbeat.name}`, patch, label].sort())
+  t.same(byName.get(label)?.failure, { type: 'NoCoverage', message: `never sent: ${write.untried}; no request of the suite met this mutant, so it could not be caught`, '#text': `hint (status): ${FAMILY_HINTS.status}` })
+  t.equal(byName.get(label)?.classname, 'mutants.status')
+  t.equal(byName.get(patch)?.['system-out'], 'caught by your 2nd request, PATCH /heartbeat (answered 405 where the correct service said 500); the suite failed (ended by SIGTERM)')
 })
 
-t.test('--json: the score, the baseline and each mutant, machine-readable; --min-score sets the exit code', async t => {
+t.test('--json: the score, the baseline and each mutant with its state and what caught it; --min-score sets the exit code', async t => {
   const { code, stdout, stderr } = await graded(['--json', '--jobs', '2', '--only', 'swap-401-403,foreign-token', '--min-score', '50', '--', ...weak])
   t.equal(code, 0)
   t.match(stderr, /grade: \[1\/2\]/)
   const result = JSON.parse(stdout) as GradeResult
+  const mutant = (id: string) => defects.find(d => d.id === id) as Defect
   t.same({ ...result, baseline: { ...result.baseline, seconds: 0 }, mutants: result.mutants.map(m => ({ ...m, seconds: 0 })) }, {
     command: weak,
     // The weak suite's seven requests.
@@ -209,26 +245,66 @@ t.test('--json: the score, the baseline and each mutant, machine-readable; --min
     total: 2,
     score: 50,
     minScore: 50,
+    thresholds: { high: 80, low: 60, break: 50 },
     passed: true,
-    mutants: ['swap-401-403', 'foreign-token'].map((id, i) => {
-      const defect = defects.find(d => d.id === id)
-      return { id, name: defect?.name, outcome: i === 0 ? 'killed' : 'survived', exitCode: i === 0 ? 1 : 0, signal: null, seconds: 0, requests: 7, breaks: defect?.breaks, check: defect?.check }
-    })
+    mutants: [{
+      id: 'swap-401-403',
+      name: mutant('swap-401-403').name,
+      outcome: 'killed',
+      status: 'Killed',
+      family: 'status',
+      endpoint: mutant('swap-401-403').endpoint,
+      exitCode: 1,
+      signal: null,
+      seconds: 0,
+      requests: 7,
+      caughtBy: 'your 6th request, GET /secret/note with no token (answered 403 where the correct service said 401)',
+      reason: 'caught by your 6th request, GET /secret/note with no token (answered 403 where the correct service said 401); the suite failed (exit code 1)',
+      breaks: mutant('swap-401-403').breaks,
+      check: mutant('swap-401-403').check
+    }, {
+      id: 'foreign-token',
+      name: mutant('foreign-token').name,
+      // The weak suite has one session: it never sends another's token.
+      outcome: 'survived',
+      status: 'NoCoverage',
+      family: 'auth',
+      endpoint: mutant('foreign-token').endpoint,
+      exitCode: 0,
+      signal: null,
+      seconds: 0,
+      requests: 7,
+      caughtBy: null,
+      reason: `never sent: ${mutant('foreign-token').untried}; no request of the suite met this mutant, so it could not be caught`,
+      breaks: mutant('foreign-token').breaks,
+      check: mutant('foreign-token').check
+    }]
   })
   const below = await graded(['--only', 'foreign-token,heartbeat-200', '--min-score', '50.5', '--', heartbeat])
   t.equal(below.code, 1)
-  t.match(below.stdout, /^caught 1 of 2 mutants \(50%\)\n[^]*\n\nBelow --min-score 50\.5%: exit code 1\.\n$/)
+  t.match(below.stdout, /^Mutation score 50\.00%: 1 of 2 mutants detected[^]*\n\nBelow the break threshold 50\.5%: exit code 1\.\n$/)
+  const broken = await graded(['--only', 'foreign-token,heartbeat-200', '--thresholds', '50,40,51', '--', heartbeat])
+  t.equal(broken.code, 1)
+  t.match(broken.stdout, /^Mutation score 50\.00%[^]*\nThresholds high 50, low 40, break 51: the score is at or above high \(50\): good\.\n[^]*\n\nBelow the break threshold 51%: exit code 1\.\n$/)
 })
 
 t.test('one mutant, caught: the summary says so; --verbose shows the suite\'s output; a report that cannot be written is said', async t => {
   const dir = tempDir(t)
   const { code, stdout, stderr } = await graded(['--verbose', '--only', 'heartbeat-200', '--junit', dir, '--', heartbeat])
   t.equal(code, 2)
-  t.equal(stdout, 'caught 1 of 1 mutant (100%)\n\nEvery mutant was caught: your suite would notice each of these bugs.\n')
+  t.match(stdout, 'Mutation score 100.00%: 1 of 1 mutant detected (killed 1, timed out 0; survived 0, not covered 0)\n' +
+    'Thresholds high 80, low 60, break none: the score is at or above high (80): good.\n\n' +
+    'Caught (1): the first answer each mutant gave otherwise than the correct service.\n' +
+    '  heartbeat-200: by your 1st request, GET /heartbeat (answered 200 where the correct service said 204)\n\n' +
+    'Every mutant was detected: your suite would notice each of these bugs.\n\n' +
+    'API coverage: your suite\'s 1 request against the correct service, by the API\'s document: 1 of ')
+  // Every documented operation is a row: the one sent, and those never sent.
+  t.match(stdout, /\n {2}\/heartbeat +GET +204 +503\n/)
+  t.match(stdout, /\n {2}\/secret\/note +GET +never sent +200, 401, 403\n/)
   t.match(stderr, /grade: ── the correct service at http:\/\/127\.0\.0\.1:\d+ ──\nheartbeat: 204\n/)
   t.match(stderr, /grade: ── heartbeat-200 at http:\/\/127\.0\.0\.1:\d+ ──\nheartbeat: 200\n/)
   t.match(stderr, /now 1 mutant, 1 at a time/)
-  t.match(stderr, new RegExp(`grade: could not write --junit ${dir}: EISDIR`))
+  t.match(stderr, new RegExp(`grade: could not write the JUnit report to ${dir}: EISDIR`))
 })
 
 t.test('SIGINT or SIGTERM stops the runs under way, with what they started, and grades nothing', async t => {
@@ -277,7 +353,7 @@ t.test('the process: api-challenges-fastify grade, as npx runs it, with its exit
   const [code] = await once(child, 'close')
   t.equal(code, 0)
   const result = JSON.parse(stdout) as GradeResult
-  t.same([result.caught, result.total, result.mutants[0]?.outcome], [1, 1, 'killed'])
+  t.same([result.caught, result.total, result.mutants[0]?.outcome, result.mutants[0]?.status], [1, 1, 'killed', 'Killed'])
 })
 
 t.test('grade --help into a pipe closed early (| head -1) ends without a stack trace', async t => {
