@@ -13,6 +13,7 @@ import { EXPIRED_KEPT, type Session } from '../src/domain/sessions/store.js'
 import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
 import { redisMissing, redisServer, type RedisServer } from './redis-server.js'
+import { gradeRunsBehaviour } from './grade-runs-behaviour.js'
 import { storeBehaviour } from './store-behaviour.js'
 import { until } from './until.js'
 
@@ -46,6 +47,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
 
     t.test('the registry behaviour, in Redis', async t => {
       storeBehaviour(t, async maxSessions => await ready(store(maxSessions)))
+    })
+
+    t.test('grading runs, in Redis', async t => {
+      gradeRunsBehaviour(t, async () => await ready(store()))
     })
 
     t.test('a session\'s id: its UUID in 22 characters that sort as the UUIDs do; any other guid as it is', async t => {
