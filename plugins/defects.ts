@@ -22,7 +22,7 @@ declare module 'fastify' {
     defectAnswer (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown
   }
   interface FastifyRequest {
-    /** The defects this request meets: the service's, else its session's hunt's; null for none (most of the time). */
+    /** The defects this request meets: the service's, else its session's (a hunt's, or a grading base's); null for none (most of the time). */
     defects: readonly Defect[] | null
     /** The defect that changed this request or its answer, if one did. */
     defectHit: string | null
@@ -40,11 +40,24 @@ export interface DefectsOptions {
 
 const NONE: readonly Defect[] = Object.freeze([])
 
-/** The defects of a hunt's ids, in the catalogue's order. */
-function huntDefects (session: Session | null): readonly Defect[] {
+/** The one defect of each grading base, made once. */
+const gradedOnes = new Map<string, readonly Defect[]>()
+
+/** The defects a session carries: a hunt's hidden ones, else a grading base's one; a correct session pays one lookup. */
+function sessionDefects (session: Session | null): readonly Defect[] {
   const hidden = session?.hunt?.hidden
-  if (hidden === undefined) return NONE
+  if (hidden === undefined) return session?.graded === undefined ? NONE : gradedDefects(session.graded)
   return hidden.map(defectById).filter(defect => defect !== undefined)
+}
+
+function gradedDefects (id: string): readonly Defect[] {
+  let met = gradedOnes.get(id)
+  if (met === undefined) {
+    const defect = defectById(id)
+    met = Object.freeze(defect === undefined ? [] : [defect])
+    gradedOnes.set(id, met)
+  }
+  return met
 }
 
 // The request as the defects see it, made once for a request that meets some.
@@ -62,7 +75,7 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
   fastify.decorateRequest('huntFinding', null)
 
   fastify.decorate('meetDefects', function meetDefects (request: FastifyRequest): void {
-    const met = everywhere.length > 0 ? everywhere : huntDefects(request.session)
+    const met = everywhere.length > 0 ? everywhere : sessionDefects(request.session)
     if (met.length === 0) return
     request.defects = met
     const asked: Asked = {

@@ -90,5 +90,7 @@ export function gradeRunsBehaviour (t: Test, make: () => Promise<SessionStore>):
     t.equal((await store.get(plain.guid))?.graded, undefined)
     t.equal(await store.restore({ guid: '00000000-0000-4000-8000-00000000abcd', token: 'f'.repeat(32), note: '', progress: 0, graded: 'json-as-text' }), 'created')
     t.equal((await store.get('00000000-0000-4000-8000-00000000abcd'))?.graded, 'json-as-text', 'a recreated session takes the one given')
+    await store.restore({ guid: '00000000-0000-4000-8000-00000000abce', token: 'f'.repeat(32), note: '', progress: 0 })
+    t.equal((await store.get('00000000-0000-4000-8000-00000000abce'))?.graded, undefined, 'and one recreated without it has none')
   })
 }
