@@ -12,6 +12,7 @@ import { defectById, type Defect } from '../domain/defects/catalogue.js'
 import { parseGradeArgs, USAGE, type GradeOptions } from './options.js'
 import { gradeResult, jsonReport, junitReport, outcomeText, summaryText, type MutantResult } from './report.js'
 import { runCommand, type RunOutcome } from './run.js'
+import { gradeOnServer } from './server-run.js'
 
 export interface GradeIo {
   /** src/server.ts's: the service as `npm start` builds it. */
@@ -56,6 +57,7 @@ export async function grade (argv: readonly string[], io: GradeIo): Promise<numb
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
   try {
+    if (options.server !== undefined) return await gradeOnServer(options.server, options, io, interrupt.signal)
     return await gradeWith(options, junit, io, interrupt.signal, fail)
   } finally {
     process.off('SIGINT', onSignal)

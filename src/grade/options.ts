@@ -15,6 +15,8 @@ export interface GradeOptions {
   /** The percentage of mutants to catch for exit code 0. */
   readonly minScore: number
   readonly verbose: boolean
+  /** The class server that grades, instead of a service of this process (server-run.ts). */
+  readonly server?: string | undefined
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 60
@@ -57,6 +59,7 @@ Options:
   --skip <id,…>       grade every mutant but these
   --min-score <p>     the percentage of mutants to catch for exit code 0 (default 0: any score)
   --verbose           show the command's output, on stderr, as it runs
+  --server <url>      let the class server at <url> grade (POST /grades): no service starts here
   -h, --help          this text
 
 Exit codes: 0 graded (at --min-score or above); 1 graded, below --min-score; 2 nothing graded: a
@@ -76,9 +79,10 @@ const OPTIONS: Record<string, Kind> = {
   skip: 'value',
   'min-score': 'value',
   verbose: 'flag',
+  server: 'value',
   help: 'flag'
 }
-const PLACEHOLDER: Record<string, string> = { junit: '<file>', timeout: '<seconds>', jobs: '<n>', only: '<id,…>', skip: '<id,…>', 'min-score': '<percent>' }
+const PLACEHOLDER: Record<string, string> = { junit: '<file>', timeout: '<seconds>', jobs: '<n>', only: '<id,…>', skip: '<id,…>', 'min-score': '<percent>', server: '<url>' }
 
 export type Parsed = { help: true } | { error: string } | { options: GradeOptions }
 
@@ -146,6 +150,8 @@ function options (given: ReadonlyMap<string, string | true>, command: readonly s
   const skip = idList(text('skip'), 'skip')
   if (typeof skip === 'string') return { error: skip }
   const mutants = defects.map(d => d.id).filter(id => (only === undefined || only.includes(id)) && !(skip?.includes(id) ?? false))
+  const server = text('server')
+  if (server !== undefined && !/^https?:\/\/[^\s/]+/.test(server)) return { error: `--server must be an http:// or https:// URL, got ${JSON.stringify(server)}` }
   if (mutants.length === 0) return { error: `--skip leaves no mutant to grade (${only === undefined ? 'it names them all' : 'with --only'})` }
   return {
     options: {
@@ -156,7 +162,8 @@ function options (given: ReadonlyMap<string, string | true>, command: readonly s
       timeoutSeconds,
       jobs,
       minScore,
-      verbose: given.has('verbose')
+      verbose: given.has('verbose'),
+      server
     }
   }
 }
