@@ -14,6 +14,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The session step's sequel: the defects the request meets, and their request phase (its headers). */
     meetDefects (request: FastifyRequest): void
+    /** The same under a grading base (plugins/grades.ts): without a session's defects, the base's `base` (none for the correct base). */
+    meetDefectsUnderBase (request: FastifyRequest, base: string | undefined): void
     /** The body's phase, once the token has passed and before the body is judged. */
     defectBody (request: FastifyRequest): void
     /** The payload's phase, in the format step of the routes that take a body: the payload to serialize. */
@@ -74,8 +76,8 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
   fastify.decorateRequest('defectHit', null)
   fastify.decorateRequest('huntFinding', null)
 
-  fastify.decorate('meetDefects', function meetDefects (request: FastifyRequest): void {
-    const met = everywhere.length > 0 ? everywhere : sessionDefects(request.session)
+  /** The defects `met` are this request's: noted, and their request phase run. */
+  const meet = (request: FastifyRequest, met: readonly Defect[]): void => {
     if (met.length === 0) return
     request.defects = met
     const asked: Asked = {
@@ -87,6 +89,15 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
     }
     askedOf.set(request, asked)
     for (const defect of met) if (defect.request?.(asked, context) === true) request.defectHit = defect.id
+  }
+
+  fastify.decorate('meetDefects', function meetDefects (request: FastifyRequest): void {
+    meet(request, everywhere.length > 0 ? everywhere : sessionDefects(request.session))
+  })
+
+  fastify.decorate('meetDefectsUnderBase', function meetDefectsUnderBase (request: FastifyRequest, base: string | undefined): void {
+    const met = everywhere.length > 0 ? everywhere : sessionDefects(request.session)
+    meet(request, met.length === 0 && base !== undefined ? gradedDefects(base) : met)
   })
 
   fastify.decorate('defectBody', function defectBody (request: FastifyRequest): void {

@@ -90,8 +90,6 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       if (carried === null) return reply
       const made = await store.create(name, created, hunt, carried.defect)
       request.session = made
-      // The creation meets its session's defect too (a defect of the creation's answer among them).
-      if (made.graded !== undefined) fastify.meetDefects(request)
       request.passedBits |= created
       return answerCreated(reply, made.guid)
     }

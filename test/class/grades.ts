@@ -133,12 +133,18 @@ t.test('a session made under a base carries the base\'s defect, and meets it at 
   const token = (await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': writer, authorization: basic('admin', 'password') } })).headers['x-auth-token'] as string
   const written = await app.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': writer, 'x-auth-token': token }, payload: { note: 'x' } })
   t.equal(written.statusCode, 201, 'at the root too: the defect is the session\'s')
+  // A request without a session under a base meets the base's defect, as grade's service meets its own.
+  t.ok(defectById('heartbeat-200') !== undefined)
+  t.equal((await app.inject({ method: 'GET', url: `${baseOf('heartbeat-200')}/heartbeat` })).statusCode, 200, 'no session: the base\'s defect')
+  t.equal((await app.inject({ method: 'GET', url: `${pathOf(run.bases[0]?.url as string)}/heartbeat` })).statusCode, 204, 'the correct base\'s: none')
+  const heartbeatBase = (await app.inject({ method: 'POST', url: `${baseOf('heartbeat-200')}/challenger` })).headers['x-challenger'] as string
+  t.equal((await app.inject({ method: 'GET', url: `${baseOf('created-200')}/heartbeat`, headers: { 'x-challenger': heartbeatBase } })).statusCode, 200, 'under another base, the session\'s defect, not that base\'s')
 })
 
 t.test('a base that is no run\'s is 404, and a base makes at most sessionsPerBase sessions', async t => {
   const app = await build(t)
   const run = await startRun(app, await learner(app))
-  for (const url of [`/grades/${run.id}/0123456789ab/challenger`, `/grades/0123456789abcdef/${pathOf(run.bases[1]?.url as string).slice(-12)}/challenger`, '/grades/x/y/challenger']) {
+  for (const url of [`/grades/${run.id}/0123456789ab/challenger`, `/grades/0123456789abcdef/${pathOf(run.bases[1]?.url as string).slice(-12)}/challenger`, '/grades/x/y/challenger', `/grades/${run.id}/0123456789ab/heartbeat`]) {
     const refused = await app.inject({ method: 'POST', url })
     t.equal(refused.statusCode, 404, url)
     t.match(errorMessages(refused), [/No grading base/])
