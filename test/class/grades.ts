@@ -109,6 +109,8 @@ t.test('every route of the API answers under every base, in JSON and XML; the co
       t.equal(asked[2]?.json().note, 'hello')
       t.match(asked[3]?.body, /<note>hello<\/note>/)
       t.equal((await storeOf(app).get(guid))?.graded, undefined, 'and its sessions carry nothing')
+      const hints = (await app.inject({ method: 'GET', url: `${base}/challenges?hints=true` })).json() as { challenges: Array<{ id: number, hint: string }> }
+      t.match(hints.challenges.find(c => c.id === 28)?.hint, `GET ${base}/heartbeat`, 'the hints\' paths are under the base, as sent')
     }
   }
 })
