@@ -25,20 +25,20 @@ const BELOW_MIN_SCORE = 1
 const NOT_GRADED = 2
 
 /** What a run reports: its exit code; a run stopped at the time-out, or by a signal, counts as not caught (0), as grade counts it. */
-const reported = (run: RunOutcome): number => run.timedOut || run.exitCode === null ? 0 : run.exitCode
+export const reported = (run: Pick<RunOutcome, 'timedOut' | 'exitCode'>): number => run.timedOut || run.exitCode === null ? 0 : run.exitCode
 
 /** Grades `options.command` through the server at `server`; resolves with the exit code. */
 export async function gradeOnServer (server: string, options: GradeOptions, io: ServerRunIo, interrupt: AbortSignal): Promise<number> {
   const say = (line: string): void => { io.stderr.write(`grade: ${line}\n`) }
   const base = server.replace(/\/+$/, '')
-  const ask = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    const answer = await fetch(url, { ...init, signal: interrupt })
-    if (!answer.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${answer.status}: ${await answer.text()}`)
+  const ask = async (method: string, url: string, init: RequestInit = {}): Promise<Response> => {
+    const answer = await fetch(url, { ...init, method, signal: interrupt })
+    if (!answer.ok) throw new Error(`${method} ${url} answered ${answer.status}: ${await answer.text()}`)
     return answer
   }
   try {
-    const me = (await ask(`${base}/challenger`, { method: 'POST' })).headers.get('x-challenger') as string
-    const run = await (await ask(`${base}/grades`, { method: 'POST', headers: { 'x-challenger': me } })).json() as RunJson
+    const me = (await ask('POST', `${base}/challenger`)).headers.get('x-challenger') as string
+    const run = await (await ask('POST', `${base}/grades`, { headers: { 'x-challenger': me } })).json() as RunJson
     say(`session ${me}, grading run ${run.id}: ${run.bases.length - 1} defect bases and the correct one on ${base}`)
     for (const [index, { url, correct }] of run.bases.entries()) {
       const outcome = await runCommand(options.command, {
@@ -50,16 +50,17 @@ export async function gradeOnServer (server: string, options: GradeOptions, io: 
       })
       if (interrupt.aborted) return NOT_GRADED
       const exitCode = correct ? outcome.exitCode ?? 1 : reported(outcome)
-      await ask(run.results, { method: 'POST', headers: { 'x-challenger': me, 'content-type': 'application/json' }, body: JSON.stringify({ base: url, exitCode }) })
+      await ask('POST', run.results, { headers: { 'x-challenger': me, 'content-type': 'application/json' }, body: JSON.stringify({ base: url, exitCode }) })
       say(`[${index + 1}/${run.bases.length}] ${correct ? 'the correct base' : 'a defect base'}: exit code ${exitCode}`)
       if (correct && exitCode !== 0) {
         say(`your suite fails against the correct base (exit code ${exitCode}), so it grades nothing`)
         return NOT_GRADED
       }
     }
-    const score = await (await ask(`${base}/grades/${run.id}`)).json() as RunJson
-    io.stdout.write(options.json ? `${JSON.stringify(score)}\n` : await (await ask(`${base}/grades/${run.id}`, { headers: { accept: 'text/plain' } })).text())
-    return (score.score ?? 0) >= options.minScore ? GRADED : BELOW_MIN_SCORE
+    const score = await (await ask('GET', `${base}/grades/${run.id}`)).json() as RunJson
+    io.stdout.write(options.json ? `${JSON.stringify(score)}\n` : await (await ask('GET', `${base}/grades/${run.id}`, { headers: { accept: 'text/plain' } })).text())
+    // Every base is reported, the correct one passed: the score is a number.
+    return (score.score as number) >= options.minScore ? GRADED : BELOW_MIN_SCORE
   } catch (error) {
     if (interrupt.aborted) return NOT_GRADED
     say(`the server could not grade: ${(error as Error).message}`)

@@ -7,6 +7,8 @@ import { promisify } from 'node:util'
 import t, { type Test } from 'tap'
 import { defects } from '../../src/domain/defects/catalogue.js'
 import { build } from '../helper.js'
+import { parseGradeArgs, type GradeOptions } from '../../src/grade/options.js'
+import { gradeOnServer, reported } from '../../src/grade/server-run.js'
 import { graded, leanEnv } from '../grade-helper.js'
 import { root } from '../processes.js'
 
@@ -64,7 +66,8 @@ t.test('grade --server does the same from the CLI, and says when the suite fails
   t.equal(weak.code, 1, 'below --min-score')
   t.equal(JSON.parse(weak.stdout).caught, expected)
   t.match(weak.stderr, /grading run [0-9a-f]{16}: \d+ defect bases and the correct one/)
-  const none = await graded(['--server', `${server}/`, '--', 'true'])
+  const none = await graded(['--server', `${server}/`, '--verbose', '--', 'sh', '-c', 'echo said by the suite'])
+  t.match(none.stderr, /said by the suite/, '--verbose shows the suite\'s output')
   t.equal(none.code, 0, 'graded, at the default --min-score')
   t.equal(none.stdout.split('\n')[0], `caught 0 of ${defects.length} (0%)`, 'the score as the server says it')
   const failing = await graded(['--server', server, '--', 'false'])
@@ -76,4 +79,21 @@ t.test('grade --server does the same from the CLI, and says when the suite fails
   t.equal(nowhere.code, 2)
   t.match(nowhere.stderr, /the server could not grade/)
   t.match((await graded(['--server', 'ftp://x', '--', 'true'])).stderr, /--server must be an http:\/\/ or https:\/\/ URL/)
+})
+
+t.test('grade --server: a run past --timeout counts as not caught (reported 0), as grade counts it; an interrupt grades nothing', async t => {
+  t.same([reported({ timedOut: true, exitCode: null }), reported({ timedOut: false, exitCode: null }), reported({ timedOut: false, exitCode: 3 }), reported({ timedOut: false, exitCode: 0 })], [0, 0, 3, 0])
+  const app = await build(t)
+  const server = await app.listen({ port: 0, host: '127.0.0.1' })
+  const options = (parseGradeArgs(['--server', server, '--verbose', '--', 'sh', '-c', 'echo started; sleep 5']) as { options: GradeOptions }).options
+  const quiet = { stdout: { write: () => true }, stderr: { write: () => true }, env: leanEnv, cwd: root }
+  t.equal(await gradeOnServer(server, options, quiet, AbortSignal.abort()), 2, 'stopped before the server answered')
+  const interrupt = new AbortController()
+  // Stopped once the suite has said it started: the run is under way.
+  const watching = { ...quiet, stderr: { write: (text: string) => { if (text.includes('started')) interrupt.abort() } } }
+  t.equal(await gradeOnServer(server, options, watching, interrupt.signal), 2, 'stopped while the suite ran')
+  const single = await build(t, { mode: 'single' })
+  const nowhere = await graded(['--server', await single.listen({ port: 0, host: '127.0.0.1' }), '--', 'true'])
+  t.equal(nowhere.code, 2)
+  t.match(nowhere.stderr, /the server could not grade: POST http:\/\/127\.0\.0\.1:\d+\/grades answered 404/, 'a server that offers no grading says so')
 })

@@ -143,6 +143,12 @@ t.test('a session made under a base carries the base\'s defect, and meets it at 
   t.equal((await app.inject({ method: 'GET', url: `${baseOf('created-200')}/heartbeat`, headers: { 'x-challenger': heartbeatBase } })).statusCode, 200, 'under another base, the session\'s defect, not that base\'s')
 })
 
+t.test('a service with defects everywhere (grade\'s) has them under every base too, the correct one included', async t => {
+  const app = await build(t, { defects: ['heartbeat-200'] })
+  const run = await startRun(app, await learner(app))
+  t.equal((await app.inject({ method: 'GET', url: `${pathOf(run.bases[0]?.url as string)}/heartbeat` })).statusCode, 200)
+})
+
 t.test('a base that is no run\'s is 404, and a base makes at most sessionsPerBase sessions', async t => {
   const app = await build(t)
   const run = await startRun(app, await learner(app))
