@@ -14,6 +14,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The session step's sequel: the defects the request meets, and their request phase (its headers). */
     meetDefects (request: FastifyRequest): void
+    /** The same under a grading base (plugins/grades.ts): without a session's defects, the base's `base` (none for the correct base). */
+    meetDefectsUnderBase (request: FastifyRequest, base: string | undefined): void
     /** The body's phase, once the token has passed and before the body is judged. */
     defectBody (request: FastifyRequest): void
     /** The payload's phase, in the format step of the routes that take a body: the payload to serialize. */
@@ -22,7 +24,7 @@ declare module 'fastify' {
     defectAnswer (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown
   }
   interface FastifyRequest {
-    /** The defects this request meets: the service's, else its session's hunt's; null for none (most of the time). */
+    /** The defects this request meets: the service's, else its session's (a hunt's, or a grading base's); null for none (most of the time). */
     defects: readonly Defect[] | null
     /** The defect that changed this request or its answer, if one did. */
     defectHit: string | null
@@ -40,11 +42,24 @@ export interface DefectsOptions {
 
 const NONE: readonly Defect[] = Object.freeze([])
 
-/** The defects of a hunt's ids, in the catalogue's order. */
-function huntDefects (session: Session | null): readonly Defect[] {
+/** The one defect of each grading base, made once. */
+const gradedOnes = new Map<string, readonly Defect[]>()
+
+/** The defects a session carries: a hunt's hidden ones, else a grading base's one; a correct session pays one lookup. */
+function sessionDefects (session: Session | null): readonly Defect[] {
   const hidden = session?.hunt?.hidden
-  if (hidden === undefined) return NONE
+  if (hidden === undefined) return session?.graded === undefined ? NONE : gradedDefects(session.graded)
   return hidden.map(defectById).filter(defect => defect !== undefined)
+}
+
+function gradedDefects (id: string): readonly Defect[] {
+  let met = gradedOnes.get(id)
+  if (met === undefined) {
+    const defect = defectById(id)
+    met = Object.freeze(defect === undefined ? [] : [defect])
+    gradedOnes.set(id, met)
+  }
+  return met
 }
 
 // The request as the defects see it, made once for a request that meets some.
@@ -61,8 +76,8 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
   fastify.decorateRequest('defectHit', null)
   fastify.decorateRequest('huntFinding', null)
 
-  fastify.decorate('meetDefects', function meetDefects (request: FastifyRequest): void {
-    const met = everywhere.length > 0 ? everywhere : huntDefects(request.session)
+  /** The defects `met` are this request's: noted, and their request phase run. */
+  const meet = (request: FastifyRequest, met: readonly Defect[]): void => {
     if (met.length === 0) return
     request.defects = met
     const asked: Asked = {
@@ -74,6 +89,15 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
     }
     askedOf.set(request, asked)
     for (const defect of met) if (defect.request?.(asked, context) === true) request.defectHit = defect.id
+  }
+
+  fastify.decorate('meetDefects', function meetDefects (request: FastifyRequest): void {
+    meet(request, everywhere.length > 0 ? everywhere : sessionDefects(request.session))
+  })
+
+  fastify.decorate('meetDefectsUnderBase', function meetDefectsUnderBase (request: FastifyRequest, base: string | undefined): void {
+    const met = everywhere.length > 0 ? everywhere : sessionDefects(request.session)
+    meet(request, met.length === 0 && base !== undefined ? gradedDefects(base) : met)
   })
 
   fastify.decorate('defectBody', function defectBody (request: FastifyRequest): void {

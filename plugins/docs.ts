@@ -86,14 +86,15 @@ async function docs (fastify: FastifyInstance, options: DocsOptions): Promise<vo
         version: options.version,
         description: 'A practice target for API testing. Create a session with POST /challenger, get a token with ' +
           'POST /secret/token (Basic admin:password), then read and write your secret note. Every request carries ' +
-          'your session id in X-CHALLENGER; GET /challenges shows which challenges you have passed. Every path answers ' +
+          'your session id in X-CHALLENGER; GET /challenges shows which challenges you have passed. Every path but /grades answers ' +
           'at both servers, the same: as written here, and under /api as the reference\'s 2026 tutorials send it.'
       },
       tags: [
         { name: 'sessions', description: 'Create a session (its id goes in X-CHALLENGER on every request), save it and restore it' },
         { name: 'challenges', description: 'Which challenges there are, and which ones you have passed' },
         { name: 'heartbeat', description: 'A fixed status for each method: challenges 25-28 and 40-42' },
-        { name: 'secret', description: 'A token for Basic credentials, and the secret note it guards: challenges 29-38' }
+        { name: 'secret', description: 'A token for Basic credentials, and the secret note it guards: challenges 29-38' },
+        { name: 'grades', description: 'Grade a test suite through the server: a base URL per deliberate defect, your exit codes, the score' }
       ],
       components: {
         securitySchemes: {

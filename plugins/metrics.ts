@@ -71,6 +71,14 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   })
   findings.inc({ verdict: 'found' }, 0)
   findings.inc({ verdict: 'correct' }, 0)
+  const gradeRuns = new Counter({ name: 'api_challenges_grade_runs_total', help: 'Grading runs started (POST /grades)', registers: [registry] })
+  const gradeResults = new Counter({
+    name: 'api_challenges_grade_results_total',
+    help: 'Grading runs\' results reported, by outcome: caught or survived (a defect base), correct-passed or correct-failed (the correct base)',
+    labelNames: ['outcome'] as const,
+    registers: [registry]
+  })
+  for (const outcome of ['caught', 'survived', 'correct-passed', 'correct-failed']) gradeResults.inc({ outcome }, 0)
   const storeErrors = new Counter({
     name: 'api_challenges_store_errors_total',
     help: 'Requests answered 503 because the session store failed or could not be reached',
@@ -108,6 +116,10 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   })
   /* eslint-enable no-new */
   fastify.decorate('metrics', registry)
+  fastify.decorate('countGrading', (event: Parameters<FastifyInstance['countGrading']>[0]) => {
+    if (event === 'run') gradeRuns.inc()
+    else gradeResults.inc({ outcome: event })
+  })
 
   // Fastify times every request (reply.elapsedTime) when it has a logger, as npm start's server
   // does; a host made without one (Fastify()) gets the metrics' own clock. (Fastify's null logger

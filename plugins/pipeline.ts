@@ -8,7 +8,8 @@
 //   2. client     TRUST_PROXY   an X-Forwarded-For client that is no address: 400 (plugins/client-address.ts)
 //   3. session    the API, 404  X-CHALLENGER's session, looked up once (plugins/session.ts), and a session
 //                               named in the URL (/challenger/{guid}…)
-//   4. defects    the API, 404  the hunt's or grade's defects, met with the session (plugins/defects.ts)
+//   4. defects    the API, 404  the hunt's or grade's defects, met with the session (plugins/defects.ts); under a grading
+//                               base, the base is looked up first and its defect met without the session's (plugins/grades.ts)
 //   5. guard      per route     the route's own early answer: the admin token, 406, OPTIONS and 405
 //   6. body       body routes   a Content-Type set aside before parsing (also where a body is sent but never
 //                               read, so that Fastify's 415 does not come first), the verdict after the token (plugins/bodies.ts)
@@ -19,6 +20,8 @@
 //                               changes and its journal entry in one store call, the metrics
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { routeBase } from '../src/domain/challenges/catalogue.js'
+import { GRADE_BASE } from '../src/domain/http/api-base.js'
 
 /** An early step: true once it has answered the request, so that the steps after it do not run. */
 export type Check = (request: FastifyRequest, reply: FastifyReply) => boolean
@@ -69,6 +72,12 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
   const apiArrival = arrivalWith(fastify.checkApiHeaders)
   // 3, 4: X-CHALLENGER's session, then the defects it (or grade) brings.
   const session = fastify.sessionStep(fastify.meetDefects)
+  // Under a grading base (plugins/grades.ts, registered after this): the base first, then the session and its defects or the base's.
+  let baseSession: onRequestHookHandler | undefined
+  const gradeBaseSteps = (): onRequestHookHandler[] => {
+    baseSession ??= fastify.sessionStep(request => { fastify.meetDefectsUnderBase(request, fastify.baseDefectOf(request)) })
+    return [fastify.gradeBaseStep, baseSession]
+  }
 
   fastify.addHook('onRoute', function compose (this: FastifyInstance, route: RouteOptions) {
     // @fastify/cors's catch-all OPTIONS route answers as an unknown path (the only OPTIONS route ending in `*`).
@@ -81,8 +90,8 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
     const body = route.schema?.body !== undefined
     route.onRequest = [
       api ? apiArrival : arrival,
-      // 3, 4: the session and its defects, for the API; the session named in the URL too.
-      ...(api ? [session] : []),
+      // 3, 4: the session and its defects, for the API (under a grading base, the base's first); the session named in the URL too.
+      ...(!api ? [] : routeBase(route.url, fastify.prefix) === GRADE_BASE ? gradeBaseSteps() : [session]),
       ...(api && route.url.includes('/:guid') ? [fastify.sessionInUrlStep] : []),
       // 5: the route's own early answer, behind the admin token for an admin route.
       ...(config.admin === true ? [fastify.adminOnly] : []),

@@ -7,11 +7,19 @@ import { ACTIVE_WINDOW_MS, isoSeconds, pageSize, sessionsCsv } from '../src/doma
 import { challenges, passedIds } from '../src/domain/challenges/catalogue.js'
 import { MEDALS, medalsOf } from '../src/domain/challenges/medals.js'
 import { AdminPageQuery, AdminSessionPage, AdminSummary } from '../src/domain/http/schemas.js'
+import { scoreOf, type GradeRun } from '../src/domain/grades/runs.js'
 import { BadCursorError } from '../src/domain/sessions/store.js'
 
 const CSV = 'text/csv; charset=utf-8'
 const JSON_TYPE = 'application/json'
 const MEDAL_NAMES = new Map(MEDALS.map(medal => [medal.id, medal.name]))
+
+/** A learner's latest grading run as the board shows it: the score and the survivors' families. */
+function gradeOf (run: GradeRun | undefined): { caught: number, total: number, score: number | null, complete: boolean, survivors: string[] } | null {
+  if (run === undefined) return null
+  const score = scoreOf(run)
+  return { caught: score.caught, total: score.total, score: score.percent, complete: score.complete, survivors: score.survivors.map(s => s.family) }
+}
 
 const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.adminRoutes()
@@ -53,6 +61,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       reply.header('link', `<${fastify.prefix}/admin/sessions?${url.toString()}>; rel="next"`)
     }
     if (type === 'text/csv') return reply.type(CSV).header('content-disposition', 'attachment; filename="sessions.csv"').send(sessionsCsv(page.sessions))
+    const runs = await store.grades?.latest(page.sessions.map(s => s.guid)) ?? new Map<string, GradeRun>()
     return reply.type(JSON_TYPE).send({
       total: page.total,
       sessions: page.sessions.map(s => ({
@@ -62,7 +71,8 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         lastSeen: new Date(s.lastSeen).toISOString(),
         passed: passedIds(s.progress),
         hunt: s.hunt === undefined ? null : { found: s.hunt.found, hidden: s.hunt.hidden },
-        medals: medalsOf({ passed: passedIds(s.progress), hunt: s.hunt }).map(id => ({ id, name: MEDAL_NAMES.get(id) as string }))
+        medals: medalsOf({ passed: passedIds(s.progress), hunt: s.hunt }).map(id => ({ id, name: MEDAL_NAMES.get(id) as string })),
+        grade: gradeOf(runs.get(s.guid))
       })),
       next: page.next
     })

@@ -24,6 +24,8 @@ export interface ChallengerOptions {
   username: string
   password: string
   bodyLimit: number
+  /** Under a grading run's base (routes/grades.ts): a session made here carries the base's defect. */
+  graded?: boolean
 }
 
 const Progress = header('Your progress page: /gui/challenges/{guid} (in single-player mode /gui/challenges)')
@@ -32,6 +34,9 @@ const RetryAfter = header('Seconds until this address may create a session again
 
 /** The documented default password (a replay writes it out; any other is a variable the learner sets). */
 const DEFAULT_PASSWORD = 'password'
+
+/** A creation outside a grading base: its session carries no defect. */
+const NO_DEFECT = Object.freeze({ defect: undefined })
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -60,8 +65,8 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
       return false
     }
   }
-  // A restored session's URL, under the base the PUT came to (fastify.prefix is /api's under /api).
-  const restoredAt = (guid: string): string => `${fastify.prefix}/challenger/${guid}`
+  // A restored session's URL, under the base the PUT came to (as sent: a grading base's prefix has parameters).
+  const restoredAt = (request: FastifyRequest, guid: string): string => `${request.url.slice(0, request.url.lastIndexOf('/challenger/'))}/challenger/${guid}`
 
   const creation: FastifyPluginAsyncTypebox = async (fastify) => {
     const created = fastify.bitFor('POST /challenger created')
@@ -84,8 +89,10 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
 
     /** A new session, made with its challenge passed: request.pass has nothing left to write. */
     const create = async (request: FastifyRequest, reply: FastifyReply, name: string | undefined, hunt: Hunt | undefined): Promise<FastifyReply> => {
-      if (!await mayCreate(request, reply)) return reply
-      const made = await store.create(name, created, hunt)
+      // Under a grading base, the base's own limit instead of the address's, and its defect.
+      const carried = options.graded === true ? await fastify.baseDefect(request, reply) : await mayCreate(request, reply) ? NO_DEFECT : null
+      if (carried === null) return reply
+      const made = await store.create(name, created, hunt, carried.defect)
       request.session = made
       request.passedBits |= created
       return answerCreated(reply, made.guid)
@@ -232,7 +239,7 @@ const challenger: FastifyPluginAsyncTypebox<ChallengerOptions> = async (fastify,
         hunt: live?.hunt
       }
       const outcome = await fastify.sessions.restore(session)
-      if (outcome === 'created') reply.header('location', restoredAt(guid))
+      if (outcome === 'created') reply.header('location', restoredAt(request, guid))
       await passRestore(request, session, outcome === 'created' ? recreated : restored)
       // The session as restored: the challenge this PUT passed shows from the next read (as in the reference,
       // which passes it once the answer is made, so that the answer is the JSON that was sent).

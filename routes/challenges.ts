@@ -1,4 +1,5 @@
 // /challenges: the catalogue with the caller's progress (all false without a known session).
+import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { challengeItems, challengeRows } from '../src/domain/challenges/catalogue.js'
@@ -16,8 +17,10 @@ const Query = Type.Object({
 const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.documentAs('challenges')
   const listed = fastify.bitFor('GET /challenges listed')
-  // The hints' paths are under the base this route answers at (a host's prefix, /api), as the learner sends them.
-  const base = fastify.prefix
+  // The hints' paths are under the base this route answers at (a host's prefix, /api), as the learner sends them;
+  // a grading run's base, whose prefix has parameters, as the request named it.
+  const fixed = fastify.prefix
+  const baseOf = fixed.includes('/:') ? (request: FastifyRequest) => request.url.slice(0, request.url.lastIndexOf('/challenges')) : () => fixed
   fastify.get('/challenges', {
     onRequest: fastify.requireAcceptable,
     config: { xml: challengesXml },
@@ -34,7 +37,7 @@ const challenges: FastifyPluginAsyncTypebox = async (fastify) => {
     request.pass(bit)
     const progress = request.session === null ? 0 : request.session.progress | bit
     if (request.session !== null) reply.header('location', fastify.progressPage(request.session.guid))
-    return { challenges: request.query.hints === 'true' ? challengeRows(progress, base) : challengeItems(progress) }
+    return { challenges: request.query.hints === 'true' ? challengeRows(progress, baseOf(request)) : challengeItems(progress) }
   })
   fastify.allowOnly('/challenges', ['GET', 'HEAD', 'OPTIONS'])
 }

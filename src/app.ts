@@ -14,6 +14,7 @@ import defects from '../plugins/defects.js'
 import docs from '../plugins/docs.js'
 import errors from '../plugins/errors.js'
 import formats from '../plugins/formats.js'
+import gradesPlugin from '../plugins/grades.js'
 import headers from '../plugins/headers.js'
 import journal from '../plugins/journal.js'
 import methodGuard from '../plugins/method-guard.js'
@@ -25,11 +26,13 @@ import shutdown from '../plugins/shutdown.js'
 import adminRoutes from '../routes/admin.js'
 import challenger from '../routes/challenger.js'
 import challenges from '../routes/challenges.js'
+import grades from '../routes/grades.js'
 import health from '../routes/health.js'
 import heartbeat from '../routes/heartbeat.js'
 import metricsRoute from '../routes/metrics.js'
 import pages from '../routes/pages.js'
 import secret from '../routes/secret.js'
+import { GRADE_BASE } from './domain/http/api-base.js'
 import { UnreachableChallengeError } from './domain/http/errors.js'
 import { resolveOptions, VERSION, type ApiChallengesOptions } from './domain/config/options.js'
 import { serializerOf } from './serializers.js'
@@ -80,19 +83,30 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   // The API, at the service's root (the reference's v1 paths and its legacy ones) and
   // again under /api (the reference's 2026 tutorials): one set of sessions, challenges and limits,
   // the same answers. The document shows the root's (plugins/docs.ts names both bases).
-  const api = async (base: FastifyInstance): Promise<void> => {
+  const api = (graded: boolean) => async (base: FastifyInstance): Promise<void> => {
     // The API's routes look up the session, meet its defects and keep the journal (plugins/pipeline.ts).
     base.servesApi()
     await base.register(heartbeat)
-    await base.register(challenger, options)
+    await base.register(challenger, { ...options, graded })
     await base.register(challenges)
     await base.register(secret, options)
   }
-  await fastify.register(api)
+  await fastify.register(api(false))
   await fastify.register(async function apiBase (base) {
     base.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
-    await api(base)
+    await api(false)(base)
   }, { prefix: API_BASE })
+  // Grading runs (routes/grades.ts), where the store keeps them and there are sessions to make: the API
+  // once more under a prefix with the run's and the base's ids as parameters, so that any number of
+  // runs share one set of routes, and a session made there carries its base's defect (plugins/grades.ts).
+  if (fastify.sessions.grades !== undefined && options.mode === 'multi') {
+    await fastify.register(gradesPlugin)
+    await fastify.register(grades)
+    await fastify.register(async function gradeBase (base) {
+      base.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
+      await api(true)(base)
+    }, { prefix: GRADE_BASE })
+  }
   // Pages, the docs, the class board, the metrics and the operators' probes (/livez, /readyz) are at the root only.
   await fastify.register(health)
   await fastify.register(pages, options)

@@ -4,6 +4,8 @@
 import './class/admin.js'
 import './class/admin-guessing.js'
 import './class/class-counts.js'
+import './class/grades.js'
+import './class/grades-loop.js'
 import './class/metrics.js'
 import './class/names.js'
 import './class/token-guessing.js'

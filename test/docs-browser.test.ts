@@ -14,7 +14,7 @@ import app from '../src/app.js'
 import { createServer } from '../src/server.js'
 import { chromiumTest, failure, launch, openPage } from './chromium.js'
 
-const TAGS = ['heartbeat', 'sessions', 'challenges', 'secret']
+const TAGS = ['heartbeat', 'sessions', 'challenges', 'secret', 'grades']
 
 async function listen (t: Test, server: FastifyInstance): Promise<string> {
   t.teardown(() => server.close())
@@ -68,7 +68,7 @@ async function assertRendered (t: Test, docs: Docs): Promise<void> {
   const operations = await page.locator('.opblock').count()
   t.ok(operations > 10, `${operations} operations rendered`)
   const headings = await page.locator('h3.opblock-tag').evaluateAll(tags => tags.map(tag => tag.getAttribute('data-tag')))
-  t.same([...headings].sort(), [...TAGS].sort(), 'the operations are grouped under the four tags')
+  t.same([...headings].sort(), [...TAGS].sort(), 'the operations are grouped under the five tags')
   for (const tag of TAGS) t.ok(await page.locator(`h3.opblock-tag[data-tag="${tag}"]`).isVisible(), `the ${tag} section heading is visible`)
   t.match(await page.locator('.info .title').textContent(), /API Challenges/, 'the title is shown')
 }

@@ -12,6 +12,7 @@ import { EXPIRED_KEPT, type Session } from '../src/domain/sessions/store.js'
 import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
 import { redisMissing, redisServer, type RedisServer } from './redis-server.js'
+import { gradeRunsBehaviour } from './grade-runs-behaviour.js'
 import { storeBehaviour } from './store-behaviour.js'
 import { until } from './until.js'
 
@@ -45,6 +46,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
 
     t.test('the registry behaviour, in Redis', async t => {
       storeBehaviour(t, async maxSessions => await ready(store(maxSessions)))
+    })
+
+    t.test('grading runs, in Redis', async t => {
+      gradeRunsBehaviour(t, async () => await ready(store()))
     })
 
     t.test('a session\'s id: its UUID in 22 characters that sort as the UUIDs do; any other guid as it is', async t => {
@@ -517,6 +522,34 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.ok(seconds > 0 && seconds <= 60, `retry after ${seconds} s`)
       t.same(over.json(), { errorMessages: [`This address has created 2 sessions in the last minute: try again in ${seconds} s`] })
       t.equal((await limited.inject({ method: 'PUT', url: '/challenger/00000000-0000-4000-8000-00000000f00d', headers: json, payload: {} })).statusCode, 429, 'and the fourth, by a restore')
+    })
+
+    t.test('a grading run started on one instance is read, reported and met on the other', async t => {
+      const keyPrefix = prefix()
+      const apps: FastifyInstance[] = []
+      for (let i = 0; i < 2; i++) {
+        const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { redisUrl: redis.url, redisKeyPrefix: keyPrefix, adminToken: 'an-instructor-token-0123' } })
+        t.teardown(() => app.close())
+        await app.ready()
+        apps.push(app)
+      }
+      const [one, two] = apps as [FastifyInstance, FastifyInstance]
+      const me = (await one.inject({ method: 'POST', url: '/challenger', payload: { name: 'Ada' } })).headers['x-challenger'] as string
+      const run = (await one.inject({ method: 'POST', url: '/grades', headers: { 'x-challenger': me } })).json() as { id: string, bases: Array<{ url: string }> }
+      const reader = await ready(new RedisStore({ url: redis.url, prefix: keyPrefix, maxSessions: 100, idleMs: 600_000, probeIntervalMs: 3_600_000 }))
+      t.teardown(() => reader.close())
+      const kept = await reader.grades.get(run.id)
+      const heartbeat = kept?.bases.find(base => base.defect === 'heartbeat-200')?.id as string
+      t.equal((await two.inject({ method: 'GET', url: `/grades/${run.id}/${heartbeat}/heartbeat` })).statusCode, 200, 'the other instance meets the base\'s defect')
+      const made = (await two.inject({ method: 'POST', url: `/grades/${run.id}/${heartbeat}/challenger` })).headers['x-challenger'] as string
+      t.equal((await one.inject({ method: 'GET', url: '/heartbeat', headers: { 'x-challenger': made } })).statusCode, 200, 'and the first meets the session\'s')
+      for (const [i, base] of run.bases.entries()) {
+        const res = await (i % 2 === 0 ? one : two).inject({ method: 'POST', url: `/grades/${run.id}/results`, headers: { 'x-challenger': me }, payload: { base: base.url, exitCode: i === 0 ? 0 : 1 } })
+        t.equal(res.statusCode, 200)
+      }
+      t.match((await two.inject({ method: 'GET', url: `/grades/${run.id}` })).json(), { caught: run.bases.length - 1, score: 100, complete: true })
+      const board = await one.inject({ method: 'GET', url: '/admin/sessions', headers: { authorization: 'Bearer an-instructor-token-0123' } })
+      t.match((board.json().sessions as Array<{ name: string | null, grade: unknown }>).find(s => s.name === 'Ada')?.grade, { score: 100, complete: true }, 'the board reads it from Redis')
     })
 
     t.test('two instances on one Redis behave as one service', async t => {

@@ -9,7 +9,8 @@
 // text) goes in as text, never as HTML. On the projector's page (data-view="projector") the
 // learners and challenges are drawn by projector.js instead.
 
-/** @typedef {{ guid: string, name: string | null, createdAt: string, lastSeen: string, passed: number[], hunt: { found: number, hidden: number } | null, medals: Array<{ id: string, name: string }> }} Session */
+/** @typedef {{ guid: string, name: string | null, createdAt: string, lastSeen: string, passed: number[], hunt: { found: number, hidden: number } | null, medals: Array<{ id: string, name: string }>, grade?: Grade | null }} Session */
+/** @typedef {{ caught: number, total: number, score: number | null, complete: boolean, survivors: string[] }} Grade */
 /** @typedef {{ id: number, name: string, passedBy: number }} ChallengeCount */
 /** @typedef {{ live: number, activeLast10Minutes: number, challenges: ChallengeCount[] }} Summary */
 /** @typedef {{ list: Session[], total: number, more: boolean, date: number }} Sessions */
@@ -213,7 +214,22 @@ function learnerRow (s, challenges, now) {
     hunt.textContent = s.hunt.found + '/' + s.hunt.hidden + (complete ? ' complete' : '')
     if (complete) hunt.classList.add('complete')
   }
+  // The latest grading run: caught of total, and the families of the defects that survived it.
+  const grade = cell(row, 'grade', 'grade')
+  if (s.grade != null) {
+    grade.textContent = gradeText(s.grade)
+    if (s.grade.survivors.length > 0) grade.title = 'survived: ' + s.grade.survivors.join(', ')
+  }
   return row
+}
+
+/**
+ * "12/15 80%", and the survivors' families in short: "12/15 80% · headers, body".
+ * @param {Grade} g
+ */
+function gradeText (g) {
+  const families = [...new Set(g.survivors)]
+  return g.caught + '/' + g.total + (g.score === null ? '' : ' ' + g.score + '%') + (families.length > 0 ? ' · ' + families.join(', ') : '')
 }
 
 /**

@@ -98,6 +98,11 @@ function card (s, total, ids, now) {
     medals.title = s.medals.map(m => m.name).join(', ')
     medals.setAttribute('aria-label', s.medals.length + ' medals: ' + medals.title)
   }
+  // The latest grading run: caught of total, and the families of the defects that survived it.
+  if (s.grade != null) {
+    const families = [...new Set(s.grade.survivors)]
+    element(how, 'span', 'grade', 'graded ' + s.grade.caught + '/' + s.grade.total + (families.length > 0 ? ' · ' + families.join(', ') : ''))
+  }
   const bar = document.createElement('progress')
   bar.max = Math.max(total, 1)
   bar.value = count

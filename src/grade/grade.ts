@@ -21,6 +21,7 @@ import { junitReport } from './reporters/junit.js'
 import { jsonReport } from './reporters/schema.js'
 import { recordRequests } from './requests.js'
 import { runCommand } from './run.js'
+import { gradeOnServer } from './server-run.js'
 
 export interface GradeIo {
   /** src/server.ts's: the service as `npm start` builds it. */
@@ -86,6 +87,7 @@ export async function grade (argv: readonly string[], io: GradeIo): Promise<numb
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
   try {
+    if (options.server !== undefined) return await gradeOnServer(options.server, options, io, interrupt.signal)
     return await gradeWith(options, files, earlier, io, interrupt.signal, fail)
   } finally {
     process.off('SIGINT', onSignal)

@@ -30,6 +30,8 @@ export interface GradeOptions {
   /** Whether survivors are said with what is wrong and the exact check. */
   readonly explain: boolean
   readonly verbose: boolean
+  /** The class server that grades, instead of a service of this process (server-run.ts). */
+  readonly server?: string | undefined
 }
 
 export const DEFAULT_REPORT_DIR = 'reports/mutation'
@@ -89,6 +91,7 @@ Options:
   --only <id,…>       grade these mutants only
   --skip <id,…>       grade every mutant but these
   --verbose           show the command's output, on stderr, as it runs
+  --server <url>      let the class server at <url> grade (POST /grades): no service starts here
   -h, --help          this text
 
 Exit codes: 0 graded (at the break threshold or above); 1 graded, below it; 2 nothing graded: a
@@ -113,9 +116,10 @@ const OPTIONS: Record<string, Kind> = {
   skip: 'value',
   'min-score': 'value',
   verbose: 'flag',
+  server: 'value',
   help: 'flag'
 }
-const PLACEHOLDER: Record<string, string> = { reporter: '<reporter,…>', 'report-dir': '<dir>', thresholds: '<high,low[,break]>', incremental: '<report.json>', junit: '<file>', timeout: '<seconds>', jobs: '<n>', only: '<id,…>', skip: '<id,…>', 'min-score': '<percent>' }
+const PLACEHOLDER: Record<string, string> = { reporter: '<reporter,…>', 'report-dir': '<dir>', thresholds: '<high,low[,break]>', incremental: '<report.json>', junit: '<file>', timeout: '<seconds>', jobs: '<n>', only: '<id,…>', skip: '<id,…>', 'min-score': '<percent>', server: '<url>' }
 
 export type Parsed = { help: true } | { error: string } | { options: GradeOptions }
 
@@ -196,6 +200,8 @@ function options (given: ReadonlyMap<string, string | true>, command: readonly s
   const skip = idList(text('skip'), 'skip')
   if (typeof skip === 'string') return { error: skip }
   const mutants = defects.map(d => d.id).filter(id => (only === undefined || only.includes(id)) && !(skip?.includes(id) ?? false))
+  const server = text('server')
+  if (server !== undefined && !/^https?:\/\/[^\s/]+/.test(server)) return { error: `--server must be an http:// or https:// URL, got ${JSON.stringify(server)}` }
   if (mutants.length === 0) return { error: `--skip leaves no mutant to grade (${only === undefined ? 'it names them all' : 'with --only'})` }
   return {
     options: {
@@ -210,7 +216,8 @@ function options (given: ReadonlyMap<string, string | true>, command: readonly s
       thresholds,
       incremental: text('incremental'),
       explain: given.has('explain'),
-      verbose: given.has('verbose')
+      verbose: given.has('verbose'),
+      server
     }
   }
 }

@@ -221,7 +221,7 @@ t.test('GET /admin/sessions: newest activity first, paged with a cursor that hol
   t.equal(body.total, 7)
   t.same(body.sessions.map((s: { name: string }) => s.name), ['learner 2', 'learner 6', 'learner 5'])
   t.same(body.sessions[0].passed, [1, 28])
-  t.same(Object.keys(body.sessions[0]), ['guid', 'name', 'createdAt', 'lastSeen', 'passed', 'hunt', 'medals'])
+  t.same(Object.keys(body.sessions[0]), ['guid', 'name', 'createdAt', 'lastSeen', 'passed', 'hunt', 'medals', 'grade'])
   t.equal(body.sessions[0].hunt, null, 'no hunt')
   t.match(body.sessions[0].lastSeen, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   t.equal(first.headers.link, `</admin/sessions?limit=3&cursor=${body.next as string}>; rel="next"`)

@@ -4,6 +4,7 @@ import { MAX_COUNTED, WindowCounts } from '../../src/domain/sessions/counts.js'
 import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
 import { EXPIRED_KEPT } from '../../src/domain/sessions/store.js'
 import { fakeTime } from '../clock.js'
+import { gradeRunsBehaviour } from '../grade-runs-behaviour.js'
 import { storeBehaviour } from '../store-behaviour.js'
 
 t.test('the registry behaviour, in memory', async t => {
@@ -327,4 +328,8 @@ t.test(`expiredRecently in memory remembers the last EXPIRED_KEPT (${EXPIRED_KEP
   time.advance(IDLE)
   time.tick()
   t.same((await remembered()).slice(0, 5), [false, false, true, false, true], 'restored and expired again, the third is kept; the fourth made room')
+})
+
+t.test('grading runs, in memory', async t => {
+  gradeRunsBehaviour(t, async () => new MemoryStore())
 })

@@ -59,7 +59,13 @@ const TABLE: Array<[Hooks, string[]]> = [
   [`onRequest: ${ADMIN} | onSend: finish`, ['GET /admin/sessions', 'GET /admin/summary', 'GET /metrics']],
   [`onRequest: ${ADMIN} | onSend: headRouteOnSendHandler finish`, ['HEAD /admin/sessions', 'HEAD /admin/summary', 'HEAD /metrics']],
   [`onRequest: ${ADMIN} options | onSend: finish`, ['OPTIONS /admin/sessions', 'OPTIONS /admin/summary', 'OPTIONS /metrics']],
-  [`onRequest: ${ADMIN} notAllowed | onSend: finish`, ['TRACE /admin/sessions', 'TRACE /admin/summary', 'TRACE /metrics']]
+  [`onRequest: ${ADMIN} notAllowed | onSend: finish`, ['TRACE /admin/sessions', 'TRACE /admin/summary', 'TRACE /metrics']],
+  // Grading runs: no API route (no session step, no journal, no defects); the API under each run's bases is the root's twin.
+  ['onRequest: handleCors arrive | onSend: finish', ['POST /grades', 'GET /grades/:grade']],
+  ['onRequest: handleCors arrive | onSend: headRouteOnSendHandler finish', ['HEAD /grades/:grade']],
+  ['onRequest: handleCors arrive | preParsing: setAside | preHandler: judgeBody | preSerialization: toXml | onSend: finish', ['POST /grades/:grade/results']],
+  ['onRequest: handleCors arrive options | onSend: finish', ['OPTIONS /grades', 'OPTIONS /grades/:grade', 'OPTIONS /grades/:grade/results']],
+  ['onRequest: handleCors arrive notAllowed | onSend: finish', ['GET /grades', 'TRACE /grades/:grade', 'GET /grades/:grade/results']]
 ]
 
 /** Each route's first method and URL, and the hooks Fastify runs for it (found by sending it one request). */
@@ -97,9 +103,11 @@ t.test('every route has the hooks of its kind, and /api the same as the root', a
   const hooks = await hooksOf(server, () => {})
   const expected = new Map(TABLE.flatMap(([kind, routes]) => routes.map(route => [route, `${kind} | onError: countStoreError`] as const)))
   for (const [route, found] of hooks) {
-    const twin = route.replace(' /api/', ' /')
+    const twin = route.replace(' /api/', ' /').replace(' /grades/:grade/:base/', ' /')
     if (twin !== route) {
-      t.equal(found, hooks.get(twin), `${route}: as ${twin}`)
+      // Under a grading base, the base is looked up before the session.
+      const base = route.includes(' /grades/:grade/:base/') ? (of: string | undefined) => of?.replace('arrive lookUpSession', 'arrive gradeBase lookUpSession') : (of: string | undefined) => of
+      t.equal(found, base(hooks.get(twin)), `${route}: as ${twin}`)
       continue
     }
     t.equal(found, expected.get(route) ?? 'not in the table', route)

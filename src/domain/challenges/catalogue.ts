@@ -1,5 +1,5 @@
 // The challenge catalogue: challenge-list.ts checked, and the lookups over it (bits, status maps, the reference's names).
-import { API_BASE } from '../http/api-base.js'
+import { API_BASE, GRADE_BASE } from '../http/api-base.js'
 import { CatalogueError, UnknownTriggerError } from '../http/errors.js'
 import { challenges, SOLUTIONS_BASE, type Challenge, type NearMiss, type RequestFacts, type SeenRequest, type Trigger } from './challenge-list.js'
 import { MISSPELT_SESSION_HEADER } from './messages.js'
@@ -155,9 +155,10 @@ export function resourceOf (trigger: Trigger): string {
   return trigger.split(' ')[1] as string
 }
 
-/** The API base of a route's URL, after `prefix`: '/api' or '' (the root). */
+/** The API base of a route's URL, after `prefix`: '/api', a grading run's base, or '' (the root). */
 export function routeBase (url: string, prefix: string): string {
   const resource = url.slice(prefix.length)
+  if (resource.startsWith(`${GRADE_BASE}/`)) return GRADE_BASE
   return resource === API_BASE || resource.startsWith(`${API_BASE}/`) ? API_BASE : ''
 }
 

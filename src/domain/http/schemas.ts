@@ -328,7 +328,17 @@ export const AdminSessionPage = Type.Object({
       Type.Object({ found: Type.Integer({ description: 'Defects found so far' }), hidden: Type.Integer({ description: 'Defects the hunt hides' }) }),
       Type.Null()
     ], { description: 'A bug hunt: how many of its hidden defects are found (never which); null for a session that is no hunt' }),
-    medals: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), { description: 'The medals earned, in the rail\'s order (src/domain/challenges/medals.ts)' })
+    medals: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), { description: 'The medals earned, in the rail\'s order (src/domain/challenges/medals.ts)' }),
+    grade: Type.Union([
+      Type.Object({
+        caught: Type.Integer(),
+        total: Type.Integer(),
+        score: Type.Union([Type.Number(), Type.Null()], { description: 'Caught / (caught + survived), in percent; null until the correct base passed' }),
+        complete: Type.Boolean(),
+        survivors: Type.Array(Type.String(), { description: 'The family of each surviving defect, in the run\'s order' })
+      }),
+      Type.Null()
+    ], { description: 'The session\'s latest grading run (POST /grades); null for none' })
   })),
   next: Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page; null on the last' })
 })
@@ -358,4 +368,4 @@ export const security: Record<'optional' | 'token' | 'note', Requirement[]> = {
 }
 
 /** The document's groups of operations, one per route plugin. */
-export type Tag = 'heartbeat' | 'sessions' | 'challenges' | 'secret'
+export type Tag = 'heartbeat' | 'sessions' | 'challenges' | 'secret' | 'grades'

@@ -101,7 +101,7 @@ ${code(where)}
 <h2>Learners <span id="learner-count"></span></h2>
 <p id="more" hidden></p>
 <table id="learners">
-<thead><tr><th>learner</th><th>progress</th><th>medals</th><th>last seen</th><th>next challenge</th><th>bug hunt</th></tr></thead>
+<thead><tr><th>learner</th><th>progress</th><th>medals</th><th>last seen</th><th>next challenge</th><th>bug hunt</th><th>grade</th></tr></thead>
 <tbody></tbody></table>
 <p id="no-learners" hidden>No learners yet: sessions appear here as they are created.</p>
 <h2>Challenges</h2>

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks'
 import { WindowCounts } from './counts.js'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { Journal, type JournalEntry } from '../journal/journal.js'
+import { MemoryGradeRuns } from '../grades/memory-runs.js'
 import { LastIds } from './last-ids.js'
 import { Marks } from './marks.js'
 import { SessionsFullError } from '../http/errors.js'
@@ -38,6 +39,8 @@ interface SessionState {
   progress: number
   name: string | undefined
   hunt: Hunt | undefined
+  /** The defect a session made under a grading base carries (routes/grades.ts). */
+  graded: string | undefined
   /** When it was made, in whole seconds since 1970 (a small integer, as `seen` is). */
   createdSecond: number
   /** Whether a request has named it since it was made (unused sessions are evicted first). */
@@ -70,16 +73,10 @@ export class MemoryStore implements SessionStore {
   readonly #pinned = new Map<string, SessionState>()
   #oldest: SessionState | null = null
   #newest: SessionState | null = null
-  /**
-   * No unused session is older than this one (null: there is none). Unused sessions are never
-   * touched, so they keep the order they were made in: eviction looks from here toward the newest.
-   */
+  /** No unused session is older than this one (null: none). Unused sessions are never touched, so they keep the order they were made in: eviction looks from here toward the newest. */
   #freshFrom: SessionState | null = null
-  /**
-   * No light session is older than this one (null: there is none). A session turns light only as it
-   * moves to the newest end (#judge), so the light ones keep the order of activity: eviction looks
-   * from here toward the newest, as from #freshFrom.
-   */
+  /** No light session is older than this one (null: none). A session turns light only as it moves to the newest end (#judge),
+   * so the light ones keep the order of activity: eviction looks from here toward the newest, as from #freshFrom. */
   #lightFrom: SessionState | null = null
   readonly #idleMs: number
   readonly #maxSessions: number
@@ -94,6 +91,7 @@ export class MemoryStore implements SessionStore {
   readonly #marks = new Marks<SessionState>()
   /** The ids of the last EXPIRED_KEPT sessions to end. */
   readonly #ended = new LastIds(EXPIRED_KEPT)
+  readonly grades: MemoryGradeRuns
 
   constructor (options: MemoryStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? 10 * 60 * 1000
@@ -103,6 +101,7 @@ export class MemoryStore implements SessionStore {
     this.#epoch = this.#now()
     this.#wallStart = (options.wallClock ?? Date.now)()
     this.#counts = new WindowCounts(() => this.#clock())
+    this.grades = new MemoryGradeRuns(() => this.#wall(this.#clock()))
     // Releases the memory of expired sessions nobody asks for again: every idle period, but at
     // least once a minute and at most once a second.
     const period = Math.min(Math.max(this.#idleMs, 1000), 60_000)
@@ -226,7 +225,7 @@ export class MemoryStore implements SessionStore {
 
   /** The session as the store hands it out: a copy. */
   #snapshot (session: SessionState): Session {
-    return { guid: session.guid, token: session.token, note: session.note, progress: session.progress, name: session.name, hunt: session.hunt }
+    return { guid: session.guid, token: session.token, note: session.note, progress: session.progress, name: session.name, hunt: session.hunt, graded: session.graded }
   }
 
   /** The wall clock's time, in milliseconds since 1970, at `at` by #clock. */
@@ -234,7 +233,7 @@ export class MemoryStore implements SessionStore {
     return this.#wallStart + at
   }
 
-  #session (guid: string, token: string, note: string, progress: number, name: string | undefined, hunt: Hunt | undefined): SessionState {
+  #session (guid: string, token: string, note: string, progress: number, name: string | undefined, hunt: Hunt | undefined, graded?: string): SessionState {
     const now = this.#clock()
     return {
       guid,
@@ -243,6 +242,7 @@ export class MemoryStore implements SessionStore {
       progress,
       name: name === undefined ? undefined : detached(name),
       hunt: hunt === undefined ? undefined : { hidden: hunt.hidden.map(detached), found: hunt.found.map(detached) },
+      graded,
       createdSecond: Math.floor(this.#wall(now) / 1000),
       used: false,
       light: false,
@@ -254,8 +254,8 @@ export class MemoryStore implements SessionStore {
     }
   }
 
-  async create (name?: string, progress = 0, hunt?: Hunt): Promise<Session> {
-    const session = this.#session(newGuid(), newToken(), '', progress, name, hunt)
+  async create (name?: string, progress = 0, hunt?: Hunt, graded?: string): Promise<Session> {
+    const session = this.#session(newGuid(), newToken(), '', progress, name, hunt, graded)
     this.#add(session)
     return this.#snapshot(session)
   }
@@ -305,8 +305,8 @@ export class MemoryStore implements SessionStore {
   async restore (given: Session, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
     const live = this.#find(given.guid)
     if (live !== undefined && options.ifAbsent === true) return 'replaced'
-    const session = this.#session(detached(given.guid), detached(given.token), detached(given.note), given.progress, given.name, given.hunt)
-    // A restored session keeps the requests seen before, and when it began.
+    const session = this.#session(detached(given.guid), detached(given.token), detached(given.note), given.progress, given.name, given.hunt, given.graded ?? live?.graded)
+    // A restored session keeps the requests seen before, when it began, and a grading base's defect.
     if (live !== undefined) {
       session.journal = live.journal
       session.createdSecond = live.createdSecond

@@ -13,6 +13,8 @@
 //                     activity; at capacity the oldest makes room next. None left: the new one is
 //                     refused (SessionsFullError), as no session at work makes room
 //   <prefix>hunts     hash: a hunt's session id -> its defects, hidden and found (see huntText)
+//   <prefix>graded    hash: a session id -> the defect of the grading base it was made under
+//   <prefix>grade…    grading runs (./redis/grade-runs.ts)
 //   <prefix>j:<id>    list: the session's journal, newest first, trimmed once a quarter over its
 //                     size; it lives up to a minute longer than its session (JOURNAL_SPARE_MS)
 //   <prefix>ended     sorted set: the ids of the last EXPIRED_KEPT sessions to end (expired, or made
@@ -27,6 +29,7 @@ import { connection, type ConnectionSettings } from './redis/connection.js'
 import { Replicas, ReplicaShortfall } from './redis/replicas.js'
 import { SentinelWatch } from './redis/sentinel-watch.js'
 import { guidOf, sessionId } from './redis/ids.js'
+import { RedisGradeRuns } from './redis/grade-runs.js'
 import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Head, type Scripts } from './redis/scripts.js'
 import { SessionsFullError } from '../http/errors.js'
 import { BadCursorError, type ClassSummary, type CreationCount, type Hunt, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary, type StoreStatus } from './store.js'
@@ -80,8 +83,8 @@ function huntOf (text: string | null): Hunt | undefined {
   return { hidden: ids(hidden), found: ids(found) }
 }
 
-function sessionOf (guid: string, [token, note, progress, , name, hunt]: Found): Session {
-  return { guid, token, note, progress: Number(progress), name: name ?? undefined, hunt: huntOf(hunt) }
+function sessionOf (guid: string, [token, note, progress, , name, hunt, graded]: Found): Session {
+  return { guid, token, note, progress: Number(progress), name: name ?? undefined, hunt: huntOf(hunt), graded: graded ?? undefined }
 }
 
 export class RedisStore implements SessionStore {
@@ -102,6 +105,7 @@ export class RedisStore implements SessionStore {
   readonly #waitReplicas: number
   readonly #waitMs: number
   readonly #replicas: Replicas
+  readonly grades: RedisGradeRuns
 
   constructor (options: RedisStoreOptions) {
     const scripts = loadScripts()
@@ -131,6 +135,7 @@ export class RedisStore implements SessionStore {
     this.description = description
     this.client = url === undefined ? new Redis(redisOptions) : new Redis(url, redisOptions)
     this.#scripts = defineScripts(this.client, scripts)
+    this.grades = new RedisGradeRuns(this.client, this.#prefix, { write: async command => await this.#run(command), read: async command => await this.#read(command) })
     this.#common = [`${this.#prefix}lru`, `${this.#prefix}sessions`, `${this.#prefix}new`, options.idleMs, this.#prefix]
     this.#availability = new Availability(this.client, {
       address: url === undefined ? undefined : address,
@@ -208,14 +213,14 @@ export class RedisStore implements SessionStore {
 
   async #put (session: Session, pinned: boolean, onlyNew: boolean): Promise<number> {
     const outcome = await this.#run(() => this.#scripts.put(...this.#writing(), sessionId(session.guid), session.token, session.note, session.progress,
-      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', session.name ?? '', huntText(session.hunt)))
+      this.#maxSessions, pinned ? '1' : '0', onlyNew ? '1' : '0', session.name ?? '', huntText(session.hunt), session.graded ?? ''))
     if (outcome === -2) throw new SessionsFullError()
     return outcome
   }
 
-  async create (name?: string, progress = 0, hunt?: Hunt): Promise<Session> {
+  async create (name?: string, progress = 0, hunt?: Hunt, graded?: string): Promise<Session> {
     // The hunt handed out is a copy, as a lookup's would be.
-    const session = { guid: newGuid(), token: newToken(), note: '', progress, name, hunt: huntOf(huntText(hunt)) }
+    const session = { guid: newGuid(), token: newToken(), note: '', progress, name, hunt: huntOf(huntText(hunt)), graded }
     // A guid of 122 random bits is never taken; onlyNew makes sure of it all the same.
     await this.#put(session, false, true)
     return session

@@ -4,6 +4,7 @@
 // the network later; only plugins/session.ts and plugins/journal.ts, the pipeline's steps, tell
 // them apart. Every other method answers with a promise.
 import type { JournalEntry } from '../journal/journal.js'
+import type { GradeRuns } from '../grades/runs.js'
 export { BadCursorError, StoreUnavailableError } from '../http/errors.js'
 
 /**
@@ -33,6 +34,8 @@ export interface Session {
   readonly name?: string | undefined
   /** A hunt's hidden defects and those found so far (docs/bug-hunt.md); none for a plain session. */
   readonly hunt?: Hunt | undefined
+  /** The defect every request of a session made under a grading run's base meets (docs/bug-hunt.md); none for the correct base. Never shown. */
+  readonly graded?: string | undefined
 }
 
 /** A bug hunt: the ids of the defects hidden in the session's answers, and of those found, in the order found. */
@@ -129,7 +132,7 @@ export interface SessionStore extends ClassBoard {
    * A new session. At capacity it makes room: the oldest session never named since it was made, else
    * the least recently active one not at work (worth.ts); with every session at work, SessionsFullError (503).
    */
-  create (name?: string, progress?: number, hunt?: Hunt): Promise<Session>
+  create (name?: string, progress?: number, hunt?: Hunt, graded?: string): Promise<Session>
   /** The live session, as it is now; looking it up counts as activity and keeps it alive. */
   get (guid: string): Maybe<Session | undefined>
   /** Applies `change` to the session: false when it is gone (and it stays gone). */
@@ -162,4 +165,6 @@ export interface SessionStore extends ClassBoard {
   onStatus? (listener: (status: StoreStatus) => void): void
   /** Resolves once connected, or after the connect timeout; the app waits for it before it starts. */
   connected? (): Promise<void>
+  /** Grading runs, kept beside the sessions (routes/grades.ts); a store without them offers none (/grades is 404). */
+  readonly grades?: GradeRuns
 }

@@ -36,8 +36,8 @@ const SCRIPTS = {
   peekCount: { files: ['peek-count'], keys: 1, flags: 'no-writes' }
 } satisfies Record<string, { files: string[], keys: number, flags?: 'no-writes' | 'allow-oom' }>
 
-/** A session as a lookup gives it: token, note, progress, pinned ('1'), name and hunt (null for none). */
-export type Found = [string, string, string, string | null, string | null, string | null]
+/** A session as a lookup gives it: token, note, progress, pinned ('1'), name, hunt and graded defect (null for none). */
+export type Found = [string, string, string, string | null, string | null, string | null, (string | null)?]
 
 // The first arguments of every script but the counts; then its deadline by Redis's clock ('' for none).
 export type Common = [lru: string, sessions: string, fresh: string, idleMs: number, prefix: string]
@@ -48,7 +48,7 @@ export interface Scripts {
   lookup (...args: [...Head, id: string]): Promise<Found | null>
   update (...args: [...Head, id: string, hasNote: string, note: string, bits: number, found: string]): Promise<number>
   record (...args: [...Head, id: string, entry: string, size: number, hasChange?: string, hasNote?: string, note?: string, bits?: number]): Promise<number>
-  put (...args: [...Head, id: string, token: string, note: string, progress: number, max: number, pinned: string, onlyNew: string, name: string, hunt: string]): Promise<number>
+  put (...args: [...Head, id: string, token: string, note: string, progress: number, max: number, pinned: string, onlyNew: string, name: string, hunt: string, graded: string]): Promise<number>
   setName (...args: [...Head, id: string, name: string]): Promise<Found | null>
   list (...args: [...Head, limit: number, afterScore: string, afterId: string]): Promise<Array<string | number>>
   counts (...args: [...Head, activeMs: number]): Promise<[live: number, active: number, used: number]>

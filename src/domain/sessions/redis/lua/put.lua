@@ -1,6 +1,6 @@
 -- A session made or restored. ARGV[4] its id, ARGV[5] token, ARGV[6] note, ARGV[7] progress,
 -- ARGV[8] the most sessions, ARGV[9] '1' to pin, ARGV[10] '1' to refuse a live one (-1), ARGV[11]
--- the name, ARGV[12] the hunt ('' for none). 1 when it replaced a live session, 0 when it made one,
+-- the name, ARGV[12] the hunt ('' for none), ARGV[13] the graded defect ('' for none: a live session keeps its own). 1 when it replaced a live session, 0 when it made one,
 -- -2 when it would make one but every session is at work (nothing is written).
 sweep(SWEEP_ON_CREATE)
 -- Room for one more: an expired session, else the oldest unused one, else the least recently active
@@ -46,6 +46,7 @@ if not live then redis.call('DEL', journal) end
 local made = { p = ARGV[7], k = pinned and '1' or '0', c = live and s.c or score(now), t = ARGV[5], a = ARGV[11], n = ARGV[6] }
 redis.call('HSET', sessions, id, encode(made))
 if ARGV[12] == '' then redis.call('HDEL', hunts, id) else redis.call('HSET', hunts, id, ARGV[12]) end
+if ARGV[13] ~= '' then redis.call('HSET', graded, id, ARGV[13]) elseif not live then redis.call('HDEL', graded, id) end
 if pinned then
   redis.call('ZREM', lru, id)
   redis.call('ZREM', fresh, id)

@@ -9,6 +9,8 @@ local light = prefix .. 'light'
 -- A hunt's defects, beside its session: 'hidden|found', ids comma-separated. Not in the packed
 -- session, whose note is its tail, so that an instance from before hunts reads a hunt's session whole.
 local hunts = prefix .. 'hunts'
+-- The defect a session made under a grading base carries (../grade-runs.ts), beside it as a hunt's is.
+local graded = prefix .. 'graded'
 -- Scripts may read TIME since Redis 5: their effects are replicated, not the scripts.
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -47,9 +49,9 @@ local function atWork (s)
   end
   return passed >= AT_WORK_PASSES
 end
--- What a lookup answers: token, note, progress, pinned, name and hunt (nil for none).
+-- What a lookup answers: token, note, progress, pinned, name, hunt and graded defect (nil for none).
 local function found (id, s)
-  return { s.t, s.n, s.p, s.k, s.a ~= '' and s.a or false, redis.call('HGET', hunts, id) }
+  return { s.t, s.n, s.p, s.k, s.a ~= '' and s.a or false, redis.call('HGET', hunts, id), redis.call('HGET', graded, id) }
 end
 -- A session gone (expired, or making room): its entry, its hunt and its journal; its id is kept
 -- among the last EXPIRED_KEPT to end (<prefix>ended, by when it ended), so that a request naming it
@@ -60,6 +62,7 @@ local function drop (id)
   redis.call('ZREMRANGEBYRANK', ended, 0, -EXPIRED_KEPT - 1)
   redis.call('HDEL', sessions, id)
   redis.call('HDEL', hunts, id)
+  redis.call('HDEL', graded, id)
   redis.call('ZREM', lru, id)
   redis.call('ZREM', fresh, id)
   redis.call('ZREM', light, id)
