@@ -27,7 +27,7 @@ const examples = [
     // As examples/pytest/README.md says; no .pytest_cache or __pycache__ left in the clone.
     command: ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'examples/pytest'],
     env: { ...leanEnv, PYTHONDONTWRITEBYTECODE: '1' },
-    atLeast: 15
+    atLeast: 28
   },
   {
     name: 'Postman collection (newman)',
@@ -35,7 +35,7 @@ const examples = [
     // One word with spaces: run by sh -c, which expands $API_BASE_URL (examples/postman/README.md).
     command: ['node_modules/.bin/newman run examples/postman/api-challenges.postman_collection.json --env-var baseUrl=$API_BASE_URL'],
     env: leanEnv,
-    atLeast: 13
+    atLeast: 21
   }
 ]
 
