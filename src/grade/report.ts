@@ -83,8 +83,9 @@ export interface GradeResult {
     readonly requests: number
     readonly caughtBy: string | null
     readonly reason: string
-    readonly breaks: string
-    readonly check: string
+    /** What is wrong and the exact check: for a mutant detected, or with --explain. */
+    readonly breaks?: string
+    readonly check?: string
   }>
 }
 

@@ -275,11 +275,12 @@ t.test('--json: the score, the baseline and each mutant with its state and what 
       seconds: 0,
       requests: 7,
       caughtBy: null,
-      reason: `never sent: ${mutant('foreign-token').untried}; no request of the suite met this mutant, so it could not be caught`,
-      breaks: mutant('foreign-token').breaks,
-      check: mutant('foreign-token').check
+      // Missed, without --explain: no answer to copy.
+      reason: `never sent: ${mutant('foreign-token').untried}; no request of the suite met this mutant, so it could not be caught`
     }]
   })
+  const explained = JSON.parse((await graded(['--json', '--explain', '--only', 'foreign-token', '--', heartbeat])).stdout) as GradeResult
+  t.match(explained.mutants, [{ id: 'foreign-token', status: 'NoCoverage', breaks: mutant('foreign-token').breaks, check: mutant('foreign-token').check }], 'with --explain, a mutant missed says what is wrong and the check')
   const below = await graded(['--only', 'foreign-token,heartbeat-200', '--min-score', '50.5', '--', heartbeat])
   t.equal(below.code, 1)
   t.match(below.stdout, /^Mutation score 50\.00%: 1 of 2 mutants detected[^]*\n\nBelow the break threshold 50\.5%: exit code 1\.\n$/)

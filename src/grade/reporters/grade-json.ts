@@ -1,8 +1,9 @@
 // --json: grade's own JSON on standard output, the shape of earlier versions kept (scripts read
-// caught, total, score and each mutant's outcome) and each mutant's state and what caught it added.
+// caught, total, score and each mutant's outcome) and each mutant's state and what caught it added; what is
+// wrong and the exact check of a mutant missed only with --explain, as in every report.
 // The mutation-testing-report-schema JSON, for other tools, is the json reporter's (schema.ts).
 import { caughtText } from '../caught.js'
-import type { GradeResult, Grading, Status } from '../report.js'
+import { isDetected, type GradeResult, type Grading, type Status } from '../report.js'
 
 /** A state as earlier versions said it: timed-out counts as caught now, as Stryker counts a Timeout. */
 const OUTCOMES: Record<Status, GradeResult['mutants'][number]['outcome']> = { Killed: 'killed', Timeout: 'timed-out', Survived: 'survived', NoCoverage: 'survived', RuntimeError: 'error' }
@@ -31,8 +32,8 @@ export function gradeJson (result: Grading): string {
       requests: m.requests,
       caughtBy: m.caughtBy === undefined ? null : caughtText(m.caughtBy),
       reason: m.reason,
-      breaks: m.breaks,
-      check: m.check
+      // A hint names the family and the endpoint; what is wrong and the check, only once caught or asked for.
+      ...(result.explain || isDetected(m.status) ? { breaks: m.breaks, check: m.check } : {})
     }))
   }
   return JSON.stringify(json, null, 2) + '\n'
