@@ -17,6 +17,12 @@ export function firstDifference (baseline: readonly SentRequest[], run: readonly
   return { position: at + 1, request: requestText(request), status: request.status, correctStatus: baseline[at]?.status ?? null }
 }
 
+/** What a report says of the defect itself, whatever the run found. */
+export function described (defect: Defect): Pick<MutantResult, 'id' | 'family' | 'severity' | 'endpoint' | 'untried' | 'name' | 'breaks' | 'check'> {
+  const { id, family, severity, endpoint, untried, name, breaks, check } = defect
+  return { id, family, severity, endpoint, untried, name, breaks, check }
+}
+
 /** "your 4th request, GET /secret/note with a wrong token (answered 401 where the correct service said 403)". */
 export function caughtText (caught: Caught): string {
   const { position, request, status, correctStatus } = caught
@@ -41,14 +47,7 @@ export function mutantResult (defect: Defect, run: MutantRun, baseline: readonly
   else status = metAt.length === 0 ? 'NoCoverage' : 'Survived'
   const caughtBy = status === 'Killed' || status === 'Timeout' ? firstDifference(baseline, run.sent) : undefined
   return {
-    id: defect.id,
-    family: defect.family,
-    severity: defect.severity,
-    endpoint: defect.endpoint,
-    untried: defect.untried,
-    name: defect.name,
-    breaks: defect.breaks,
-    check: defect.check,
+    ...described(defect),
     hash: defectHash(defect),
     status,
     exitCode: run.exitCode,

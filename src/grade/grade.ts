@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import type { ServerConfig } from '../domain/config/config.js'
 import { defectById, type Defect } from '../domain/defects/catalogue.js'
-import { inMs, mutantResult, type MutantRun } from './caught.js'
+import { described, inMs, mutantResult, type MutantRun } from './caught.js'
 import { contractOf, type Operation } from './coverage.js'
 import { readEarlier, type Earlier } from './incremental.js'
 import { parseGradeArgs, USAGE, type GradeOptions, type Reporter } from './options.js'
@@ -98,14 +98,7 @@ export async function grade (argv: readonly string[], io: GradeIo): Promise<numb
 /** The mutant `defect` as the earlier report had it. */
 function reused (defect: Defect, was: Earlier, from: string): MutantResult {
   return {
-    id: defect.id,
-    family: defect.family,
-    severity: defect.severity,
-    endpoint: defect.endpoint,
-    untried: defect.untried,
-    name: defect.name,
-    breaks: defect.breaks,
-    check: defect.check,
+    ...described(defect),
     hash: was.hash,
     status: was.status,
     exitCode: null,
