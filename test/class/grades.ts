@@ -204,7 +204,7 @@ t.test('results: the owner reports each base once; the score is caught of total,
   t.notMatch(scored.body, defect?.check as string, 'never its check')
   t.notMatch(scored.body, defect?.id as string, 'nor its id')
   const text = await app.inject({ method: 'GET', url: `/grades/${run.id}`, headers: { accept: 'text/plain' } })
-  t.equal(text.body, `caught ${defects.length - 1} of ${defects.length} (${score.score as number}%)\nsurvived: a ${defect?.family as string} defect on ${defect?.endpoint as string}\n`)
+  t.equal(text.body, `caught ${defects.length - 1} of ${defects.length} (${score.score as number}%)\nsurvived: a defect of the ${defect?.family as string} family, on ${defect?.endpoint as string}\n`)
   t.equal((await app.inject({ method: 'GET', url: '/grades/nothing' })).statusCode, 404)
   t.equal((await app.inject({ method: 'GET', url: `/grades/${run.id}`, headers: { accept: 'text/html' } })).statusCode, 406)
 

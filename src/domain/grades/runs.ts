@@ -143,6 +143,6 @@ export function scoreText (score: Score): string {
   if (score.correctExitCode === null) lines.push('the correct base has no result yet: a suite must pass there first')
   else if (score.correctExitCode !== 0) lines.push(`your suite failed against the correct base (exit code ${score.correctExitCode}): it grades nothing until it passes there`)
   lines.push(`caught ${score.caught} of ${score.total}${score.percent === null ? '' : ` (${score.percent}%)`}${score.pending > 0 ? `, ${score.pending} not reported yet` : ''}`)
-  for (const survivor of score.survivors) lines.push(`survived: a ${survivor.family} defect on ${survivor.endpoint}`)
+  for (const survivor of score.survivors) lines.push(`survived: a defect of the ${survivor.family} family, on ${survivor.endpoint}`)
   return `${lines.join('\n')}\n`
 }
