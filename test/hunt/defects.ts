@@ -30,6 +30,13 @@ const facts = (res: LightMyRequestResponse, ...headers: string[]): unknown => ({
   ...Object.fromEntries(headers.map(name => [name, res.headers[name]]))
 })
 
+// The ids GET /challenges lists, as numbers, with a new session or without one.
+async function listedIds (app: FastifyInstance, withSession: boolean): Promise<number[]> {
+  const headers = withSession ? { 'x-challenger': (await newSession(app)).guid } : {}
+  const { challenges } = (await app.inject({ url: '/challenges', headers })).json() as { challenges: Array<{ id: unknown }> }
+  return challenges.map(item => Number(item.id))
+}
+
 const probes: Record<string, Probe> = {
   'swap-401-403': {
     async run (app) {
@@ -200,6 +207,28 @@ const probes: Record<string, Probe> = {
       return listed.filter(c => c.status).length
     }
   },
+  'last-challenge-missing': {
+    async run (app) {
+      return Number((await listedIds(app, true)).at(-1))
+    }
+  },
+  'challenges-out-of-order': {
+    async run (app) {
+      const ids = await listedIds(app, true)
+      return ids.every((id, i) => i === 0 || id >= (ids[i - 1] as number))
+    }
+  },
+  'challenges-empty-anonymous': {
+    async run (app) {
+      return (await listedIds(app, false)).length > 0
+    }
+  },
+  'passed-listed-twice': {
+    async run (app) {
+      const ids = await listedIds(app, true)
+      return ids.length - new Set(ids).size
+    }
+  },
   'error-messages-null': {
     async run (app) {
       const res = await app.inject({ url: '/secret/note' })
@@ -339,6 +368,10 @@ const expected: Record<string, [correct: unknown, defective: unknown]> = {
   'challenges-extra-property': [['id', 'name', 'description', 'status'], ['id', 'name', 'description', 'status', 'done']],
   'challenge-id-string': ['number', 'string'],
   'passed-listed-false': [3, 0],
+  'last-challenge-missing': [47, 46],
+  'challenges-out-of-order': [true, false],
+  'challenges-empty-anonymous': [true, false],
+  'passed-listed-twice': [0, 3],
   'error-messages-null': [[401, 1], [401, null]],
   'note-outside-ascii': [['café ☕', 'café ☕', true], ['caf? ?', 'caf? ?', true]],
   'token-any-case': [[403, 403], [200, 200]],
@@ -414,7 +447,8 @@ t.test('the specific differences of the header defects', async t => {
 
 // Probes that look at an answer another defect changes too: a refusal's status, headers or body;
 // the same header changed another way; another token let in; a note read back after a write; an
-// override or an Accept that another defect reads.
+// override or an Accept that another defect reads; the list of challenges another defect shortens,
+// reorders or empties.
 const overlaps = new Set([
   'swap-401-403 foreign-token', 'swap-401-403 error-no-content-type', 'swap-401-403 error-messages-null',
   'swap-401-403 token-any-case', 'swap-401-403 token-prefix', 'swap-401-403 shared-token',
@@ -429,7 +463,10 @@ const overlaps = new Set([
   'note-cut-at-99 note-answered-at-101', 'note-answered-at-101 note-cut-at-99',
   'lost-write note-outside-ascii', 'lost-write note-answered-at-101', 'lost-write stale-read', 'lost-write note-trimmed',
   'stale-read note-cut-at-99', 'stale-read lost-write', 'stale-read note-outside-ascii', 'stale-read note-answered-at-101',
-  'stale-read note-trimmed', 'override-ignored trace-heartbeat-500', 'xml-ignored xml-charset-latin1', 'xml-ignored stale-read'
+  'stale-read note-trimmed', 'override-ignored trace-heartbeat-500', 'xml-ignored xml-charset-latin1', 'xml-ignored stale-read',
+  'last-challenge-missing json-as-text', 'challenges-out-of-order json-as-text', 'challenges-empty-anonymous json-as-text',
+  'challenges-empty-anonymous challenges-extra-property', 'challenges-empty-anonymous challenge-id-string',
+  'passed-listed-twice passed-listed-false'
 ])
 
 t.test('a defect changes nothing else: the same probes of the other defects answer as the correct service', async t => {

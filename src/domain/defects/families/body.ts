@@ -1,8 +1,13 @@
 // The body family: a JSON answer's body changed in one way (HTTPMutator's JSON operators: a property
-// removed or added, a type changed, a boolean reversed, a null, a string replaced).
+// removed or added, a type changed, a boolean reversed, a null, a string replaced; an array's
+// element removed, exchanged or added, or the array emptied).
 import { NOTE, rewriteJson, type Defect } from '../defect.js'
 
 interface Listed { challenges: Array<Record<string, unknown> & { status: boolean }> }
+const listed = (change: (challenges: Listed['challenges']) => Listed['challenges'] | undefined) => (body: unknown) => {
+  const challenges = change((body as Listed).challenges)
+  return challenges === undefined ? undefined : { challenges }
+}
 const OUTSIDE_ASCII = /\P{ASCII}/gu
 const HAS_OUTSIDE_ASCII = /\P{ASCII}/u
 
@@ -96,5 +101,61 @@ export const bodyDefects: Defect[] = [
       const { note } = body as { note: string }
       return HAS_OUTSIDE_ASCII.test(note) ? { note: note.replace(OUTSIDE_ASCII, '?') } : undefined
     })
+  },
+  {
+    id: 'last-challenge-missing',
+    family: 'body',
+    severity: 'medium',
+    source: 'HTTPMutator: array element removed (AER)',
+    endpoint: 'GET /challenges',
+    untried: 'a GET /challenges answered in JSON',
+    name: 'The last challenge is left out of the list',
+    breaks: 'GET /challenges lists every challenge but the last one (the highest id): the list is one item short.',
+    check: 'Assert the list is whole: as many challenges as the session\'s challengeStatus has ids, the last one included.',
+    why: 'An off-by-one at the end of a list is the commonest slice bug there is; the item lost is the newest one, the one a user is looking for.',
+    hunt: true,
+    answer: rewriteJson('GET', '/challenges', 200, listed(challenges => challenges.slice(0, -1)))
+  },
+  {
+    id: 'challenges-out-of-order',
+    family: 'body',
+    severity: 'low',
+    source: 'HTTPMutator: array elements exchanged (AEE)',
+    endpoint: 'GET /challenges',
+    untried: 'a GET /challenges answered in JSON',
+    name: 'Two challenges listed out of id order',
+    breaks: 'GET /challenges lists the first two challenges the wrong way round: the list is no longer sorted by id.',
+    check: 'Assert the order the docs promise: each id is greater than the one before it.',
+    why: 'A documented order is part of the contract: a client that shows the list as it comes, or takes the first item as challenge 01, shows it wrong.',
+    hunt: true,
+    answer: rewriteJson('GET', '/challenges', 200, listed(challenges => [challenges[1], challenges[0], ...challenges.slice(2)] as Listed['challenges']))
+  },
+  {
+    id: 'challenges-empty-anonymous',
+    family: 'body',
+    severity: 'medium',
+    source: 'HTTPMutator: array emptied (EAS)',
+    endpoint: 'GET /challenges',
+    untried: 'a GET /challenges without a session',
+    name: 'The list is empty without a session',
+    breaks: 'GET /challenges without a live session answers {"challenges":[]} instead of every challenge, each with status false.',
+    check: 'Read the list without X-CHALLENGER too, and assert it is full: every challenge, none passed.',
+    why: 'The view without a session is the first one a newcomer gets, and an empty list says there is nothing to do; a test that only loops over the items passes on it, checking nothing.',
+    hunt: false,
+    answer: rewriteJson('GET', '/challenges', 200, (_, asked) => asked.session === null ? { challenges: [] } : undefined)
+  },
+  {
+    id: 'passed-listed-twice',
+    family: 'body',
+    severity: 'medium',
+    source: 'HTTPMutator: array element added (AEA)',
+    endpoint: 'GET /challenges',
+    untried: 'a GET /challenges with a session (whose list then shows challenges passed)',
+    name: 'Passed challenges listed twice',
+    breaks: 'GET /challenges lists each challenge the session has passed twice, the copy right after it.',
+    check: 'With a session that has passed some challenges, assert each id is listed once and the list is as long as it should be.',
+    why: 'Duplicates are what a join gives when one side has more rows than planned (here, the passes): counts, totals and progress bars then go past 100%.',
+    hunt: true,
+    answer: rewriteJson('GET', '/challenges', 200, listed(challenges => challenges.some(item => item.status) ? challenges.flatMap(item => item.status ? [item, item] : [item]) : undefined))
   }
 ]
