@@ -20,7 +20,7 @@ import { htmlReport } from './reporters/html.js'
 import { junitReport } from './reporters/junit.js'
 import { jsonReport } from './reporters/schema.js'
 import { recordRequests } from './requests.js'
-import { runCommand } from './run.js'
+import { runSuite } from './run.js'
 import { gradeOnServer } from './server-run.js'
 
 export interface GradeIo {
@@ -215,13 +215,7 @@ async function runOnce (options: GradeOptions, io: GradeIo, interrupt: AbortSign
   try {
     const url = await app.listen({ port: 0, host: '127.0.0.1' })
     if (options.verbose) io.stderr.write(`grade: ── ${id ?? 'the correct service'} at ${url} ──\n`)
-    const run = await runCommand(options.command, {
-      env: { ...io.env, API_BASE_URL: url, BASE_URL: url },
-      cwd: io.cwd,
-      timeoutMs: options.timeoutSeconds * 1000,
-      signal: interrupt,
-      echo: options.verbose ? chunk => { io.stderr.write(chunk) } : undefined
-    })
+    const run = await runSuite(options, io, url, interrupt)
     return { ...run, sent, contract: id === undefined ? await contractOf(app) : [] }
   } finally {
     // Whatever the run left open (it is over) does not hold the close.

@@ -2,6 +2,7 @@
 // or an interrupt stops it with everything it started, and so that nothing it leaves behind
 // outlives the run. Its output is kept (the end of it), and shown only when asked.
 import { spawn } from 'node:child_process'
+import type { GradeOptions } from './options.js'
 
 export interface RunOptions {
   readonly env: Record<string, string | undefined>
@@ -91,5 +92,16 @@ export function runCommand (command: readonly string[], options: RunOptions): Pr
       }, CLOSE_GRACE_MS)
     })
     child.on('close', (code, signal) => { settle(startError === undefined ? code : null, signal) })
+  })
+}
+
+/** The learner's suite once against the service at `url` (API_BASE_URL and BASE_URL), as grade's options say. */
+export function runSuite (options: GradeOptions, io: { env: Record<string, string | undefined>, cwd: string, stderr: { write: (text: string) => unknown } }, url: string, signal: AbortSignal): Promise<RunOutcome> {
+  return runCommand(options.command, {
+    env: { ...io.env, API_BASE_URL: url, BASE_URL: url },
+    cwd: io.cwd,
+    timeoutMs: options.timeoutSeconds * 1000,
+    signal,
+    echo: options.verbose ? chunk => { io.stderr.write(chunk) } : undefined
   })
 }

@@ -3,7 +3,7 @@
 // runs the command once per base with API_BASE_URL set to it, reports each exit code, and prints the
 // server's score. The correct base goes first: a suite that fails there grades nothing, as in grade.
 import type { GradeOptions } from './options.js'
-import { runCommand, type RunOutcome } from './run.js'
+import { runSuite, type RunOutcome } from './run.js'
 
 export interface ServerRunIo {
   readonly stdout: { write: (text: string) => unknown }
@@ -41,13 +41,7 @@ export async function gradeOnServer (server: string, options: GradeOptions, io: 
     const run = await (await ask('POST', `${base}/grades`, { headers: { 'x-challenger': me } })).json() as RunJson
     say(`session ${me}, grading run ${run.id}: ${run.bases.length - 1} defect bases and the correct one on ${base}`)
     for (const [index, { url, correct }] of run.bases.entries()) {
-      const outcome = await runCommand(options.command, {
-        env: { ...io.env, API_BASE_URL: url, BASE_URL: url },
-        cwd: io.cwd,
-        timeoutMs: options.timeoutSeconds * 1000,
-        signal: interrupt,
-        echo: options.verbose ? chunk => { io.stderr.write(chunk) } : undefined
-      })
+      const outcome = await runSuite(options, io, url, interrupt)
       if (interrupt.aborted) return NOT_GRADED
       const exitCode = correct ? outcome.exitCode ?? 1 : reported(outcome)
       await ask('POST', run.results, { headers: { 'x-challenger': me, 'content-type': 'application/json' }, body: JSON.stringify({ base: url, exitCode }) })
