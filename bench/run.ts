@@ -59,8 +59,8 @@ if (only.some(name => !SCENARIOS.includes(name))) {
   process.exit(1)
 }
 
-/** Ratio targets of issue 15 (service req/s over baseline req/s, at least). */
-const TARGET = { heartbeat: 0.90, notePost: 0.85, noteGet: 0.85, creation: 0.70, redis: 0.70, journal: 0.95, metrics: 0.95 }
+/** Ratio targets of issue 15 (service req/s over baseline req/s, at least); the Redis row's is issue 56's (with the note write one round trip). */
+const TARGET = { heartbeat: 0.90, notePost: 0.85, noteGet: 0.85, creation: 0.70, redis: 0.60, journal: 0.95, metrics: 0.95 }
 /** Spread of req/s across session counts (max/min − 1, at most), heap and Redis bytes per idle session (at most). */
 const SCALE_SPREAD = 0.05
 const HEAP_BYTES = 250

@@ -48,6 +48,12 @@ declare module 'fastify' {
      */
     tokenAuth (refusals: Partial<Record<string, Refusals>>): preHandlerHookHandler
     /**
+     * The refusal of a token that is not the session's, for the methods named in `refusals`: passes
+     * its challenge and gives the 403's message (tokenAuth's, and the journal's for a note request
+     * whose session the store judged, plugins/journal.ts).
+     */
+    wrongTokenFor (refusals: Partial<Record<string, Refusals>>): (request: FastifyRequest) => string
+    /**
      * The message for a request that names `guid` but no live session: that it expired and how to
      * restore it (under this instance's prefix: the API's base) when it did so recently, else
      * `otherwise`. The store is asked only here, on the way to the refusal.
@@ -159,13 +165,24 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
     return expiredMessage({ guid, idleMs: sessionIdleMs, base: this.prefix, page: fastify.progressPage(guid) })
   })
 
+  /** The challenge bits of each refusal, by method, worked out once. */
+  const bits = (refusals: Partial<Record<string, Refusals>>, outcome: keyof Refusals): Map<string, number> =>
+    new Map(Object.entries(refusals).map(([method, triggers]) => [method, fastify.bitFor((triggers as Refusals)[outcome])]))
+
+  fastify.decorate('wrongTokenFor', function (refusals: Partial<Record<string, Refusals>>) {
+    const wrongToken = bits(refusals, 'wrong')
+    return function refuseWrongToken (request: FastifyRequest): string {
+      // A wrong Bearer token passes nothing: challenges 31 and 36 are about X-AUTH-TOKEN.
+      if (request.tokenSource === 'x-auth-token') request.pass(wrongToken.get(request.method) ?? 0)
+      return 'The token is not the one issued to this session'
+    }
+  })
+
   fastify.decorate('tokenAuth', function (this: FastifyInstance, refusals: Partial<Record<string, Refusals>>) {
     // The instance of the route that asked: its prefix is the API's base, for the restore command.
     const routes = this
-    // The challenge bits of each refusal, by method, worked out once.
-    const bits = (outcome: keyof Refusals) => new Map(Object.entries(refusals).map(([method, triggers]) => [method, fastify.bitFor((triggers as Refusals)[outcome])]))
-    const noToken = bits('missing')
-    const wrongToken = bits('wrong')
+    const noToken = bits(refusals, 'missing')
+    const wrongToken = fastify.wrongTokenFor(refusals)
     // An answer sent here ends the request: the hooks and the handler after it do not run.
     return function requireToken (request, reply, done) {
       // Every 401 of the note says which scheme it takes, as the reference's (a browser shows no dialog for Bearer).
@@ -180,9 +197,7 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
         return
       }
       if (verdict === 'wrong') {
-        // A wrong Bearer token passes nothing: challenges 31 and 36 are about X-AUTH-TOKEN.
-        if (request.tokenSource === 'x-auth-token') request.pass(wrongToken.get(request.method) ?? 0)
-        reply.fail(403, 'The token is not the one issued to this session')
+        reply.fail(403, wrongToken(request))
         return
       }
       done()

@@ -12,6 +12,8 @@ import type { Session } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** Whether the service's own defects (the `defects` option) meet every request, whatever its session. */
+    defectsEverywhere: boolean
     /** The session step's sequel: the defects the request meets, and their request phase (its headers). */
     meetDefects (request: FastifyRequest): void
     /** The same under a grading base (plugins/grades.ts): without a session's defects, the base's `base` (none for the correct base). */
@@ -72,6 +74,7 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
     noteMaxLength: options.noteMaxLength
   }
   const prefix = fastify.prefix
+  fastify.decorate('defectsEverywhere', everywhere.length > 0)
   fastify.decorateRequest('defects', null)
   fastify.decorateRequest('defectHit', null)
   fastify.decorateRequest('huntFinding', null)

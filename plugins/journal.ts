@@ -14,12 +14,12 @@ import { METHODS } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { BEARER, NAME_A_SESSION } from '../src/domain/challenges/messages.js'
-import { MISSPELT_SESSION_HINT, nearMiss, nearMissMask, routeBase, routeResource } from '../src/domain/challenges/catalogue.js'
-import { authorizationOf } from '../src/domain/challenges/near-miss-rules.js'
+import { MISSPELT_SESSION_HINT, nearMiss, nearMissesOf, nearMissMask, routeBase, routeResource } from '../src/domain/challenges/catalogue.js'
+import { authorizationOf, type RequestFacts } from '../src/domain/challenges/near-miss-rules.js'
 import { MAX_CHALLENGER_LENGTH } from '../src/domain/http/common-headers.js'
-import { keptText, knownText, sharedText, type JournalEntry } from '../src/domain/journal/journal.js'
+import { entryAround, keptText, knownText, sharedText, type JournalEntry } from '../src/domain/journal/journal.js'
 import { bearerToken } from '../src/domain/sessions/secrets.js'
-import { isPending, type Maybe, type Session } from '../src/domain/sessions/store.js'
+import { isPending, type Maybe, type NoteWritten, type Session } from '../src/domain/sessions/store.js'
 import { truncate } from '../src/domain/sessions/truncate.js'
 
 declare module 'fastify' {
@@ -124,23 +124,6 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     const tokenSource = token === undefined ? undefined : request.tokenSource ?? undefined
     const passed = request.passedBits
     const status = reply.statusCode
-    // A request that passed nothing, to a path with challenges not all passed: did it come close to one?
-    const near = passed === 0 && (session.progress & route.missable) !== route.missable
-    const hint = misspelt
-      ? MISSPELT_SESSION_HINT
-      : near
-        ? nearMiss(route.resource, {
-          method: request.method,
-          status,
-          token,
-          tokenSource,
-          contentType,
-          override: typeof headers['x-http-method-override'] === 'string' ? headers['x-http-method-override'].trim().toUpperCase() : null,
-          authorization: authorizationOf(headers.authorization),
-          namedSession: headers['x-challenger'] !== undefined,
-          base: route.base
-        }, session.progress)
-        : -1
     const entry: JournalEntry = {
       at: Date.now(),
       method: request.method,
@@ -148,12 +131,15 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
       status,
       contentType,
       passed,
-      hint,
+      hint: -1,
       // A 404's "did you mean …?" (plugins/errors.ts).
       suggestion: route.url === null ? request.nearPath : null
     }
     if (token !== undefined) entry.token = token
     if (tokenSource !== undefined) entry.tokenSource = tokenSource
+    // A request that passed nothing, to a path with challenges not all passed: did it come close to one?
+    if (misspelt) entry.hint = MISSPELT_SESSION_HINT
+    else if (passed === 0 && (session.progress & route.missable) !== route.missable) entry.hint = nearMiss(route.resource, missFacts(request, entry, route), session.progress)
     if (request.defectHit !== null) entry.defect = request.defectHit
     // What a replay needs (src/domain/journal/replay.ts): kinds, never a value.
     if (query !== -1 && query < url.length - 1) entry.query = keptText(url.slice(query + 1))
@@ -168,6 +154,22 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     const named = headers['x-challenger']
     if (typeof named !== 'string' || named.toLowerCase() !== session.guid) entry.challengerHeader = false
     return entry
+  }
+
+  /** What the near misses' rules see of a request (src/domain/challenges/near-miss-rules.ts), its entry made. */
+  const missFacts = (request: FastifyRequest, entry: JournalEntry, route: RouteFacts): RequestFacts => {
+    const headers = request.headers
+    return {
+      method: request.method,
+      status: entry.status,
+      token: entry.token,
+      tokenSource: entry.tokenSource,
+      contentType: entry.contentType,
+      override: typeof headers['x-http-method-override'] === 'string' ? headers['x-http-method-override'].trim().toUpperCase() : null,
+      authorization: authorizationOf(headers.authorization),
+      namedSession: headers['x-challenger'] !== undefined,
+      base: route.base
+    }
   }
 
   /** The kind of an Authorization header: Basic with this server's credentials or not, Bearer, a bare token, other. */
@@ -202,8 +204,12 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
     const facts: RouteFacts = route === null
       ? { url: null, resource: '', base: '', missable: 0, takesToken: false, recorded: true, takesBody: false }
       : factsOf(route)
+    const refusals = route?.config?.token
+    const judged = refusals === undefined ? undefined : judgedBy(instance, facts, fastify.wrongTokenFor(refusals))
     return function commit (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined {
       const session = request.session ?? request.sessionInUrl
+      // A note request whose session was taken as its token says (plugins/session.ts's deferred step).
+      if (judged !== undefined && session !== null && fastify.provisional(session)) return judged(request, reply, session, commit)
       const recorded = keeps && facts.recorded && request.journaled
       if (session === null) return recorded && request.misspeltChallenger !== null ? recordMisspelt(request, reply, facts) : undefined
       const change = request.change
@@ -234,6 +240,54 @@ async function journal (fastify: FastifyInstance, options: JournalOptions): Prom
       })
     }
   })
+
+  /**
+   * The finish of a note request whose session was taken as its token says (`fastify.provisional`):
+   * the lookup, the token, the change and the entry in one store call (`store.judgeAndRecord`), which
+   * works out the entry's progress and hint from the session as entryOf would. The answer then stands,
+   * or becomes what the steps would have answered had they had the session: the 401 of a session that
+   * is not there, or the 403 of a token that is not its own (its challenge and entry kept as the auth
+   * step's are). Answered before the token was judged (a 406, a 413), the session is looked up here.
+   */
+  function judgedBy (instance: FastifyInstance, route: RouteFacts, wrongToken: (request: FastifyRequest) => string) {
+    return async function judged (request: FastifyRequest, reply: FastifyReply, session: Session, commit: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | undefined): Promise<unknown> {
+      if (request.tokenVerdict === null) {
+        // A store that fails here fails the request (503), as it would have in the session step.
+        request.session = await fastify.findSession(session.guid) ?? null
+        return await commit(request, reply)
+      }
+      const change = request.change
+      request.change = null
+      const entry = keeps && route.recorded && request.journaled ? entryOf(request, reply, session, route, false) : null
+      let written: NoteWritten
+      try {
+        written = await (store.judgeAndRecord as NonNullable<typeof store.judgeAndRecord>)(session.guid, {
+          token: session.token,
+          entry: entry === null ? null : entryAround(entry),
+          asked: request.passedBits,
+          note: change?.note,
+          missable: route.missable,
+          misses: entry === null ? [] : nearMissesOf(route.resource, missFacts(request, entry, route))
+        })
+      } catch (error) {
+        // Nothing was written: the answer is the store's failure, and it passed nothing.
+        request.passedBits = 0
+        throw error
+      }
+      if (!written.found) return await gone(instance, request, reply, session.guid)
+      if (written.own) {
+        request.passedBits = written.passed
+        return undefined
+      }
+      // The auth step's 403, on the session as it is (nothing was written).
+      request.session = written.session
+      request.passedBits = 0
+      request.tokenVerdict = 'wrong'
+      const payload = fastify.failurePayload(request, reply, 403, wrongToken(request))
+      await commit(request, reply)
+      return payload
+    }
+  }
 
   /** What the journal knows of a route, worked out when the pipeline asks. */
   function factsOf (route: RouteOptions): RouteFacts {

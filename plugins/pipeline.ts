@@ -7,7 +7,8 @@
 //   1. arrival    every route   Title-Case names, one X-CHALLENGER, the echo and nosniff, 431, Host (plugins/headers.ts)
 //   2. client     TRUST_PROXY   an X-Forwarded-For client that is no address: 400 (plugins/client-address.ts)
 //   3. session    the API, 404  X-CHALLENGER's session, looked up once (plugins/session.ts), and a session
-//                               named in the URL (/challenger/{guid}…)
+//                               named in the URL (/challenger/{guid}…); with Redis, a note write's is
+//                               judged at the finish instead, in the same store call as its change
 //   4. defects    the API, 404  the hunt's or grade's defects, met with the session (plugins/defects.ts); under a grading
 //                               base, the base is looked up first and its defect met without the session's (plugins/grades.ts)
 //   5. guard      per route     the route's own early answer: the admin token, 406, OPTIONS and 405
@@ -70,8 +71,10 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
   const arrival = arrivalWith(fastify.checkHeaders)
   // The API's: an over-long X-CHALLENGER is answered by the session step, which may pass challenge 47 with it.
   const apiArrival = arrivalWith(fastify.checkApiHeaders)
-  // 3, 4: X-CHALLENGER's session, then the defects it (or grade) brings.
+  // 3, 4: X-CHALLENGER's session, then the defects it (or grade) brings; for a note request, where the
+  // store judges and keeps it in one step (Redis) and no defect meets every request, left to the finish.
   const session = fastify.sessionStep(fastify.meetDefects)
+  const noteSession = fastify.defectsEverywhere ? undefined : fastify.deferredSessionStep(fastify.meetDefects)
   // Under a grading base (plugins/grades.ts, registered after this): the base first, then the session and its defects or the base's.
   let baseSession: onRequestHookHandler | undefined
   const gradeBaseSteps = (): onRequestHookHandler[] => {
@@ -91,7 +94,7 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
     route.onRequest = [
       api ? apiArrival : arrival,
       // 3, 4: the session and its defects, for the API (under a grading base, the base's first); the session named in the URL too.
-      ...(!api ? [] : routeBase(route.url, fastify.prefix) === GRADE_BASE ? gradeBaseSteps() : [session]),
+      ...(!api ? [] : routeBase(route.url, fastify.prefix) === GRADE_BASE ? gradeBaseSteps() : [body && config.token !== undefined ? noteSession ?? session : session]),
       ...(api && route.url.includes('/:guid') ? [fastify.sessionInUrlStep] : []),
       // 5: the route's own early answer, behind the admin token for an admin route.
       ...(config.admin === true ? [fastify.adminOnly] : []),

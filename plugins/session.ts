@@ -12,6 +12,7 @@ import { bitFor, unreachableChallenges, type Challenge, type Trigger } from '../
 import { SINGLE_PLAYER_GUID } from '../src/domain/config/options.js'
 import { GUID_LENGTH, TOO_LONG_CHALLENGER } from '../src/domain/http/common-headers.js'
 import { newToken } from '../src/domain/sessions/ids.js'
+import { presentedToken } from '../src/domain/sessions/secrets.js'
 import { isPending, type Maybe, type Session, type SessionChange } from '../src/domain/sessions/store.js'
 
 declare module 'fastify' {
@@ -28,6 +29,17 @@ declare module 'fastify' {
     findSession (guid: string | undefined): Maybe<Session | undefined>
     /** The pipeline's session step: `request.session` found, then `then(request)` (the defects), then the next step. */
     sessionStep (then: (request: FastifyRequest) => void): onRequestHookHandler
+    /**
+     * The session step of a note request where the store judges and keeps it in one step
+     * (`store.judgeAndRecord`: with Redis, one round trip instead of two): a request with a token,
+     * naming a session known to have no defects, is not looked up; its session is taken as the token
+     * says (`fastify.provisional`), and the finish's one store call judges it (plugins/journal.ts).
+     * Any other request: sessionStep's. Undefined where the store has no such step (in memory, a
+     * lookup costs no round trip) or in single-player mode.
+     */
+    deferredSessionStep (then: (request: FastifyRequest) => void): onRequestHookHandler | undefined
+    /** Whether `session` is one deferredSessionStep took as the token says: the request's token, no note, progress 0. */
+    provisional (session: Session): boolean
     /** The pipeline's step for a route with a session in its URL (/challenger/{guid}…): `request.sessionInUrl`. */
     sessionInUrlStep: onRequestHookHandler
     /** The progress bit of the challenge `trigger` passes, asked for when a route is registered (unreachableChallenges notes it). */
@@ -158,6 +170,28 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
         if (failure === undefined) then(request)
         done(failure as Error | undefined)
       })
+    }
+  })
+
+  const provisional = new WeakSet<Session>()
+  fastify.decorate('provisional', (session: Session) => provisional.has(session))
+  fastify.decorate('deferredSessionStep', function (then: (request: FastifyRequest) => void): onRequestHookHandler | undefined {
+    if (single || store.plain === undefined || store.judgeAndRecord === undefined) return undefined
+    const plain = store.plain.bind(store)
+    const lookUp = fastify.sessionStep(then)
+    return function deferSession (request, reply, done) {
+      const named = request.headers['x-challenger']
+      // A store that cannot be reached answers 503 here, before anything else, as for any request.
+      const token = typeof named === 'string' && request.tooLongChallenger === null && store.available()
+        ? presentedToken(request.headers.authorization, request.headers['x-auth-token'])
+        : undefined
+      const guid = token === undefined ? undefined : (named as string).toLowerCase()
+      if (guid === undefined || !plain(guid)) return lookUp.call(this, request, reply, done)
+      const session: Session = { guid, token: (token as [string, unknown])[0], note: '', progress: 0 }
+      provisional.add(session)
+      request.session = session
+      then(request)
+      done()
     }
   })
 

@@ -6,11 +6,12 @@ import { once } from 'node:events'
 import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import t from 'tap'
 import { HUNT_SIZE } from '../src/domain/defects/catalogue.js'
-import { entryId, type JournalEntry } from '../src/domain/journal/journal.js'
+import { entryAround, entryId, type JournalEntry } from '../src/domain/journal/journal.js'
 import { guidOf, JOURNAL_SPARE_MS, RedisStore, sessionId, StoreUnavailableError } from '../src/domain/sessions/redis-store.js'
 import { EXPIRED_KEPT, type Session } from '../src/domain/sessions/store.js'
 import { createServer } from '../src/server.js'
 import { basic } from './helper.js'
+import { NAME_A_SESSION } from '../src/domain/challenges/messages.js'
 import { redisMissing, redisServer, type RedisServer } from './redis-server.js'
 import { gradeRunsBehaviour } from './grade-runs-behaviour.js'
 import { storeBehaviour } from './store-behaviour.js'
@@ -219,7 +220,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal(Number(await s.client.zscore('batch:lru', sessionId(b.guid))), ahead + 2, 'and so does a restore')
     })
 
-    t.test('a note write is two scripts (the lookup; the note with its journal entry) and three writes in Redis (the AOF\'s lines): activity, note, journal entry', async t => {
+    t.test('a note write is one script (the lookup, the token, the note with its journal entry) and three writes in Redis (the AOF\'s lines): activity, note, journal entry', async t => {
       const s = await ready(new RedisStore({ url: redis.url, prefix: 'writes:', maxSessions: 100, idleMs: 600_000, journalSize: 20, probeIntervalMs: 3_600_000 }))
       t.teardown(() => s.close())
       const a = await s.create()
@@ -236,14 +237,14 @@ if (redisMissing !== false && process.env.CI === 'true') {
       }
       const before = await counts()
       const writes = 35
-      // As the pipeline writes a note: the lookup, then the note and its entry in one call.
+      // As the pipeline writes a note: the lookup, the token, the note and its entry in one call.
+      const around = entryAround(entry)
       for (let i = 0; i < writes; i++) {
-        await s.get(a.guid)
-        t.equal(await s.record(a.guid, entry, { note: `note ${i}`, passed: 0 }), true)
+        t.same(await s.judgeAndRecord(a.guid, { token: a.token, entry: around, asked: 0, note: `note ${i}`, missable: 0, misses: [] }), { found: true, own: true, passed: 0 })
       }
       const after = await counts()
       const made = (name: string): number => (after[name] ?? 0) - (before[name] ?? 0)
-      t.equal(made('evalsha') + made('eval'), 2 * writes, 'two scripts a write')
+      t.equal(made('evalsha') + made('eval'), writes, 'one script a write')
       t.equal(made('pexpire'), 0, 'no TTL: a session has none, and its journal\'s is renewed once a minute, not each time')
       t.equal(made('zadd'), writes)
       t.equal(made('hset'), writes)
@@ -255,6 +256,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const read = await s.journal(a.guid)
       t.equal(read?.length, 20, 'read up to its size')
       t.equal((await s.get(a.guid))?.note, `note ${writes - 1}`, 'the note is the last one written with its entry')
+      // A request the journal leaves out: the note alone.
+      t.same(await s.judgeAndRecord(a.guid, { token: a.token, entry: null, asked: 0, note: 'unrecorded', missable: 0, misses: [] }), { found: true, own: true, passed: 0 })
+      t.equal((await s.get(a.guid))?.note, 'unrecorded')
+      t.equal(await s.client.llen(`writes:j:${sessionId(a.guid)}`), 24, 'and no entry')
     })
 
     t.test('a journal outlives its session by at most a minute, is renewed once below the idle time, and is no one\'s after', async t => {
@@ -425,7 +430,7 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.equal((await app.inject({ method: 'POST', url: '/challenger' })).statusCode, 201)
     })
 
-    t.test('a note write is two round trips with Redis, and every /secret/note answer, progress and journal line is the in-memory store\'s', async t => {
+    t.test('a note write is one round trip with Redis, and every /secret/note answer, progress and journal line is the in-memory store\'s', async t => {
       const apps: Record<'memory' | 'redis', FastifyInstance> = {
         memory: createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { creationRateLimit: 0, noteMaxLength: 10 } }),
         // No probes (a script each, every second) to count among the scripts below.
@@ -452,8 +457,13 @@ if (redisMissing !== false && process.env.CI === 'true') {
           { headers: { 'x-challenger': '00000000-0000-4000-8000-00000000dead', ...json, 'x-auth-token': token }, payload: '{"note":"no one"}' },
           { headers: { ...json, 'x-auth-token': token }, payload: '{"note":"no session"}' },
           { headers: { ...own, ...json, 'x-auth-token': token }, payload: '{"note":"hello"}' },
+          // Passed already: nothing passed, and the hint of the Bearer challenge not yet passed.
+          { headers: { 'x-challenger': guid.toUpperCase(), ...json, 'x-auth-token': token }, payload: '{"note":"upper"}' },
+          { headers: { ...own, ...json, 'x-auth-token': token }, payload: '{"note":[]}' },
           { headers: { ...own, ...xml, authorization: `Bearer ${token}` }, payload: '<secretnote><note>a note longer than ten</note></secretnote>' },
-          { headers: { ...own, ...json, 'x-auth-token': token }, payload: '{"note":"again"}' }
+          { headers: { ...own, ...json, 'x-auth-token': token }, payload: '{"note":"again"}' },
+          { headers: { ...own, ...json, authorization: `Bearer ${token}`, accept: 'text/plain' }, payload: '{"note":"not acceptable"}' },
+          { headers: { ...own, ...json, authorization: `Bearer ${token}x` }, payload: '{"note":"wrong"}' }
         ]
         for (const step of steps) {
           const res = await app.inject({ method: 'POST', url: '/secret/note', ...step })
@@ -467,13 +477,16 @@ if (redisMissing !== false && process.env.CI === 'true') {
         }
       }
       t.same(seen.redis, seen.memory)
-      t.same((seen.memory as unknown[]).slice(0, 14).map(step => (step as [number])[0]), [401, 403, 403, 400, 400, 403, 415, 406, 403, 401, 401, 200, 200, 200],
+      t.same((seen.memory as unknown[]).slice(0, 18).map(step => (step as [number])[0]), [401, 403, 403, 400, 400, 403, 415, 406, 403, 401, 401, 200, 200, 400, 200, 200, 406, 403],
         'the token judged before the body, as the reference does')
-      t.same(((seen.memory as unknown[])[15] as Array<{ status: number }>).map(entry => entry.status), [200, 200, 200, 200, 406, 415, 403, 400, 400, 403, 403, 401, 201, 201],
-        'every request to the session in its journal, newest first, the 406 too')
-      t.match((seen.memory as unknown[])[12], [200, /"note":"a note lon"|<note>a note lon<\/note>/], 'truncated to the note length')
+      const journal = (seen.memory as unknown[])[19] as Array<{ status: number, passed: number[], hint: string | null }>
+      t.same(journal.map(entry => entry.status), [200, 403, 406, 200, 200, 400, 200, 200, 406, 415, 403, 400, 400, 403, 403, 401, 201, 201],
+        'every request to the session in its journal, newest first (the read just made first), the 406s too')
+      t.same(journal.slice(3, 8).map(entry => entry.passed.length), [0, 1, 0, 0, 1], 'each challenge passed once')
+      t.match(journal[6]?.hint, /^Challenge 33 needs GET/, 'a note written again, which passed nothing: the hint of the first challenge not yet passed that it came near')
+      t.match((seen.memory as unknown[])[14], [200, /"note":"a note lon"|<note>a note lon<\/note>/], 'truncated to the note length')
 
-      // Two scripts per note write once the journal is off (its entry is a third): the lookup, then the write.
+      // One script per note write, the journal off or on.
       // Counted on a Redis of their own, by INFO, once every call the stores have sent has run: a
       // round trip on a store's own connection (Redis runs a connection's commands in order) settles
       // it. So nothing else, and no delay, can add to the counts.
@@ -496,10 +509,10 @@ if (redisMissing !== false && process.env.CI === 'true') {
       const before = await scripts(quietStore)
       const written = await quiet.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, ...json, 'x-auth-token': token }, payload: { note: 'one trip' } })
       t.equal(written.statusCode, 200)
-      t.equal(await scripts(quietStore) - before, 2, 'the lookup, then the write')
+      t.equal(await scripts(quietStore) - before, 1, 'one script: the lookup, the token, the note (issue 56)')
       const refused = await quiet.inject({ method: 'POST', url: '/secret/note', headers: { 'x-challenger': guid, ...json, 'x-auth-token': 'wrong' }, payload: { note: 'not stored' } })
       t.equal(refused.statusCode, 403)
-      t.equal(await scripts(quietStore) - before, 4, 'a refusal: the lookup, then its challenge')
+      t.equal(await scripts(quietStore) - before, 3, 'a refusal: the lookup with the token, then its challenge')
       t.same((await quiet.inject({ method: 'GET', url: '/secret/note', headers: { 'x-challenger': guid, 'x-auth-token': token } })).json(), { note: 'one trip' })
 
       // A creation: the count, then the session with its challenge; a restore that creates is counted
@@ -522,6 +535,28 @@ if (redisMissing !== false && process.env.CI === 'true') {
       t.ok(seconds > 0 && seconds <= 60, `retry after ${seconds} s`)
       t.same(over.json(), { errorMessages: [`This address has created 2 sessions in the last minute: try again in ${seconds} s`] })
       t.equal((await limited.inject({ method: 'PUT', url: '/challenger/00000000-0000-4000-8000-00000000f00d', headers: json, payload: {} })).statusCode, 429, 'and the fourth, by a restore')
+    })
+
+    t.test('a note request whose session is gone since this instance last saw it: 401 for a write, the 406 for one not acceptable, and no journal', async t => {
+      const keys = prefix()
+      const s = await ready(new RedisStore({ url: redis.url, prefix: keys, maxSessions: 100, idleMs: 600_000, probeIntervalMs: 3_600_000 }))
+      const app = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store: s, creationRateLimit: 0 } })
+      t.teardown(() => app.close())
+      const guid = (await app.inject({ method: 'POST', url: '/challenger' })).headers['x-challenger'] as string
+      const token = (await app.inject({ method: 'POST', url: '/secret/token', headers: { 'x-challenger': guid, authorization: basic('admin', 'password') } })).headers['x-auth-token'] as string
+      t.equal(s.plain(guid), true, 'made here without defects: its note requests are judged in one script')
+      // Gone without this instance seeing it go (another instance's restore, an operator's cleanup).
+      t.equal(await s.client.hdel(`${keys}sessions`, sessionId(guid)), 1)
+      const headers = { 'x-challenger': guid, ...json, 'x-auth-token': token }
+      const written = await app.inject({ method: 'POST', url: '/secret/note', headers, payload: { note: 'lost' } })
+      t.equal(written.statusCode, 401)
+      t.equal(written.headers['www-authenticate'], 'Bearer')
+      t.same(written.json(), { errorMessages: [NAME_A_SESSION] }, 'as the auth step says it of a session it did not find')
+      const refused = await app.inject({ method: 'POST', url: '/secret/note', headers: { ...headers, accept: 'text/plain' }, payload: { note: 'lost' } })
+      t.equal(refused.statusCode, 406, 'answered before the token: the same answer without a session')
+      t.equal(await s.client.exists(`${keys}j:${sessionId(guid)}`), 1, 'its journal is left to expire')
+      t.equal(await s.client.llen(`${keys}j:${sessionId(guid)}`), 2, 'with nothing added: the creation and the token\'s entries')
+      t.equal(await s.client.hexists(`${keys}sessions`, sessionId(guid)), 0, 'and nothing written')
     })
 
     t.test('a grading run started on one instance is read, reported and met on the other', async t => {

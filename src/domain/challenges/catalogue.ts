@@ -215,6 +215,15 @@ export function createCatalogue (list: readonly Challenge[]) {
       }
       return -1
     },
+    /**
+     * The near misses on `resource` that recognise the request, in order, each as [its challenge's bit, its
+     * hint's code]: for any progress, nearMiss's hint is the first whose challenge is not passed (a store
+     * across the network works it out beside the session, src/domain/sessions/redis/lua/write.lua).
+     */
+    nearMissesOf (resource: string, request: RequestFacts): Array<[number, number]> {
+      return (missesOn.get(resource) ?? []).filter(({ rule }) => rule.when(request))
+        .map(({ at, challenge }) => [1 << challenge.bit, request.base === API_BASE ? at + UNDER_API : at])
+    },
     /** The sentence of hint `code` for what the journal kept of the request; null for -1. */
     nearMissSays (code: number, request: SeenRequest): string | null {
       if (code < 0) return null
@@ -239,4 +248,4 @@ export function createCatalogue (list: readonly Challenge[]) {
   }
 }
 
-export const { bitFor, unreachable: unreachableChallenges, rows: challengeRows, items: challengeItems, statusMap, progressFrom, nearMiss, nearMissMask, nearMissSays } = createCatalogue(challenges)
+export const { bitFor, unreachable: unreachableChallenges, rows: challengeRows, items: challengeItems, statusMap, progressFrom, nearMiss, nearMissesOf, nearMissMask, nearMissSays } = createCatalogue(challenges)

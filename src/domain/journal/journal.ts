@@ -8,7 +8,7 @@ import { droppedTarget, ELLIPSIS, isKnown, journalText, keptText, MAX_JOURNAL_TE
 // The journal's other rooms: its entry and view (entry.ts), its texts (texts.ts), its form for Redis (wire.ts).
 export { entryId, viewOf, type JournalEntry, type JournalView } from './entry.js'
 export { journalText, keptText, knownText, MAX_JOURNAL_TEXT, sharedText } from './texts.js'
-export { decodeEntry, encodeEntry } from './wire.js'
+export { decodeEntry, encodeEntry, entryAround } from './wire.js'
 
 /** Entries kept per session by default; 0 turns the journal off. */
 export const DEFAULT_JOURNAL_SIZE = 20

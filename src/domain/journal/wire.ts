@@ -23,11 +23,26 @@ function cut (text: string | null): string | null {
   return text === null ? null : journalText(text)
 }
 
-export function encodeEntry (entry: JournalEntry): string {
+/** The entry's fields in their order: its progress and hint at PASSED and PASSED + 1. */
+function fieldsOf (entry: JournalEntry): unknown[] {
   const fields: unknown[] = [entry.at, entry.method, journalText(entry.path), entry.status, tokenCode(entry), cut(entry.contentType), entry.passed, entry.hint, cut(entry.suggestion),
     entry.defect ?? null, cut(entry.query ?? null), entry.accept ?? null, entry.override ?? null, entry.authorization ?? null, entry.body ?? null, entry.challengerHeader === false ? 0 : null]
   while (fields.length > 9 && fields[fields.length - 1] === null) fields.pop()
-  return JSON.stringify(fields)
+  return fields
+}
+const PASSED = 6
+
+export function encodeEntry (entry: JournalEntry): string {
+  return JSON.stringify(fieldsOf(entry))
+}
+
+/**
+ * The entry encoded but for its progress and hint: the text before them (ending in a comma) and after
+ * them (starting with one), for a store that works them out from its session (lua/write.lua).
+ */
+export function entryAround (entry: JournalEntry): [head: string, tail: string] {
+  const fields = fieldsOf(entry)
+  return [`${JSON.stringify(fields.slice(0, PASSED)).slice(0, -1)},`, `,${JSON.stringify(fields.slice(PASSED + 2)).slice(1)}`]
 }
 
 type Wire = [number, string, string, number, number, string | null, number, number, (string | null)?, (string | null)?, (string | null)?,

@@ -22,6 +22,7 @@
 //   <prefix>rate:<client>  a client's count in its current window (countCreation), with the
 //                     window's TTL; wrong admin tokens are counted as <prefix>rate:admin:<client>
 import { Redis } from 'ioredis'
+import { hash } from 'node:crypto'
 import { decodeCursor, encodeCursor, newGuid, newToken } from './ids.js'
 import { decodeEntry, encodeEntry, type JournalEntry } from '../journal/journal.js'
 import { Availability } from './redis/availability.js'
@@ -32,7 +33,7 @@ import { guidOf, sessionId } from './redis/ids.js'
 import { RedisGradeRuns } from './redis/grade-runs.js'
 import { defineScripts, loadScripts, PER_MS, type Common, type Found, type Head, type Scripts } from './redis/scripts.js'
 import { SessionsFullError } from '../http/errors.js'
-import { BadCursorError, type ClassSummary, type CreationCount, type Hunt, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary, type StoreStatus } from './store.js'
+import { BadCursorError, type ClassSummary, type CreationCount, type Hunt, type NoteWrite, type NoteWritten, type Session, type SessionChange, type SessionPage, type SessionStore, type SessionSummary, type StoreStatus } from './store.js'
 
 export { StoreUnavailableError } from './store.js'
 export { guidOf, sessionId } from './redis/ids.js'
@@ -106,6 +107,8 @@ export class RedisStore implements SessionStore {
   readonly #waitMs: number
   readonly #replicas: Replicas
   readonly grades: RedisGradeRuns
+  /** The sessions this instance made or found without defects, which never get any (see plain()); at most #maxSessions. */
+  readonly #plain = new Set<string>()
 
   constructor (options: RedisStoreOptions) {
     const scripts = loadScripts()
@@ -223,12 +226,38 @@ export class RedisStore implements SessionStore {
     const session = { guid: newGuid(), token: newToken(), note: '', progress, name, hunt: huntOf(huntText(hunt)), graded }
     // A guid of 122 random bits is never taken; onlyNew makes sure of it all the same.
     await this.#put(session, false, true)
-    return session
+    return this.#learnt(session)
   }
 
   async get (guid: string): Promise<Session | undefined> {
     const found = await this.#run(() => this.#scripts.lookup(...this.#writing(), sessionId(guid)))
-    return found === null ? undefined : sessionOf(guid, found)
+    return found === null ? undefined : this.#learnt(sessionOf(guid, found))
+  }
+
+  /** `session`, noted as plain when it carries no defects. */
+  #learnt (session: Session): Session {
+    if (session.hunt !== undefined || session.graded !== undefined) {
+      this.#plain.delete(session.guid)
+    } else if (!this.#plain.has(session.guid)) {
+      if (this.#plain.size >= this.#maxSessions) this.#plain.clear()
+      this.#plain.add(session.guid)
+    }
+    return session
+  }
+
+  plain (guid: string): boolean {
+    return this.#plain.has(guid)
+  }
+
+  /** The lookup, the token, the change and the entry: one script, one round trip (./redis/lua/write.lua). */
+  async judgeAndRecord (guid: string, write: NoteWrite): Promise<NoteWritten> {
+    const [head, tail] = write.entry ?? ['', '']
+    const misses = write.misses.map(([bit, hint]) => `${bit}:${hint}`).join(',')
+    const result = await this.#run(() => this.#scripts.write(...this.#writing(), sessionId(guid), hash('sha1', write.token), write.entry === null ? 0 : this.#journalSize,
+      head, tail, write.asked, write.note === undefined ? '0' : '1', write.note ?? '', write.missable, misses))
+    if (result === null) return { found: false }
+    if (result[0] === 0) return { found: true, own: false, session: this.#learnt(sessionOf(guid, result[1])) }
+    return { found: true, own: true, passed: result[1] }
   }
 
   async update (guid: string, change: SessionChange): Promise<boolean> {
@@ -336,6 +365,7 @@ export class RedisStore implements SessionStore {
   }
 
   async restore (session: Session, options: { pinned?: boolean, ifAbsent?: boolean } = {}): Promise<'replaced' | 'created'> {
+    if (session.hunt !== undefined || session.graded !== undefined) this.#plain.delete(session.guid)
     return await this.#put(session, options.pinned === true, options.ifAbsent === true) === 0 ? 'created' : 'replaced'
   }
 

@@ -167,4 +167,32 @@ export interface SessionStore extends ClassBoard {
   connected? (): Promise<void>
   /** Grading runs, kept beside the sessions (routes/grades.ts); a store without them offers none (/grades is 404). */
   readonly grades?: GradeRuns
+  /**
+   * Whether `guid` is known to name a session without defects (neither a hunt's nor a grading base's):
+   * learnt from the sessions this instance made or found. A session never gets defects after it is made.
+   */
+  plain? (guid: string): boolean
+  /**
+   * A note request judged and kept in one step (issue 56: with Redis, one round trip): the lookup, the
+   * token (by digest), then the change and the journal entry, whose progress and hint the store works
+   * out from the session's progress as the service would. Nothing is written for a token not its own.
+   */
+  judgeAndRecord? (guid: string, write: NoteWrite): Promise<NoteWritten>
 }
+
+/** A request to the note, for judgeAndRecord: everything it writes, but what depends on the session. */
+export interface NoteWrite {
+  /** The token the request presented (a store across the network sends only a digest of it). */
+  token: string
+  /** The journal entry before and after its progress and hint (../journal/wire.ts's entryAround); null for none. */
+  entry: [head: string, tail: string] | null
+  /** The progress bits the request asks for, and its note (undefined for none). */
+  asked: number
+  note: string | undefined
+  /** The bits of the route's challenges, and its near misses that recognise the request, in order: [challenge's bit, hint]. */
+  missable: number
+  misses: ReadonlyArray<readonly [number, number]>
+}
+
+/** What judgeAndRecord found: no session; a token not the session's (nothing written); or the bits the request passed. */
+export type NoteWritten = { found: false } | { found: true, own: false, session: Session } | { found: true, own: true, passed: number }

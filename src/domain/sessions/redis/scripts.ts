@@ -20,9 +20,10 @@ const CONSTANTS = `local PER_MS, JOURNAL_SPARE_MS, SWEEP_ON_CREATE, SWEEP_ON_REA
 /** Each script: its files in order (session.lua and count.lua are libraries), its number of keys, its flags. */
 const SCRIPTS = {
   // Named apart from Redis's own commands (GET, SET, …), which ioredis has as methods of the same name.
-  lookup: { files: ['session', 'lookup'], keys: 3 },
+  lookup: { files: ['session', 'touch', 'lookup'], keys: 3 },
   update: { files: ['session', 'change', 'update'], keys: 3 },
-  record: { files: ['session', 'change', 'record'], keys: 3 },
+  record: { files: ['session', 'change', 'keep', 'record'], keys: 3 },
+  write: { files: ['session', 'touch', 'change', 'keep', 'write'], keys: 3 },
   put: { files: ['session', 'put'], keys: 3 },
   setName: { files: ['session', 'set-name'], keys: 3 },
   journal: { files: ['session', 'journal'], keys: 3 },
@@ -48,6 +49,7 @@ export interface Scripts {
   lookup (...args: [...Head, id: string]): Promise<Found | null>
   update (...args: [...Head, id: string, hasNote: string, note: string, bits: number, found: string]): Promise<number>
   record (...args: [...Head, id: string, entry: string, size: number, hasChange?: string, hasNote?: string, note?: string, bits?: number]): Promise<number>
+  write (...args: [...Head, id: string, digest: string, size: number, head: string, tail: string, asked: number, hasNote: string, note: string, route: number, misses: string]): Promise<null | [0, Found] | [1, number]>
   put (...args: [...Head, id: string, token: string, note: string, progress: number, max: number, pinned: string, onlyNew: string, name: string, hunt: string, graded: string]): Promise<number>
   setName (...args: [...Head, id: string, name: string]): Promise<Found | null>
   list (...args: [...Head, limit: number, afterScore: string, afterId: string]): Promise<Array<string | number>>
