@@ -63,6 +63,13 @@ declare module 'fastify' {
   }
 }
 
+/** A session taken as a note request's token says (deferredSessionStep): the store judges it in the finish. */
+class Provisional implements Session {
+  readonly note = ''
+  readonly progress = 0
+  constructor (readonly guid: string, readonly token: string) {}
+}
+
 export interface SessionOptions {
   mode: 'multi' | 'single'
 }
@@ -173,8 +180,7 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
     }
   })
 
-  const provisional = new WeakSet<Session>()
-  fastify.decorate('provisional', (session: Session) => provisional.has(session))
+  fastify.decorate('provisional', (session: Session) => session instanceof Provisional)
   fastify.decorate('deferredSessionStep', function (then: (request: FastifyRequest) => void): onRequestHookHandler | undefined {
     if (single || store.plain === undefined || store.judgeAndRecord === undefined) return undefined
     const plain = store.plain.bind(store)
@@ -187,9 +193,7 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
         : undefined
       const guid = token === undefined ? undefined : (named as string).toLowerCase()
       if (guid === undefined || !plain(guid)) return lookUp.call(this, request, reply, done)
-      const session: Session = { guid, token: (token as [string, unknown])[0], note: '', progress: 0 }
-      provisional.add(session)
-      request.session = session
+      request.session = new Provisional(guid, (token as [string, unknown])[0])
       then(request)
       done()
     }
