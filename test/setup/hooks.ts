@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import t from 'tap'
 import app from '../../src/app.js'
 import { createServer } from '../../src/server.js'
+import { MemoryStore } from '../../src/domain/sessions/memory-store.js'
 
 /** The hooks Fastify runs for each phase of a route, by name: "onRequest: a b | onSend: c". */
 type Hooks = string
@@ -121,6 +122,24 @@ t.test('without an admin token there are no metrics: no route has an onError hoo
   const hooks = await hooksOf(server, () => {})
   t.equal(hooks.get('POST /secret/note'), TABLE.find(([, routes]) => routes.includes('POST /secret/note'))?.[0])
   t.same([...hooks.entries()].filter(([, found]) => found.includes('onError')), [])
+})
+
+t.test('with a store that judges a note write in one step (Redis), the note POST\'s session step is deferSession, and nothing else differs', async t => {
+  const plain = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: {} })
+  t.teardown(() => plain.close())
+  const expected = await hooksOf(plain, () => {})
+  // A store that offers the step (plugins/session.ts attaches it at start-up) and knows no session: each request is looked up.
+  const store = Object.assign(new MemoryStore(), { plain: () => false, judgeAndRecord: async (): Promise<never> => { throw new Error('no note request is judged here') } })
+  t.teardown(() => store.close())
+  const server = createServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', app: { store } })
+  t.teardown(() => server.close())
+  const hooks = await hooksOf(server, () => {})
+  t.same([...hooks.keys()], [...expected.keys()], 'the same routes')
+  const deferred = new Set(['POST /secret/note', 'POST /api/secret/note'])
+  for (const [route, found] of hooks) {
+    t.equal(found, deferred.has(route) ? expected.get(route)?.replace('lookUpSession', 'deferSession') : expected.get(route), route)
+  }
+  t.match(hooks.get('POST /secret/note'), /^onRequest: handleCors arrive deferSession requireAcceptable \|/)
 })
 
 t.test('in a host, only the host\'s own global hooks come beside the service\'s', async t => {
