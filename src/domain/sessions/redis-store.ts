@@ -251,9 +251,10 @@ export class RedisStore implements SessionStore {
 
   /** The lookup, the token, the change and the entry: one script, one round trip (./redis/lua/write.lua). */
   async judgeAndRecord (guid: string, write: NoteWrite): Promise<NoteWritten> {
-    const [head, tail] = write.entry ?? ['', '']
+    // No entry: a journal of size 0 for this write, which keeps none.
+    const [head, tail, size] = write.entry === null ? ['', '', 0] : [...write.entry, this.#journalSize]
     const misses = write.misses.map(([bit, hint]) => `${bit}:${hint}`).join(',')
-    const result = await this.#run(() => this.#scripts.write(...this.#writing(), sessionId(guid), hash('sha1', write.token), write.entry === null ? 0 : this.#journalSize,
+    const result = await this.#run(() => this.#scripts.write(...this.#writing(), sessionId(guid), hash('sha1', write.token), size,
       head, tail, write.asked, write.note === undefined ? '0' : '1', write.note ?? '', write.missable, misses))
     if (result === null) return { found: false }
     if (result[0] === 0) return { found: true, own: false, session: this.#learnt(sessionOf(guid, result[1])) }
