@@ -60,6 +60,7 @@ declare module 'fastify' {
      */
     whyNoSession (guid: string | string[] | undefined, otherwise: string): Promise<string>
   }
+  // On the routes that take the token only (tokenAuth declares them there).
   interface FastifyRequest {
     /** Set by `judgeToken`: how the token came (when one did). */
     tokenSource: TokenSource | null
@@ -143,9 +144,6 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
     return accepted ? 'accepted' : 'refused'
   })
 
-  fastify.decorateRequest('tokenSource', null)
-  fastify.decorateRequest('tokenVerdict', null)
-
   fastify.decorate('judgeToken', function (request: FastifyRequest): TokenVerdict {
     if (request.tokenVerdict !== null) return request.tokenVerdict
     const found = presentedToken(request.headers.authorization, request.headers['x-auth-token'])
@@ -179,8 +177,13 @@ async function auth (fastify: FastifyInstance, options: AuthOptions): Promise<vo
   })
 
   fastify.decorate('tokenAuth', function (this: FastifyInstance, refusals: Partial<Record<string, Refusals>>) {
-    // The instance of the route that asked: its prefix is the API's base, for the restore command.
+    // The instance of the route that asked: its prefix is the API's base, for the restore command. Its
+    // requests, and no others, carry the token's verdict (the journal reads it only on a token's route).
     const routes = this
+    if (!routes.hasRequestDecorator('tokenVerdict')) {
+      routes.decorateRequest('tokenSource', null)
+      routes.decorateRequest('tokenVerdict', null)
+    }
     const noToken = bits(refusals, 'missing')
     const wrongToken = fastify.wrongTokenFor(refusals)
     // An answer sent here ends the request: the hooks and the handler after it do not run.

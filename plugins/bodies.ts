@@ -12,7 +12,10 @@ export type BodyPolicy = 'json' | 'optional-json' | 'none' | 'ignore'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Sets the body policy of the calling plugin; with 'json', `xml` reads XML bodies (it throws to refuse one). */
+    /**
+     * Sets the body policy of the calling plugin; with 'json', `xml` reads XML bodies (it throws to refuse one).
+     * The plugin's requests carry the body steps' fields (bodyError, xmlText); no other request does.
+     */
     acceptBodies (policy: BodyPolicy, options?: { xml?: (text: string) => unknown }): void
     /** The pipeline's preParsing step: a Content-Type that is no media type, set aside for the verdict. */
     setAside: preParsingHookHandler
@@ -21,11 +24,12 @@ declare module 'fastify' {
     /** The pipeline's body step for a route of `instance` with a body schema: XML read (where the plugin reads it), `change`d, then judged. */
     bodyVerdict (instance: FastifyInstance, change?: (request: FastifyRequest) => void): preHandlerHookHandler
   }
+  // Absent (undefined) on a route of a plugin that takes no body (acceptBodies): the challenges, the 404, the pages.
   interface FastifyRequest {
     /** Why the body cannot be used (415 or 400), kept until the route's preHandlers have run. */
-    bodyError: FastifyError | null
+    bodyError?: FastifyError | null
     /** An XML body as it came, until the body's verdict reads it. */
-    xmlText: string | null
+    xmlText?: string | null
   }
 }
 
@@ -66,7 +70,7 @@ interface Policed { [POLICY]?: { policy: BodyPolicy, xml?: ((text: string) => un
 /** Reads a body kept as XML text (the schema judged a stand-in), and validates it by the route's schema as Fastify validates JSON. */
 function readXml (request: FastifyRequest, xml: (text: string) => unknown): void {
   const text = request.xmlText
-  if (text === null) return
+  if (typeof text !== 'string') return
   request.xmlText = null
   request.validationError = undefined
   try {
@@ -81,9 +85,6 @@ function readXml (request: FastifyRequest, xml: (text: string) => unknown): void
 
 async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promise<void> {
   const { bodyLimit } = options
-  fastify.decorateRequest('bodyError', null)
-  fastify.decorateRequest('xmlText', null)
-
   fastify.decorate('setAside', setAside)
   fastify.decorate('setsAside', function (instance: FastifyInstance, route: RouteOptions): boolean {
     if (route.schema?.body !== undefined) return true
@@ -101,6 +102,10 @@ async function bodies (fastify: FastifyInstance, options: BodiesOptions): Promis
 
   fastify.decorate('acceptBodies', function (this: FastifyInstance, policy: BodyPolicy, extra: { xml?: (text: string) => unknown } = {}) {
     ;(this as Policed)[POLICY] = { policy, xml: extra.xml }
+    if (policy !== 'none') {
+      this.decorateRequest('bodyError', null)
+      this.decorateRequest('xmlText', null)
+    }
     this.removeAllContentTypeParsers()
     if (policy === 'none') {
       this.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, _body, done) => { done(null, undefined) })

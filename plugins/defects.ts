@@ -42,6 +42,9 @@ export interface DefectsOptions {
   noteMaxLength: number
 }
 
+/** What the defects keep on an API request (the API's and the 404's requests carry them: plugins/pipeline.ts). */
+export const DEFECT_FIELDS = { defects: null, defectHit: null, huntFinding: null }
+
 const NONE: readonly Defect[] = Object.freeze([])
 
 /** The one defect of each grading base, made once. */
@@ -75,9 +78,6 @@ async function defects (fastify: FastifyInstance, options: DefectsOptions): Prom
   }
   const prefix = fastify.prefix
   fastify.decorate('defectsEverywhere', everywhere.length > 0)
-  fastify.decorateRequest('defects', null)
-  fastify.decorateRequest('defectHit', null)
-  fastify.decorateRequest('huntFinding', null)
 
   /** The defects `met` are this request's: noted, and their request phase run. */
   const meet = (request: FastifyRequest, met: readonly Defect[]): void => {

@@ -6,8 +6,8 @@
 // than it says (CORS is plugins/cors.ts's). An X-CHALLENGER over 100 characters is refused with 431
 // (on the API's routes by the session step, which looks up its first 36 characters, the reference's
 // challenge 47), and a missing or repeated Host with 400, before routing has any effect, before a body is read.
-// Without X-CHALLENGER, a header near it (X-CHALLENGE) is named in X-Hint, and kept for the journal
-// (request.misspeltChallenger).
+// Without X-CHALLENGER, a header near it (X-CHALLENGE) is named in X-Hint, and on the API's routes and
+// the 404 kept for the journal (request.misspeltChallenger).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { misspeltHeaderHint } from '../src/domain/challenges/messages.js'
@@ -19,13 +19,15 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The arrival's step: true once it has answered (431, the Host 400s). */
     checkHeaders (request: FastifyRequest, reply: FastifyReply): boolean
+    /** The same for the 404, which journals a request: a header near X-CHALLENGER is kept for its entry. */
+    checkNotFoundHeaders (request: FastifyRequest, reply: FastifyReply): boolean
     /** The same for the API's routes, but a 431 is left to the session step, which passes challenge 47 with it. */
     checkApiHeaders (request: FastifyRequest, reply: FastifyReply): boolean
   }
   interface FastifyRequest {
     /** On the API's routes, an X-CHALLENGER over the limit: the session step answers it 431. */
     tooLongChallenger: string | null
-    /** Without X-CHALLENGER: a header near it that the request sent (its name as sent, and value), or null. */
+    /** On the API's routes and the 404, without X-CHALLENGER: a header near it that the request sent (its name as sent, and value), or null. */
     misspeltChallenger: MisspeltHeader | null
   }
 }
@@ -36,6 +38,9 @@ export interface HeadersOptions {
 }
 
 /** The common headers that @fastify/cors does not set. */
+/** What the arrival keeps on an API request (the API's and the 404's requests carry them: plugins/pipeline.ts). */
+export const CHALLENGER_FIELDS = { misspeltChallenger: null, tooLongChallenger: null }
+
 const OWN_HEADERS = {
   'access-control-allow-headers': COMMON_HEADERS['access-control-allow-headers'] as string,
   'x-content-type-options': COMMON_HEADERS['x-content-type-options'] as string
@@ -43,9 +48,8 @@ const OWN_HEADERS = {
 
 async function headers (fastify: FastifyInstance, options: HeadersOptions): Promise<void> {
   const hints = options.mode !== 'single'
-  fastify.decorateRequest('misspeltChallenger', null)
-  fastify.decorateRequest('tooLongChallenger', null)
-  const arrival = (api: boolean) => function checkHeaders (request: FastifyRequest, reply: FastifyReply): boolean {
+  // `journaled`: the request's journal entry names a header near X-CHALLENGER; `api`: a 431 is the session step's.
+  const arrival = (journaled: boolean, api: boolean) => function checkHeaders (request: FastifyRequest, reply: FastifyReply): boolean {
     const raw = request.raw
     firstValues(raw)
     namesOnTheWire(raw, reply.raw)
@@ -64,7 +68,7 @@ async function headers (fastify: FastifyInstance, options: HeadersOptions): Prom
     else if (hints) {
       const misspelt = misspeltChallenger(raw.rawHeaders)
       if (misspelt !== null) {
-        request.misspeltChallenger = misspelt
+        if (journaled) request.misspeltChallenger = misspelt
         reply.header('x-hint', misspeltHeaderHint(misspelt.name))
       }
     }
@@ -82,8 +86,9 @@ async function headers (fastify: FastifyInstance, options: HeadersOptions): Prom
     }
     return false
   }
-  fastify.decorate('checkHeaders', arrival(false))
-  fastify.decorate('checkApiHeaders', arrival(true))
+  fastify.decorate('checkHeaders', arrival(false, false))
+  fastify.decorate('checkNotFoundHeaders', arrival(true, false))
+  fastify.decorate('checkApiHeaders', arrival(true, true))
 }
 
 // @fastify/cors's hook, the one global hook, runs before every route's steps: its headers are on every refusal made here too.

@@ -41,6 +41,9 @@ declare module 'fastify' {
   }
 }
 
+/** What the journal reads on an API request beyond the other steps' fields (the API's and the 404's requests carry it: plugins/pipeline.ts). */
+export const JOURNAL_FIELDS = { journaled: true }
+
 export interface JournalOptions {
   /** Entries kept per session; 0 turns the journal off. */
   journalSize: number
@@ -63,10 +66,11 @@ function bodyOf (request: FastifyRequest, status: number, noteMaxLength: number)
   const length = request.headers['content-length']
   if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return undefined
   if (status === 413) return 'too-large'
-  const error = request.bodyError
+  // (Neither field is on a route that takes no body: acceptBodies, plugins/bodies.ts.)
+  const error = request.bodyError ?? null
   if (error !== null) return error.statusCode === 415 ? 'unsupported' : 'malformed'
   // An XML body the verdict never read (refused before it): the schema judged only a stand-in.
-  if (request.xmlText !== null) return 'ignored'
+  if (typeof request.xmlText === 'string') return 'ignored'
   if (request.validationError !== undefined && request.validationError !== null) return 'refused'
   const body = request.body as { note?: unknown } | null | undefined
   if (body === undefined) return 'ignored'
@@ -107,7 +111,6 @@ interface RouteFacts {
 }
 
 async function journal (fastify: FastifyInstance, options: JournalOptions): Promise<void> {
-  fastify.decorateRequest('journaled', true)
   const store = fastify.sessions
   const prefix = fastify.prefix
   const keeps = options.journalSize > 0

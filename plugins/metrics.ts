@@ -15,8 +15,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The app's metrics, in Prometheus's text format by `metrics.metrics()`. */
     metrics: Registry
-    /** The finish's count of an answer to `route` (null: the 404). */
-    countAnswer (route: RouteOptions | null): (request: FastifyRequest, reply: FastifyReply) => void
+    /** The finish's count of an answer to `route` (null: the 404), with its passes and findings where it is the API's (`api`). */
+    countAnswer (route: RouteOptions | null, api: boolean): (request: FastifyRequest, reply: FastifyReply) => void
     /** The arrival's clock, in a host whose Fastify does not time requests; null where it does. */
     metricsClock: ((request: FastifyRequest) => boolean) | null
   }
@@ -134,11 +134,13 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
     })
   }
   // Requests to no route (404s, @fastify/cors's catch-all OPTIONS route among them) under one label.
-  fastify.decorate('countAnswer', function (route: RouteOptions | null) {
+  fastify.decorate('countAnswer', function (route: RouteOptions | null, api: boolean) {
     const label = route === null ? UNMATCHED : route.url
     return function countAnswer (request: FastifyRequest, reply: FastifyReply): void {
       requests.inc({ route: label, method: request.method, status: String(reply.statusCode) })
       durations.observe((fastifyTimes ? reply.elapsedTime : performance.now() - request.metricsStart) / 1000)
+      // Only the API's requests pass challenges and report findings.
+      if (!api) return
       for (const challenge of challenges) {
         if (isPassed(request.passedBits, challenge)) passes.inc({ challenge: String(challenge.id) })
       }

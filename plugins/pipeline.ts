@@ -19,10 +19,20 @@
 //   9. format     XML, body     the answer as XML when asked (plugins/formats.ts); a defect's payload
 //  10. finish     every route   Connection: close while draining, a defect's answer, the session's
 //                               changes and its journal entry in one store call, the metrics
+//
+// A request carries the fields of the steps its route has (Fastify copies a context's fields into every
+// request it makes there): the API's and the 404's, the arrival's, session's, defects' and journal's
+// (API_FIELDS, declared by servesApi on the API's context); a route of a plugin that takes bodies, the
+// body steps' (fastify.acceptBodies); a token's route, the token's (fastify.tokenAuth); every request,
+// the negotiation's (plugins/formats.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { routeBase } from '../src/domain/challenges/catalogue.js'
 import { GRADE_BASE } from '../src/domain/http/api-base.js'
+import { DEFECT_FIELDS } from './defects.js'
+import { CHALLENGER_FIELDS } from './headers.js'
+import { JOURNAL_FIELDS } from './journal.js'
+import { SESSION_FIELDS } from './session.js'
 
 /** An early step: true once it has answered the request, so that the steps after it do not run. */
 export type Check = (request: FastifyRequest, reply: FastifyReply) => boolean
@@ -47,7 +57,11 @@ export interface PipelineOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The calling plugin's routes are the API's: they look up the session, meet its defects and keep the journal. */
+    /**
+     * The calling plugin's routes are the API's: they look up the session, meet its defects and keep
+     * the journal, and their requests carry those steps' fields. Unknown paths are answered here, as
+     * the API's (once: the plugin holds every API base).
+     */
     servesApi (): void
   }
   interface FastifyContextConfig {
@@ -58,8 +72,22 @@ declare module 'fastify' {
 
 const API = Symbol('api-challenges.api')
 
+/** The fields of an API request's steps, each capability's own: on the API's context only. */
+const API_FIELDS: Readonly<Record<string, unknown>> = { ...CHALLENGER_FIELDS, ...SESSION_FIELDS, ...DEFECT_FIELDS, ...JOURNAL_FIELDS }
+
+/** @fastify/cors's catch-all OPTIONS route answers as the 404, but is the app's: its requests are given the API's fields first. */
+const apiFields: onRequestHookHandler = function apiFields (request, _reply, done) {
+  Object.assign(request, API_FIELDS)
+  done()
+}
+
 async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Promise<void> {
-  fastify.decorate('servesApi', function (this: FastifyInstance) { (this as unknown as Record<symbol, boolean>)[API] = true })
+  fastify.decorate('servesApi', function (this: FastifyInstance) {
+    (this as unknown as Record<symbol, boolean>)[API] = true
+    for (const [name, value] of Object.entries(API_FIELDS)) this.decorateRequest(name, value)
+    // Unknown paths come under the API's steps (the echo, the session, the journal of a typo), answered before a body is read.
+    this.setNotFoundHandler(notFoundSteps(this) as object, fastify.answerNotFound)
+  })
   const metrics = fastify.hasDecorator('countAnswer') ? fastify : null
 
   // 1, 2: the checks every request meets first, in one hook (and the metrics' clock, where Fastify keeps none).
@@ -69,6 +97,7 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
     ...(options.behindProxy ? [fastify.checkClientAddress] : [])
   ])
   const arrival = arrivalWith(fastify.checkHeaders)
+  const notFoundArrival = arrivalWith(fastify.checkNotFoundHeaders)
   // The API's: an over-long X-CHALLENGER is answered by the session step, which may pass challenge 47 with it.
   const apiArrival = arrivalWith(fastify.checkApiHeaders)
   // 3, 4: X-CHALLENGER's session, then the defects it (or grade) brings; for a note request, where the
@@ -85,7 +114,8 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
   fastify.addHook('onRoute', function compose (this: FastifyInstance, route: RouteOptions) {
     // @fastify/cors's catch-all OPTIONS route answers as an unknown path (the only OPTIONS route ending in `*`).
     if ([route.method].flat().includes('OPTIONS') && route.url.endsWith('*')) {
-      Object.assign(route, notFoundSteps(this))
+      const steps = notFoundSteps(this)
+      Object.assign(route, steps, { onRequest: [apiFields, ...steps.onRequest] })
       return
     }
     const config = route.config ?? {}
@@ -106,19 +136,19 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
       // 7: the token, before the body's verdict (the reference's order).
       ...(config.token === undefined ? [] : [this.tokenAuth(config.token)]),
       ...own(route.preHandler),
-      // 6: the body: read as XML now (where the route reads XML), changed by a defect, then judged (415, 400).
-      ...(body ? [fastify.bodyVerdict(this, fastify.defectBody)] : [])
+      // 6: the body: read as XML now (where the route reads XML), changed by a defect (the API's), then judged (415, 400).
+      ...(body ? [fastify.bodyVerdict(this, api ? fastify.defectBody : undefined)] : [])
     ]
     // The schema's verdict on the body waits for the token's (6).
     if (body) route.attachValidation = true
     // 9: the answer as XML when asked; a defect's payload where a body was written (only the API's requests meet defects).
-    const payloadChange = body ? fastify.defectPayload : undefined
+    const payloadChange = api && body ? fastify.defectPayload : undefined
     route.preSerialization = [
       ...own(route.preSerialization),
       ...(config.xml === undefined && payloadChange === undefined ? [] : [fastify.toXml(config.xml, payloadChange)])
     ]
     // 10: the finish; the operators' probes are left out of the metrics.
-    route.onSend = [...own(route.onSend), finish(api ? fastify.commitFor(this, route) : null, config.probe === undefined ? metrics?.countAnswer(route) : undefined)]
+    route.onSend = [...own(route.onSend), finish(api ? fastify.commitFor(this, route) : null, config.probe === undefined ? metrics?.countAnswer(route, api) : undefined)]
   })
 
   /** The last step of every answer: Connection: close, a defect's answer, the session's changes with the journal entry, the metrics. */
@@ -143,14 +173,12 @@ async function pipeline (fastify: FastifyInstance, options: PipelineOptions): Pr
   }
 
   /** The 404's steps: an API route's, with the method guard's answer as its own. */
-  function notFoundSteps (instance: FastifyInstance): Pick<RouteOptions, 'onRequest' | 'onSend'> {
+  function notFoundSteps (instance: FastifyInstance): { onRequest: onRequestHookHandler[], onSend: onSendHookHandler[] } {
     return {
-      onRequest: [arrival, session, fastify.answerNotFound],
-      onSend: [finish(fastify.commitFor(instance, null), metrics?.countAnswer(null))]
+      onRequest: [notFoundArrival, session, fastify.answerNotFound],
+      onSend: [finish(fastify.commitFor(instance, null), metrics?.countAnswer(null, true))]
     }
   }
-  // Unknown paths come under the same steps (the echo, the session, the journal of a typo), answered before a body is read.
-  fastify.setNotFoundHandler(notFoundSteps(fastify) as object, fastify.answerNotFound)
 }
 
 export default fp(pipeline, {

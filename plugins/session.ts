@@ -70,6 +70,9 @@ class Provisional implements Session {
   constructor (readonly guid: string, readonly token: string) {}
 }
 
+/** What the session step keeps on an API request (the API's and the 404's requests carry them: plugins/pipeline.ts). */
+export const SESSION_FIELDS = { session: null, sessionInUrl: null, passedBits: 0, change: null }
+
 export interface SessionOptions {
   mode: 'multi' | 'single'
 }
@@ -104,11 +107,7 @@ async function session (fastify: FastifyInstance, options: SessionOptions): Prom
   })
   fastify.decorate('unreachableChallenges', () => unreachableChallenges(emitted))
 
-  fastify.decorateRequest('session', null)
-  fastify.decorateRequest('sessionInUrl', null)
-  fastify.decorateRequest('passedBits', 0)
-  fastify.decorateRequest('change', null)
-
+  // Methods, on the requests' prototype: no request pays for them (their fields are SESSION_FIELDS).
   fastify.decorateRequest('pass', function (this: FastifyRequest, bit: number): void {
     if (bit === 0 || this.session === null || ((this.session.progress | this.passedBits) & bit) !== 0) return
     this.passedBits |= bit

@@ -84,29 +84,33 @@ const app: FastifyPluginAsync<ApiChallengesOptions> = async (fastify, opts) => {
   // again under /api (the reference's 2026 tutorials): one set of sessions, challenges and limits,
   // the same answers. The document shows the root's (plugins/docs.ts names both bases).
   const api = (graded: boolean) => async (base: FastifyInstance): Promise<void> => {
-    // The API's routes look up the session, meet its defects and keep the journal (plugins/pipeline.ts).
-    base.servesApi()
     await base.register(heartbeat)
     await base.register(challenger, { ...options, graded })
     await base.register(challenges)
     await base.register(secret, options)
   }
-  await fastify.register(api(false))
-  await fastify.register(async function apiBase (base) {
-    base.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
-    await api(false)(base)
-  }, { prefix: API_BASE })
   // Grading runs (routes/grades.ts), where the store keeps them and there are sessions to make: the API
   // once more under a prefix with the run's and the base's ids as parameters, so that any number of
   // runs share one set of routes, and a session made there carries its base's defect (plugins/grades.ts).
-  if (fastify.sessions.grades !== undefined && options.mode === 'multi') {
-    await fastify.register(gradesPlugin)
-    await fastify.register(grades)
-    await fastify.register(async function gradeBase (base) {
+  const grading = fastify.sessions.grades !== undefined && options.mode === 'multi'
+  if (grading) await fastify.register(gradesPlugin)
+  // Every base of the API, and the 404, in one context: their routes look up the session, meet its
+  // defects and keep the journal, and only their requests carry those steps' fields (plugins/pipeline.ts).
+  await fastify.register(async function theApi (scope) {
+    scope.servesApi()
+    await scope.register(api(false))
+    await scope.register(async function apiBase (base) {
       base.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
-      await api(true)(base)
-    }, { prefix: GRADE_BASE })
-  }
+      await api(false)(base)
+    }, { prefix: API_BASE })
+    if (grading) {
+      await scope.register(async function gradeBase (base) {
+        base.addHook('onRoute', route => { route.schema = { ...route.schema, hide: true } })
+        await api(true)(base)
+      }, { prefix: GRADE_BASE })
+    }
+  })
+  if (grading) await fastify.register(grades)
   // Pages, the docs, the class board, the metrics and the operators' probes (/livez, /readyz) are at the root only.
   await fastify.register(health)
   await fastify.register(pages, options)

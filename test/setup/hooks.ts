@@ -22,8 +22,10 @@ const ADMIN = 'handleCors arrive adminOnly'
 
 /** Each kind of route's hooks, and the routes of that kind at the root (`/api`'s are the same, checked apart). */
 const TABLE: Array<[Hooks, string[]]> = [
-  // Unknown paths, and @fastify/cors's catch-all OPTIONS route, which answers as one.
-  [`onRequest: ${API} notFound | onSend: finish`, ['404', 'OPTIONS *']],
+  // Unknown paths, and @fastify/cors's catch-all OPTIONS route, which answers as one (a route of the app's context: its
+  // requests are given the API's fields first).
+  [`onRequest: ${API} notFound | onSend: finish`, ['404']],
+  ['onRequest: handleCors apiFields arrive lookUpSession notFound | onSend: finish', ['OPTIONS *']],
   [`onRequest: ${API} | onSend: finish`, ['GET /heartbeat', 'HEAD /heartbeat', 'POST /challenger', 'POST /secret/token']],
   // The heartbeat reads no body: one that is sent has its Content-Type set aside (the journal says what it was).
   [`onRequest: ${API} | preParsing: setAside | onSend: finish`, ['OPTIONS /heartbeat', 'PATCH /heartbeat', 'TRACE /heartbeat', 'DELETE /heartbeat', 'PUT /heartbeat', 'POST /heartbeat']],
@@ -64,7 +66,8 @@ const TABLE: Array<[Hooks, string[]]> = [
   // Grading runs: no API route (no session step, no journal, no defects); the API under each run's bases is the root's twin.
   ['onRequest: handleCors arrive | onSend: finish', ['POST /grades', 'GET /grades/:grade']],
   ['onRequest: handleCors arrive | onSend: headRouteOnSendHandler finish', ['HEAD /grades/:grade']],
-  ['onRequest: handleCors arrive | preParsing: setAside | preHandler: judgeBody | preSerialization: toXml | onSend: finish', ['POST /grades/:grade/results']],
+  // A grading run's results: no defect can change them, so nothing of the defects' is attached (nor a format step).
+  ['onRequest: handleCors arrive | preParsing: setAside | preHandler: judgeBody | onSend: finish', ['POST /grades/:grade/results']],
   ['onRequest: handleCors arrive options | onSend: finish', ['OPTIONS /grades', 'OPTIONS /grades/:grade', 'OPTIONS /grades/:grade/results']],
   ['onRequest: handleCors arrive notAllowed | onSend: finish', ['GET /grades', 'TRACE /grades/:grade', 'GET /grades/:grade/results']]
 ]
@@ -149,4 +152,52 @@ t.test('in a host, only the host\'s own global hooks come beside the service\'s'
   const hooks = await hooksOf(host, server => { server.register(app, { prefix: '/practice' }) }, '/practice/nothing')
   t.equal(hooks.get('GET /practice/heartbeat'), `onRequest: hostsOwn ${API} | onSend: finish`)
   t.equal(hooks.get('404'), 'onRequest: hostsOwn handleCors arrive lookUpSession notFound | onSend: finish', 'an unknown path under the prefix')
+})
+
+// Each route's requests carry only the fields its steps read (plugins/pipeline.ts, "A request carries…"): Fastify
+// copies a context's fields into every request it makes there, so a field on every route is paid by every request.
+const NEGOTIATION = 'negotiation metricsStart'
+const API_FIELDS = `${NEGOTIATION} misspeltChallenger tooLongChallenger session sessionInUrl passedBits change defects defectHit huntFinding journaled`
+const BODY_FIELDS = 'bodyError xmlText'
+const TOKEN_FIELDS = 'tokenSource tokenVerdict'
+/** Fastify's own fields (validationError on a route that judges its body itself, additionalHeaders once headers are changed), and @fastify/cors's. */
+const NOT_OURS = new Set(['id', 'params', 'raw', 'query', 'log', 'body', 'validationError', 'additionalHeaders', 'corsPreflightEnabled'])
+
+/** The fields a route's request is expected to carry, by what the route is. */
+function expectedFields (route: string): string {
+  if (route === '404' || route === 'OPTIONS *') return API_FIELDS
+  const url = route.split(' ')[1] as string
+  const resource = url.replace(/^\/(api|grades\/:grade\/:base)\//, '/')
+  if (resource !== url || ['/heartbeat', '/challenges', '/secret/token', '/secret/note'].includes(url) || url.startsWith('/challenger')) {
+    // The API: the routes of the plugins that take bodies (all but the challenges' and the token's) carry the body's fields
+    // too, and the note's (the routes that take the token) the token's.
+    if (['/challenges', '/secret/token'].includes(resource)) return API_FIELDS
+    return resource === '/secret/note' ? `${API_FIELDS} ${BODY_FIELDS} ${TOKEN_FIELDS}` : `${API_FIELDS} ${BODY_FIELDS}`
+  }
+  // A grading run's results, the one body outside the API; then the pages, the docs, the probes, the board and the metrics.
+  return url === '/grades/:grade/results' ? `${NEGOTIATION} ${BODY_FIELDS}` : NEGOTIATION
+}
+
+t.test('each route\'s requests carry the fields of its steps and no other', async t => {
+  // Without a logger, the metrics keep their own clock (metricsStart) on every request.
+  const server = Fastify()
+  t.teardown(() => server.close())
+  const routes: string[] = []
+  server.addHook('onRoute', route => { routes.push(`${[route.method].flat()[0] as string} ${route.url}`) })
+  let fields = ''
+  // Read as the answer has gone: a field a step wrote without its route's declaring it shows here too.
+  server.addHook('onResponse', function capture (request, _reply, done) {
+    fields = Object.keys(request).filter(key => !NOT_OURS.has(key)).join(' ')
+    done()
+  })
+  await server.register(app, { adminToken: 'an-instructor-token-0123' })
+  await server.ready()
+  t.ok(routes.length > 200, 'every route is tried')
+  for (const route of [...routes, '404']) {
+    const [method, url] = route === '404' ? ['GET', '/nothing/here'] : route.split(' ') as [string, string]
+    fields = ''
+    // A header near X-CHALLENGER: its hint is given on every route, kept only where the journal reads it.
+    await server.inject({ method: method as 'GET', url: url.replace(':guid', '00000000-0000-4000-8000-00000000abcd').replace('*', 'x'), headers: { 'x-challenge': 'a-guid' } })
+    t.equal(fields, expectedFields(route), route)
+  }
 })
