@@ -37,10 +37,10 @@ export interface HeadersOptions {
   mode: 'multi' | 'single'
 }
 
-/** The common headers that @fastify/cors does not set. */
 /** What the arrival keeps on an API request (the API's and the 404's requests carry them: plugins/pipeline.ts). */
 export const CHALLENGER_FIELDS = { misspeltChallenger: null, tooLongChallenger: null }
 
+/** The common headers that @fastify/cors does not set. */
 const OWN_HEADERS = {
   'access-control-allow-headers': COMMON_HEADERS['access-control-allow-headers'] as string,
   'x-content-type-options': COMMON_HEADERS['x-content-type-options'] as string
